@@ -1,0 +1,52 @@
+// attn: self-attention, step by step, exactly as the teaching notebooks build it.
+//
+// Worked example (notebook 000, "Your journey starts with one step"):
+//
+//     #include <attn/attn.hpp>
+//
+//     attn::Tensor inputs({6, 3}, {0.43f, 0.15f, 0.89f,    // Your
+//                                  0.55f, 0.87f, 0.66f,    // journey
+//                                  0.57f, 0.85f, 0.64f,    // starts
+//                                  0.22f, 0.58f, 0.33f,    // with
+//                                  0.77f, 0.25f, 0.10f,    // one
+//                                  0.05f, 0.80f, 0.55f});  // step
+//
+//     // Without trainable weights: ω = X Xᵀ, α = softmax(ω), Z = α X.
+//     attn::SimpleAttentionTrace s = attn::simple_self_attention(inputs);
+//     // s.weights row 1 ("journey"): 0.1385 0.2379 0.2333 0.1240 0.1082 0.1581
+//
+//     // With trainable weights, seeded like the notebook.
+//     attn::manual_seed(123);
+//     attn::SelfAttentionV1 sa(/*d_in=*/3, /*d_out=*/2);
+//     attn::SelfAttentionTrace t = sa.forward(inputs);
+//     // t.queries row 1: 0.4306 1.4551;  t.context row 1: 0.3061 0.8210
+//
+//     // Causal masking on a batch, every intermediate in the trace.
+//     attn::AttentionOptions causal;
+//     causal.causal = true;
+//     attn::AttentionTrace a =
+//         attn::scaled_dot_product_attention(t.queries, t.keys, t.values, causal);
+//     // a.weights is lower-triangular; each row sums to 1.
+//
+// Files, in the order the notebooks introduce them:
+//   tensor.hpp                       the (shape, float data) type and shape checks
+//   torch_rng.hpp                    PyTorch's CPU random numbers, bit for bit
+//   softmax.hpp                      sum-normalisation, naive and stable softmax
+//   simple_attention.hpp             attention without trainable weights
+//   linear.hpp, embedding.hpp,
+//   layer_norm.hpp                   the nn layers, initialised as PyTorch does
+//   self_attention.hpp               SelfAttentionV1 / V2 / U with traces
+//   mask.hpp                         causal and padding masks
+//   scaled_dot_product_attention.hpp softmax(Q Kᵀ/√d_k) V with masks and a trace
+#pragma once
+
+#include "attn/embedding.hpp"
+#include "attn/layer_norm.hpp"
+#include "attn/linear.hpp"
+#include "attn/mask.hpp"
+#include "attn/scaled_dot_product_attention.hpp"
+#include "attn/self_attention.hpp"
+#include "attn/simple_attention.hpp"
+#include "attn/softmax.hpp"
+#include "attn/tensor.hpp"
+#include "attn/torch_rng.hpp"

@@ -1,0 +1,24 @@
+// nn.LayerNorm over the last dimension: (x - mean) / sqrt(var + eps) * γ + β,
+// with the biased variance, as PyTorch computes it. γ starts at ones and β at
+// zeros (no random draws, so creating one does not move the generator).
+#pragma once
+
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+class LayerNorm {
+public:
+    explicit LayerNorm(int64_t normalized_shape, float eps = 1e-5f);
+
+    // x (..., C) -> (..., C)
+    Tensor forward(const Tensor& x) const;
+
+    int64_t features() const { return weight.shape[0]; }
+
+    Tensor weight;  // (C) γ
+    Tensor bias;    // (C) β
+    float eps;
+};
+
+}  // namespace attn

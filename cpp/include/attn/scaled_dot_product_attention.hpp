@@ -1,0 +1,56 @@
+// Scaled dot-product attention, softmax(Q Kᵀ / √d_k) V (Vaswani et al. 2017,
+// eq. 1; notebook 004 "Scaling" and "Masking"; notebook 001 section 6), with
+// every intermediate returned so a page can draw it.
+//
+// Shapes follow PyTorch: the last two dimensions are (tokens, features) and any
+// leading dimensions are batch dimensions, e.g. (T, d), (B, T, d), (B, H, T, d).
+#pragma once
+
+#include "attn/tensor.hpp"
+
+#include <limits>
+#include <optional>
+#include <vector>
+
+namespace attn {
+
+struct AttentionOptions {
+    // Query i may attend to key j only if j <= i + (T_k - T_q): the lower
+    // triangle (torch.tril) for T_q == T_k, aligned to the last key when the
+    // queries are the newest tokens of a longer key sequence.
+    bool causal = false;
+    // Key padding, one length per batch row (dimension 0; exactly one value
+    // for a 2-D input): keys at positions >= length are masked.
+    std::vector<int64_t> key_lengths;
+    // Any mask broadcastable to (..., T_q, T_k) (dimensions right-aligned, each
+    // 1 or equal); nonzero = attend, 0 = masked. Empty tensor (dim 0) = none.
+    Tensor mask;
+    // What a masked score becomes before the softmax. -Infinity gives masked
+    // weights of exactly 0; notebook 001 uses a finite -1e9 (masked_fill).
+    float fill_value = -std::numeric_limits<float>::infinity();
+    // Multiplier for the scores; unset means divide by √d_k.
+    std::optional<float> scale;
+};
+
+// All five tensors share the shape (..., T_q, T_k) but `output`.
+//
+// A query whose every key is masked: with fill_value -Infinity its weights are
+// all 0 and its output row is 0 (PyTorch would give NaN); with a finite fill
+// value every score in the row is equal, so the weights are uniform 1/T_k, as
+// in PyTorch. Either way no NaN reaches weights or output.
+struct AttentionTrace {
+    Tensor scores;         // (..., T_q, T_k) Q Kᵀ
+    Tensor scaled_scores;  // (..., T_q, T_k) Q Kᵀ / √d_k (or × scale)
+    Tensor mask;           // (..., T_q, T_k) 1 = attend, 0 = masked (all 1 without masks)
+    Tensor masked_scores;  // (..., T_q, T_k) scaled scores, masked ones = fill_value
+    Tensor weights;        // (..., T_q, T_k) softmax(masked_scores, dim=-1)
+    Tensor output;         // (..., T_q, d_v) weights @ V
+};
+
+// query (..., T_q, d_k), key (..., T_k, d_k), value (..., T_k, d_v), with equal
+// leading dimensions.
+AttentionTrace scaled_dot_product_attention(const Tensor& query, const Tensor& key,
+                                            const Tensor& value,
+                                            const AttentionOptions& options = {});
+
+}  // namespace attn

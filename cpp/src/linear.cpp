@@ -1,0 +1,51 @@
+#include "attn/linear.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace attn {
+
+namespace {
+// torch.nn.init.kaiming_uniform_(w, a=math.sqrt(5)) computed as Python does,
+// in double: gain = sqrt(2 / (1 + a²)), bound = sqrt(3) * gain / sqrt(fan_in).
+double kaiming_uniform_bound(int64_t fan_in) {
+    const double a = std::sqrt(5.0);
+    const double gain = std::sqrt(2.0 / (1.0 + a * a));
+    return std::sqrt(3.0) * (gain / std::sqrt(static_cast<double>(fan_in)));
+}
+
+void check_features(int64_t in, int64_t out) {
+    if (in <= 0 || out <= 0) {
+        throw Error("Linear: expected in_features > 0 and out_features > 0, got " +
+                    std::to_string(in) + " and " + std::to_string(out));
+    }
+}
+}  // namespace
+
+Linear::Linear(int64_t in, int64_t out, bool with_bias, Generator& gen)
+    : weight((check_features(in, out), Shape{out, in})),
+      bias(with_bias ? Tensor(Shape{out}) : Tensor()) {
+    uniform_(weight, -kaiming_uniform_bound(in), kaiming_uniform_bound(in), gen);
+    if (with_bias) {
+        const double bound = 1.0 / std::sqrt(static_cast<double>(in));
+        uniform_(bias, -bound, bound, gen);
+    }
+}
+
+Tensor Linear::forward(const Tensor& x) const {
+    if (x.dim() < 1 || x.size(-1) != in_features()) {
+        throw_shape("Linear.forward", "x", "[..., " + std::to_string(in_features()) + "]",
+                    x.shape);
+    }
+    check_finite(x, "Linear.forward", "x");
+    const int64_t rows = x.numel() / in_features();
+    Shape out_shape = x.shape;
+    out_shape.back() = out_features();
+    Tensor y(out_shape);
+    auto Y = MatrixMap(y.data.data(), rows, out_features());
+    Y.noalias() = ConstMatrixMap(x.data.data(), rows, in_features()) * matrix(weight).transpose();
+    if (has_bias()) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias.data.data(), out_features());
+    return y;
+}
+
+}  // namespace attn

@@ -1,0 +1,126 @@
+#include "attn/tensor.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace attn {
+
+int64_t numel(const Shape& shape, const char* fn) {
+    int64_t n = 1;
+    for (int64_t s : shape) {
+        if (s < 0) {
+            throw Error(std::string(fn) + ": sizes must be non-negative, got shape " +
+                        shape_str(shape));
+        }
+        if (s != 0 && n > kMaxElements / s) {
+            throw Error(std::string(fn) + ": shape " + shape_str(shape) + " has more than " +
+                        std::to_string(kMaxElements) + " elements, the library's limit");
+        }
+        n *= s;
+    }
+    return n;
+}
+
+Tensor::Tensor(Shape s) : shape(std::move(s)), data(static_cast<size_t>(attn::numel(shape))) {}
+
+Tensor::Tensor(Shape s, std::vector<float> d) : shape(std::move(s)), data(std::move(d)) {
+    const int64_t n = attn::numel(shape);
+    if (n != static_cast<int64_t>(data.size())) {
+        throw Error("Tensor: shape " + shape_str(shape) + " needs " + std::to_string(n) +
+                    " elements, got " + std::to_string(data.size()));
+    }
+}
+
+int64_t Tensor::size(int64_t d) const {
+    const int64_t n = dim();
+    const int64_t k = d < 0 ? d + n : d;
+    if (k < 0 || k >= n) {
+        throw Error("Tensor.size: dimension " + std::to_string(d) + " out of range for shape " +
+                    shape_str(shape));
+    }
+    return shape[static_cast<size_t>(k)];
+}
+
+std::string shape_str(const Shape& shape) {
+    std::ostringstream out;
+    out << '[';
+    for (size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
+    out << ']';
+    return out.str();
+}
+
+MatrixMap matrix(Tensor& t) {
+    if (t.dim() != 2) throw_shape("matrix", "tensor", "[rows, cols]", t.shape);
+    return MatrixMap(t.data.data(), t.shape[0], t.shape[1]);
+}
+
+ConstMatrixMap matrix(const Tensor& t) {
+    if (t.dim() != 2) throw_shape("matrix", "tensor", "[rows, cols]", t.shape);
+    return ConstMatrixMap(t.data.data(), t.shape[0], t.shape[1]);
+}
+
+int64_t batch_count(const Tensor& t) {
+    int64_t n = 1;
+    for (int64_t i = 0; i + 2 < t.dim(); ++i) n *= t.shape[static_cast<size_t>(i)];
+    return n;
+}
+
+MatrixMap matrix_slice(Tensor& t, int64_t index) {
+    const int64_t rows = t.size(-2), cols = t.size(-1);
+    return MatrixMap(t.data.data() + index * rows * cols, rows, cols);
+}
+
+ConstMatrixMap matrix_slice(const Tensor& t, int64_t index) {
+    const int64_t rows = t.size(-2), cols = t.size(-1);
+    return ConstMatrixMap(t.data.data() + index * rows * cols, rows, cols);
+}
+
+Tensor from_matrix(const Matrix& m) {
+    Tensor t({m.rows(), m.cols()});
+    matrix(t) = m;
+    return t;
+}
+
+Tensor matmul(const Tensor& x, const Tensor& w, const char* fn) {
+    if (x.dim() < 1) throw_shape(fn, "x", "[..., n]", x.shape);
+    if (w.dim() != 2 || w.shape[0] != x.size(-1)) {
+        throw_shape(fn, "weight", "[" + std::to_string(x.size(-1)) + ", m]", w.shape);
+    }
+    const int64_t n = w.shape[0], m = w.shape[1];
+    const int64_t rows = n == 0 ? 0 : x.numel() / n;
+    Shape out_shape = x.shape;
+    out_shape.back() = m;
+    Tensor out(out_shape);
+    MatrixMap(out.data.data(), rows, m).noalias() =
+        ConstMatrixMap(x.data.data(), rows, n) * matrix(w);
+    return out;
+}
+
+void check_dim(const Tensor& t, std::initializer_list<int64_t> dims, const char* fn,
+               const char* name) {
+    for (int64_t d : dims) {
+        if (t.dim() == d) return;
+    }
+    std::string expected;
+    for (int64_t d : dims) expected += (expected.empty() ? "" : " or ") + std::to_string(d);
+    throw Error(std::string(fn) + ": expected " + name + " with " + expected +
+                " dimensions, got shape " + shape_str(t.shape));
+}
+
+void check_finite(const Tensor& t, const char* fn, const char* name) {
+    for (int64_t i = 0; i < t.numel(); ++i) {
+        if (!std::isfinite(t[i])) {
+            throw Error(std::string(fn) + ": expected finite values in " + name + ", got " +
+                        (std::isnan(t[i]) ? "NaN" : "Infinity") + " at flat index " +
+                        std::to_string(i));
+        }
+    }
+}
+
+void throw_shape(const char* fn, const char* name, const std::string& expected,
+                 const Shape& actual) {
+    throw Error(std::string(fn) + ": expected " + name + " of shape " + expected + ", got " +
+                shape_str(actual));
+}
+
+}  // namespace attn

@@ -1,0 +1,217 @@
+// Scaled dot-product attention with masks (notebooks 001 and 004).
+#include "attn/mask.hpp"
+#include "attn/scaled_dot_product_attention.hpp"
+#include "attn/self_attention.hpp"
+#include "golden.hpp"
+
+#include <cmath>
+
+using namespace attn;
+using golden::near;
+using golden::notebook;
+
+namespace {
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+void expect_rows_sum_to_one(const Tensor& w) {
+    const int64_t n = w.size(-1);
+    for (int64_t r = 0; r < w.numel() / n; ++r) {
+        float s = 0;
+        for (int64_t j = 0; j < n; ++j) s += w[r * n + j];
+        EXPECT_NEAR(s, 1.0f, 1e-6f) << "row " << r;
+    }
+}
+
+void expect_no_nan(const Tensor& t) {
+    for (float x : t.data) ASSERT_FALSE(std::isnan(x));
+}
+
+struct Qkv {
+    Tensor q, k, v;
+};
+
+Qkv random_qkv(const Shape& lead, int64_t T, int64_t d, uint64_t seed) {
+    manual_seed(seed);
+    Shape s = lead;
+    s.push_back(T);
+    s.push_back(d);
+    Qkv r{randn(s), randn(s), randn(s)};
+    return r;
+}
+}  // namespace
+
+TEST(ScaledDotProductAttention, UnmaskedIsTheNotebookComputation) {
+    manual_seed(123);
+    const SelfAttentionV1 sa(3, 2);
+    const SelfAttentionTrace t = sa.forward(notebook("nb002.inputs"));
+    const AttentionTrace a = scaled_dot_product_attention(t.queries, t.keys, t.values);
+    EXPECT_TRUE(near(a.scaled_scores, notebook("nb002.seed123.scaled_attn_scores")));
+    EXPECT_TRUE(near(a.weights, notebook("nb002.seed123.attn_weights")));
+    EXPECT_TRUE(near(a.output, notebook("nb002.seed123.context_matrix")));
+    for (float m : a.mask.data) EXPECT_EQ(m, 1.0f);
+}
+
+TEST(ScaledDotProductAttention, CausalMaskZeroesTheFutureExactly) {
+    const Qkv x = random_qkv({2}, 5, 4, 1);
+    AttentionOptions o;
+    o.causal = true;
+    const AttentionTrace a = scaled_dot_product_attention(x.q, x.k, x.v, o);
+    for (int64_t b = 0; b < 2; ++b)
+        for (int64_t i = 0; i < 5; ++i)
+            for (int64_t j = 0; j < 5; ++j) {
+                const float w = a.weights[(b * 5 + i) * 5 + j];
+                if (j > i) {
+                    EXPECT_EQ(w, 0.0f);
+                } else {
+                    EXPECT_GT(w, 0.0f);
+                }
+            }
+    expect_rows_sum_to_one(a.weights);
+    // The first query sees only itself: its output is the first value.
+    for (int64_t c = 0; c < 4; ++c) EXPECT_NEAR(a.output[c], x.v[c], 1e-6f);
+}
+
+TEST(ScaledDotProductAttention, CausalFlagEqualsTrilMask) {
+    const Qkv x = random_qkv({}, 6, 3, 2);
+    AttentionOptions flag, tril;
+    flag.causal = true;
+    tril.mask = causal_mask(6);
+    EXPECT_TRUE(near(scaled_dot_product_attention(x.q, x.k, x.v, flag).output,
+                     scaled_dot_product_attention(x.q, x.k, x.v, tril).output, 0.0f));
+    EXPECT_TRUE(near(causal_mask(3), {1, 0, 0, 1, 1, 0, 1, 1, 1}, 0.0f));
+}
+
+TEST(ScaledDotProductAttention, MinusInfAndMinus1e9GiveTheSameWeightsWhenARowKeepsAKey) {
+    const Qkv x = random_qkv({}, 4, 8, 3);
+    AttentionOptions inf, big;
+    inf.causal = big.causal = true;
+    big.fill_value = -1e9f;  // notebook 001's masked_fill(mask == 0, -1e9)
+    const AttentionTrace a = scaled_dot_product_attention(x.q, x.k, x.v, inf);
+    const AttentionTrace b = scaled_dot_product_attention(x.q, x.k, x.v, big);
+    EXPECT_TRUE(near(a.weights, b.weights, 0.0f));
+    EXPECT_EQ(a.masked_scores.at(0, 1), -kInf);
+    EXPECT_EQ(b.masked_scores.at(0, 1), -1e9f);
+}
+
+TEST(ScaledDotProductAttention, KeyPaddingMasksKeysPastEachLength) {
+    const Qkv x = random_qkv({3}, 4, 2, 4);
+    AttentionOptions o;
+    o.key_lengths = {4, 2, 1};
+    const AttentionTrace a = scaled_dot_product_attention(x.q, x.k, x.v, o);
+    for (int64_t b = 0; b < 3; ++b)
+        for (int64_t i = 0; i < 4; ++i)
+            for (int64_t j = 0; j < 4; ++j)
+                if (j >= o.key_lengths[static_cast<size_t>(b)]) EXPECT_EQ(a.weights[(b * 4 + i) * 4 + j], 0.0f);
+    expect_rows_sum_to_one(a.weights);
+    // Same as an explicit (B, 1, T_k) padding mask.
+    AttentionOptions m;
+    m.mask = padding_mask({4, 2, 1}, 4);
+    EXPECT_TRUE(near(scaled_dot_product_attention(x.q, x.k, x.v, m).weights, a.weights, 0.0f));
+}
+
+TEST(ScaledDotProductAttention, ClickedCellsRenormaliseTheirRow) {
+    const Qkv x = random_qkv({}, 3, 2, 5);
+    const AttentionTrace plain = scaled_dot_product_attention(x.q, x.k, x.v);
+    AttentionOptions o;
+    o.mask = Tensor({3, 3}, std::vector<float>(9, 1.0f));
+    o.mask.at(1, 2) = 0.0f;
+    const AttentionTrace a = scaled_dot_product_attention(x.q, x.k, x.v, o);
+    EXPECT_EQ(a.weights.at(1, 2), 0.0f);
+    const float kept = plain.weights.at(1, 0) + plain.weights.at(1, 1);
+    EXPECT_NEAR(a.weights.at(1, 0), plain.weights.at(1, 0) / kept, 1e-6f);
+    EXPECT_NEAR(a.weights.at(1, 1), plain.weights.at(1, 1) / kept, 1e-6f);
+    EXPECT_TRUE(near(golden::row(a.weights, 0), golden::row(plain.weights, 0), 0.0f));
+}
+
+TEST(ScaledDotProductAttention, FullyMaskedRowIsZeroWithMinusInfAndUniformWithFiniteFill) {
+    const Qkv x = random_qkv({2}, 3, 2, 6);
+    AttentionOptions o;
+    o.key_lengths = {3, 0};  // batch row 1 has no keys at all
+    const AttentionTrace a = scaled_dot_product_attention(x.q, x.k, x.v, o);
+    expect_no_nan(a.weights);
+    expect_no_nan(a.output);
+    for (int64_t i = 9; i < 18; ++i) EXPECT_EQ(a.weights[i], 0.0f);
+    for (int64_t i = 6; i < 12; ++i) EXPECT_EQ(a.output[i], 0.0f);
+    o.fill_value = -1e9f;
+    const AttentionTrace f = scaled_dot_product_attention(x.q, x.k, x.v, o);
+    expect_no_nan(f.output);
+    for (int64_t i = 9; i < 18; ++i) EXPECT_NEAR(f.weights[i], 1.0f / 3.0f, 1e-6f);
+}
+
+TEST(ScaledDotProductAttention, MaskBroadcastsOverBatchAndHeads) {
+    const Qkv x = random_qkv({2, 3}, 4, 2, 7);  // (B, H, T, d)
+    AttentionOptions per_batch;
+    per_batch.mask = Tensor({2, 1, 4, 4});
+    for (int64_t i = 0; i < 4; ++i)
+        for (int64_t j = 0; j < 4; ++j) {
+            per_batch.mask[i * 4 + j] = j <= i ? 1.0f : 0.0f;  // batch 0: causal
+            per_batch.mask[16 + i * 4 + j] = 1.0f;              // batch 1: none
+        }
+    const AttentionTrace a = scaled_dot_product_attention(x.q, x.k, x.v, per_batch);
+    ASSERT_EQ(a.weights.shape, (Shape{2, 3, 4, 4}));
+    for (int64_t h = 0; h < 3; ++h) {
+        EXPECT_EQ(a.weights[(0 * 3 + h) * 16 + 0 * 4 + 1], 0.0f);
+        EXPECT_GT(a.weights[(1 * 3 + h) * 16 + 0 * 4 + 1], 0.0f);
+    }
+    AttentionOptions per_head;  // (H, T, T) right-aligns with (B, H, T, T)
+    per_head.mask = Tensor({3, 4, 4});
+    EXPECT_NO_THROW(scaled_dot_product_attention(x.q, x.k, x.v, per_head));
+    AttentionOptions bad;  // 2 does not broadcast against H = 3
+    bad.mask = Tensor({2, 4, 4});
+    EXPECT_THROW(scaled_dot_product_attention(x.q, x.k, x.v, bad), Error);
+}
+
+TEST(ScaledDotProductAttention, CausalWithFewerQueriesAlignsToTheLastKeys) {
+    manual_seed(8);
+    const Tensor q = randn({2, 4}), k = randn({5, 4}), v = randn({5, 4});
+    AttentionOptions o;
+    o.causal = true;
+    const AttentionTrace a = scaled_dot_product_attention(q, k, v, o);
+    // Query 0 is token 3 of 5: keys 0..3; query 1 is token 4: all keys.
+    EXPECT_EQ(a.weights.at(0, 4), 0.0f);
+    EXPECT_GT(a.weights.at(0, 3), 0.0f);
+    EXPECT_GT(a.weights.at(1, 4), 0.0f);
+}
+
+TEST(ScaledDotProductAttention, ExplicitScaleReplacesOneOverSqrtDk) {
+    const Qkv x = random_qkv({}, 3, 4, 9);
+    AttentionOptions o;
+    o.scale = 0.5f;  // equals 1/√4
+    EXPECT_TRUE(near(scaled_dot_product_attention(x.q, x.k, x.v, o).weights,
+                     scaled_dot_product_attention(x.q, x.k, x.v).weights, 1e-7f));
+    o.scale = 3.0f;
+    const AttentionTrace a = scaled_dot_product_attention(x.q, x.k, x.v, o);
+    EXPECT_NEAR(a.scaled_scores[1], a.scores[1] * 3.0f, 1e-6f);
+}
+
+TEST(ScaledDotProductAttention, BadArgumentsThrowWithShapes) {
+    const Tensor q({2, 3, 4}), k({2, 5, 4}), v({2, 5, 6});
+    EXPECT_NO_THROW(scaled_dot_product_attention(q, k, v));
+    try {
+        scaled_dot_product_attention(q, Tensor({2, 5, 3}), v);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "scaledDotProductAttention: expected key of shape [2, T_k, 4], got [2, 5, 3]");
+    }
+    try {
+        scaled_dot_product_attention(q, k, Tensor({2, 4, 6}));
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "scaledDotProductAttention: expected value of shape [2, 5, d_v], got [2, 4, 6]");
+    }
+    EXPECT_THROW(scaled_dot_product_attention(Tensor({4}), k, v), Error);
+    EXPECT_THROW(scaled_dot_product_attention(q, Tensor({3, 5, 4}), v), Error);
+    AttentionOptions lengths;
+    lengths.key_lengths = {5};
+    EXPECT_THROW(scaled_dot_product_attention(q, k, v, lengths), Error);
+    lengths.key_lengths = {5, 6};
+    EXPECT_THROW(scaled_dot_product_attention(q, k, v, lengths), Error);
+    AttentionOptions nan_fill;
+    nan_fill.fill_value = std::nanf("");
+    EXPECT_THROW(scaled_dot_product_attention(q, k, v, nan_fill), Error);
+    Tensor inf_q = q;
+    inf_q[3] = kInf;
+    EXPECT_THROW(scaled_dot_product_attention(inf_q, k, v), Error);
+    EXPECT_THROW(causal_mask(0), Error);
+    EXPECT_THROW(padding_mask({3}, 2), Error);
+}
