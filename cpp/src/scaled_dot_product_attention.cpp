@@ -62,10 +62,10 @@ void check_args(const Tensor& q, const Tensor& k, const Tensor& v, const Attenti
     check_finite(v, kFn, "value");
     if (std::isnan(o.fill_value) || o.fill_value == std::numeric_limits<float>::infinity()) {
         throw Error(std::string(kFn) + ": expected fillValue finite or -Infinity, got " +
-                    std::to_string(o.fill_value));
+                    format_number(o.fill_value));
     }
     if (o.scale && !std::isfinite(*o.scale)) {
-        throw Error(std::string(kFn) + ": expected a finite scale, got " + std::to_string(*o.scale));
+        throw Error(std::string(kFn) + ": expected a finite scale, got " + format_number(*o.scale));
     }
     if (!o.key_lengths.empty()) {
         const int64_t rows = q.dim() == 2 ? 1 : q.shape[0];

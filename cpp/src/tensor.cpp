@@ -49,6 +49,13 @@ std::string shape_str(const Shape& shape) {
     return out.str();
 }
 
+std::string format_number(double x) {
+    std::ostringstream out;
+    out.precision(9);
+    out << x;
+    return out.str();
+}
+
 MatrixMap matrix(Tensor& t) {
     if (t.dim() != 2) throw_shape("matrix", "tensor", "[rows, cols]", t.shape);
     return MatrixMap(t.data.data(), t.shape[0], t.shape[1]);

@@ -72,8 +72,8 @@ void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
 
 void uniform_(Tensor& t, double from, double to, Generator& gen) {
     if (!(from <= to) || !std::isfinite(from) || !std::isfinite(to)) {
-        throw Error("uniform_: expected finite from <= to, got from=" + std::to_string(from) +
-                    ", to=" + std::to_string(to));
+        throw Error("uniform_: expected finite from <= to, got from=" + format_number(from) +
+                    ", to=" + format_number(to));
     }
     const auto f = static_cast<float>(from), g = static_cast<float>(to);
     for (auto& x : t.data) x = gen.uniform_float(f, g);
@@ -82,7 +82,7 @@ void uniform_(Tensor& t, double from, double to, Generator& gen) {
 void normal_(Tensor& t, double mean, double std, Generator& gen) {
     if (!(std >= 0) || !std::isfinite(mean) || !std::isfinite(std)) {
         throw Error("normal_: expected finite mean and std >= 0, got mean=" +
-                    std::to_string(mean) + ", std=" + std::to_string(std));
+                    format_number(mean) + ", std=" + format_number(std));
     }
     const int64_t n = t.numel();
     if (n >= 16) {
@@ -105,7 +105,7 @@ void normal_(Tensor& t, double mean, double std, Generator& gen) {
 
 void exponential_(Tensor& t, double lambd, Generator& gen) {
     if (!(lambd > 0) || !std::isfinite(lambd)) {
-        throw Error("exponential_: expected a finite lambd > 0, got " + std::to_string(lambd));
+        throw Error("exponential_: expected a finite lambd > 0, got " + format_number(lambd));
     }
     for (auto& x : t.data) x = static_cast<float>(-std::log1p(-gen.uniform_double()) / lambd);
 }

@@ -65,6 +65,8 @@ int64_t numel(const Shape& shape, const char* fn = "Tensor");
 
 // "[6, 3]"
 std::string shape_str(const Shape& shape);
+// A number as a person writes it ("0", "1.5", "-inf", "nan"), for messages.
+std::string format_number(double x);
 
 // The 2-D tensor as an Eigen matrix (no copy).
 MatrixMap matrix(Tensor& t);

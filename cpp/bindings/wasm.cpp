@@ -1,0 +1,421 @@
+// The only file that knows about Emscripten: embind glue between the C++
+// library (cpp/include/attn) and the JS API (web/lib/index.js).
+//
+// Conventions:
+// - Tensors cross as the value_object {data: Float32Array, shape: number[]}.
+//   Arrays handed to JS are JS-owned copies (one copy out of a
+//   typed_memory_view), so they stay valid when WASM memory grows.
+// - Options and traces cross as value_objects; class_ is only for objects
+//   with a lifetime (layers holding parameters).
+// - Every glue function runs inside `guarded`, which turns a C++ exception into
+//   a thrown JS Error carrying the C++ message (never Aborted() or a pointer).
+#include "attn/attn.hpp"
+
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <new>
+#include <string>
+
+using attn::format_number;
+using emscripten::val;
+
+namespace {
+
+// ---- errors ---------------------------------------------------------------
+
+[[noreturn]] void throw_js_error(const std::string& message) {
+    val::global("Error").new_(val(message)).throw_();
+}
+
+template <typename F>
+auto guarded(const char* fn, F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const std::bad_alloc&) {
+        throw_js_error(std::string(fn) + ": out of memory");
+    } catch (const std::exception& e) {
+        throw_js_error(e.what());
+    }
+}
+
+// ---- tensors --------------------------------------------------------------
+
+struct JsTensor {
+    val data = val::undefined();   // Float32Array, row-major
+    val shape = val::undefined();  // number[]
+};
+
+// Copies a JS array-like (Array or any typed array) into a C++ vector through
+// one TypedArray.prototype.set call.
+template <typename T>
+std::vector<T> copy_from_js(const val& array) {
+    std::vector<T> out(array["length"].as<size_t>());
+    val(emscripten::typed_memory_view(out.size(), out.data())).call<void>("set", array);
+    return out;
+}
+
+attn::Shape to_shape(const val& shape, const char* fn, const char* name) {
+    attn::Shape s;
+    for (double d : copy_from_js<double>(shape)) {
+        if (!(d >= 0) || d != std::floor(d) || d > 9007199254740991.0) {
+            throw attn::Error(std::string(fn) + ": expected " + name +
+                              " shape of non-negative integers, got " + format_number(d));
+        }
+        s.push_back(static_cast<int64_t>(d));
+    }
+    attn::numel(s, fn);  // absurd sizes are reported under the caller's name
+    return s;
+}
+
+attn::Tensor to_tensor(const JsTensor& t, const char* fn, const char* name) {
+    attn::Shape shape = to_shape(t.shape, fn, name);
+    const int64_t n = attn::numel(shape, fn);
+    if (t.data["length"].as<double>() != static_cast<double>(n)) {
+        throw attn::Error(std::string(fn) + ": " + name + " of shape " + attn::shape_str(shape) +
+                          " needs " + std::to_string(n) + " values, got " +
+                          std::to_string(t.data["length"].as<int64_t>()));
+    }
+    return attn::Tensor(std::move(shape), copy_from_js<float>(t.data));
+}
+
+val shape_to_js(const attn::Shape& s) {
+    val out = val::array();
+    for (int64_t d : s) out.call<void>("push", static_cast<double>(d));
+    return out;
+}
+
+JsTensor to_js(const attn::Tensor& t) {
+    const val view(emscripten::typed_memory_view(t.data.size(), t.data.data()));
+    return {val::global("Float32Array").new_(view), shape_to_js(t.shape)};
+}
+
+std::vector<int64_t> to_ids(const val& ids, const char* fn) {
+    std::vector<int64_t> out;
+    const std::vector<double> raw = copy_from_js<double>(ids);
+    out.reserve(raw.size());
+    for (size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] != std::floor(raw[i]) || !std::isfinite(raw[i])) {
+            throw attn::Error(std::string(fn) + ": expected integer ids, got " +
+                              format_number(raw[i]) + " at index " + std::to_string(i));
+        }
+        out.push_back(static_cast<int64_t>(raw[i]));
+    }
+    return out;
+}
+
+// ---- random numbers ---------------------------------------------------------
+
+void manual_seed(double seed) {
+    guarded("manualSeed", [&] {
+        if (seed != std::floor(seed) || std::fabs(seed) > 9007199254740991.0) {
+            throw attn::Error("manualSeed: expected an integer seed, got " + format_number(seed));
+        }
+        // Negative seeds wrap to uint64 as in PyTorch.
+        attn::manual_seed(static_cast<uint64_t>(static_cast<int64_t>(seed)));
+    });
+}
+
+JsTensor rand_uniform(const val& shape) {
+    return guarded("rand", [&] { return to_js(attn::rand(to_shape(shape, "rand", "the"))); });
+}
+
+JsTensor rand_normal(const val& shape) {
+    return guarded("randn", [&] { return to_js(attn::randn(to_shape(shape, "randn", "the"))); });
+}
+
+// Integers cross as {data: Int32Array, shape}; PyTorch would hold int64.
+JsTensor rand_int(double low, double high, const val& shape) {
+    return guarded("randint", [&] {
+        if (low != std::floor(low) || high != std::floor(high) || low < -2147483648.0 ||
+            high > 2147483648.0) {
+            throw attn::Error("randint: expected integer bounds within int32, got low=" +
+                              format_number(low) + ", high=" + format_number(high));
+        }
+        const attn::Shape s = to_shape(shape, "randint", "the");
+        const std::vector<int64_t> v = attn::randint(static_cast<int64_t>(low), static_cast<int64_t>(high), s);
+        const std::vector<int32_t> narrow(v.begin(), v.end());
+        const val view(emscripten::typed_memory_view(narrow.size(), narrow.data()));
+        return JsTensor{val::global("Int32Array").new_(view), shape_to_js(s)};
+    });
+}
+
+// ---- softmax and attention without weights -----------------------------------
+
+template <attn::Tensor (*F)(const attn::Tensor&)>
+JsTensor unary(const JsTensor& x, const char* fn, const char* name) {
+    return guarded(fn, [&] {
+        attn::Tensor t = to_tensor(x, fn, name);
+        attn::check_finite(t, fn, name);
+        return to_js(F(t));
+    });
+}
+
+JsTensor softmax(const JsTensor& x) { return unary<attn::softmax>(x, "softmax", "scores"); }
+JsTensor softmax_naive(const JsTensor& x) { return unary<attn::softmax_naive>(x, "softmaxNaive", "scores"); }
+JsTensor normalize_sum(const JsTensor& x) { return unary<attn::normalize_sum>(x, "normalizeSum", "scores"); }
+JsTensor attention_scores(const JsTensor& x) { return unary<attn::attention_scores>(x, "attentionScores", "inputs"); }
+JsTensor attention_scores_loop(const JsTensor& x) {
+    return unary<attn::attention_scores_loop>(x, "attentionScoresLoop", "inputs");
+}
+
+JsTensor attention_scores_for_query(const JsTensor& x, double q) {
+    constexpr const char* fn = "attentionScoresForQuery";
+    return guarded(fn, [&] {
+        if (q != std::floor(q) || !std::isfinite(q)) {
+            throw attn::Error(std::string(fn) + ": expected an integer query index, got " + format_number(q));
+        }
+        return to_js(attn::attention_scores_for_query(to_tensor(x, fn, "inputs"), static_cast<int64_t>(q)));
+    });
+}
+
+JsTensor context_vector(const JsTensor& w, const JsTensor& x) {
+    return guarded("contextVector", [&] {
+        return to_js(attn::context_vector(to_tensor(w, "contextVector", "weights"),
+                                          to_tensor(x, "contextVector", "inputs")));
+    });
+}
+
+JsTensor context_vectors(const JsTensor& w, const JsTensor& x) {
+    return guarded("contextVectors", [&] {
+        return to_js(attn::context_vectors(to_tensor(w, "contextVectors", "weights"),
+                                           to_tensor(x, "contextVectors", "inputs")));
+    });
+}
+
+struct JsSimpleAttentionTrace {
+    JsTensor scores, weights, context;
+};
+
+JsSimpleAttentionTrace simple_self_attention(const JsTensor& x) {
+    return guarded("simpleSelfAttention", [&] {
+        const attn::SimpleAttentionTrace t =
+            attn::simple_self_attention(to_tensor(x, "simpleSelfAttention", "inputs"));
+        return JsSimpleAttentionTrace{to_js(t.scores), to_js(t.weights), to_js(t.context)};
+    });
+}
+
+// ---- masks and scaled dot-product attention ----------------------------------
+
+JsTensor causal_mask(double T) {
+    return guarded("causalMask", [&] {
+        if (T != std::floor(T)) throw attn::Error("causalMask: expected an integer length, got " + format_number(T));
+        return to_js(attn::causal_mask(static_cast<int64_t>(T)));
+    });
+}
+
+JsTensor padding_mask(const val& lengths, double T_k) {
+    return guarded("paddingMask", [&] {
+        return to_js(attn::padding_mask(to_ids(lengths, "paddingMask"), static_cast<int64_t>(T_k)));
+    });
+}
+
+// The JS layer fills every field (null for "not given").
+struct JsAttentionOptions {
+    bool causal = false;
+    val keyLengths = val::null();  // number[] | null
+    val mask = val::null();        // Tensor | null
+    double fillValue = -INFINITY;
+    val scale = val::null();       // number | null
+};
+
+struct JsAttentionTrace {
+    JsTensor scores, scaledScores, mask, maskedScores, weights, output;
+};
+
+JsAttentionTrace sdpa(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttentionOptions& o) {
+    constexpr const char* fn = "scaledDotProductAttention";
+    return guarded(fn, [&] {
+        attn::AttentionOptions opts;
+        opts.causal = o.causal;
+        if (!o.keyLengths.isNull()) opts.key_lengths = to_ids(o.keyLengths, fn);
+        if (!o.mask.isNull()) {
+            opts.mask = to_tensor(JsTensor{o.mask["data"], o.mask["shape"]}, fn, "mask");
+        }
+        opts.fill_value = static_cast<float>(o.fillValue);
+        if (!o.scale.isNull()) opts.scale = static_cast<float>(o.scale.as<double>());
+        const attn::AttentionTrace t = attn::scaled_dot_product_attention(
+            to_tensor(q, fn, "query"), to_tensor(k, fn, "key"), to_tensor(v, fn, "value"), opts);
+        return JsAttentionTrace{to_js(t.scores),        to_js(t.scaled_scores), to_js(t.mask),
+                                to_js(t.masked_scores), to_js(t.weights),       to_js(t.output)};
+    });
+}
+
+// ---- layers (objects with a lifetime) ---------------------------------------
+
+struct JsSelfAttentionTrace {
+    JsTensor queries, keys, values, scores, scaledScores, weights, context;
+};
+
+JsSelfAttentionTrace to_js(const attn::SelfAttentionTrace& t) {
+    return {to_js(t.queries), to_js(t.keys),    to_js(t.values), to_js(t.scores),
+            to_js(t.scaled_scores), to_js(t.weights), to_js(t.context)};
+}
+
+int64_t to_size(double d, const char* fn, const char* name) {
+    if (d != std::floor(d) || d < 1 || d > attn::kMaxElements) {
+        throw attn::Error(std::string(fn) + ": expected " + name + " to be a positive integer, got " +
+                          format_number(d));
+    }
+    return static_cast<int64_t>(d);
+}
+
+// Constructors as factory functions so that argument errors become JS Errors.
+attn::SelfAttentionV1* make_v1(double d_in, double d_out) {
+    return guarded("SelfAttentionV1", [&] {
+        return new attn::SelfAttentionV1(to_size(d_in, "SelfAttentionV1", "dIn"),
+                                         to_size(d_out, "SelfAttentionV1", "dOut"));
+    });
+}
+attn::SelfAttentionV2* make_v2(double d_in, double d_out, bool qkv_bias) {
+    return guarded("SelfAttentionV2", [&] {
+        return new attn::SelfAttentionV2(to_size(d_in, "SelfAttentionV2", "dIn"),
+                                         to_size(d_out, "SelfAttentionV2", "dOut"), qkv_bias);
+    });
+}
+attn::SelfAttentionU* make_u(double d) {
+    return guarded("SelfAttentionU", [&] { return new attn::SelfAttentionU(to_size(d, "SelfAttentionU", "d")); });
+}
+attn::Linear* make_linear(double in, double out, bool bias) {
+    return guarded("Linear", [&] {
+        return new attn::Linear(to_size(in, "Linear", "inFeatures"), to_size(out, "Linear", "outFeatures"), bias);
+    });
+}
+attn::Embedding* make_embedding(double num, double dim) {
+    return guarded("Embedding", [&] {
+        return new attn::Embedding(to_size(num, "Embedding", "numEmbeddings"),
+                                   to_size(dim, "Embedding", "embeddingDim"));
+    });
+}
+attn::LayerNorm* make_layer_norm(double c) {
+    return guarded("LayerNorm", [&] { return new attn::LayerNorm(to_size(c, "LayerNorm", "normalizedShape")); });
+}
+
+template <typename M>
+JsSelfAttentionTrace self_attention_forward(const M& m, const JsTensor& x, const char* fn) {
+    return guarded(fn, [&] { return to_js(m.forward(to_tensor(x, fn, "x"))); });
+}
+
+JsTensor linear_forward(const attn::Linear& m, const JsTensor& x) {
+    return guarded("Linear.forward", [&] { return to_js(m.forward(to_tensor(x, "Linear.forward", "x"))); });
+}
+val linear_bias(const attn::Linear& m) { return m.has_bias() ? val(to_js(m.bias)) : val::null(); }
+
+// A Linear owned by another object crosses as plain data: {weight, bias}.
+struct JsLinearParams {
+    JsTensor weight;  // (out, in)
+    val bias = val::null();  // Tensor (out) | null
+};
+JsLinearParams linear_params(const attn::Linear& m) { return {to_js(m.weight), linear_bias(m)}; }
+
+JsTensor embedding_forward(const attn::Embedding& m, const val& ids, const val& shape) {
+    constexpr const char* fn = "Embedding.forward";
+    return guarded(fn, [&] { return to_js(m.forward(to_ids(ids, fn), to_shape(shape, fn, "ids"))); });
+}
+
+JsTensor layer_norm_forward(const attn::LayerNorm& m, const JsTensor& x) {
+    return guarded("LayerNorm.forward", [&] { return to_js(m.forward(to_tensor(x, "LayerNorm.forward", "x"))); });
+}
+
+template <typename M, attn::Tensor M::*P>
+JsTensor param(const M& m) {
+    return to_js(m.*P);
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attn) {
+    using namespace emscripten;
+
+    value_object<JsTensor>("Tensor").field("data", &JsTensor::data).field("shape", &JsTensor::shape);
+    value_object<JsSimpleAttentionTrace>("SimpleAttentionTrace")
+        .field("scores", &JsSimpleAttentionTrace::scores)
+        .field("weights", &JsSimpleAttentionTrace::weights)
+        .field("context", &JsSimpleAttentionTrace::context);
+    value_object<JsSelfAttentionTrace>("SelfAttentionTrace")
+        .field("queries", &JsSelfAttentionTrace::queries)
+        .field("keys", &JsSelfAttentionTrace::keys)
+        .field("values", &JsSelfAttentionTrace::values)
+        .field("scores", &JsSelfAttentionTrace::scores)
+        .field("scaledScores", &JsSelfAttentionTrace::scaledScores)
+        .field("weights", &JsSelfAttentionTrace::weights)
+        .field("context", &JsSelfAttentionTrace::context);
+    value_object<JsLinearParams>("LinearParams")
+        .field("weight", &JsLinearParams::weight)
+        .field("bias", &JsLinearParams::bias);
+    value_object<JsAttentionOptions>("AttentionOptions")
+        .field("causal", &JsAttentionOptions::causal)
+        .field("keyLengths", &JsAttentionOptions::keyLengths)
+        .field("mask", &JsAttentionOptions::mask)
+        .field("fillValue", &JsAttentionOptions::fillValue)
+        .field("scale", &JsAttentionOptions::scale);
+    value_object<JsAttentionTrace>("AttentionTrace")
+        .field("scores", &JsAttentionTrace::scores)
+        .field("scaledScores", &JsAttentionTrace::scaledScores)
+        .field("mask", &JsAttentionTrace::mask)
+        .field("maskedScores", &JsAttentionTrace::maskedScores)
+        .field("weights", &JsAttentionTrace::weights)
+        .field("output", &JsAttentionTrace::output);
+
+    function("manualSeed", &manual_seed);
+    function("rand", &rand_uniform);
+    function("randn", &rand_normal);
+    function("randint", &rand_int);
+    function("softmax", &softmax);
+    function("softmaxNaive", &softmax_naive);
+    function("normalizeSum", &normalize_sum);
+    function("attentionScoresForQuery", &attention_scores_for_query);
+    function("attentionScoresLoop", &attention_scores_loop);
+    function("attentionScores", &attention_scores);
+    function("contextVector", &context_vector);
+    function("contextVectors", &context_vectors);
+    function("simpleSelfAttention", &simple_self_attention);
+    function("causalMask", &causal_mask);
+    function("paddingMask", &padding_mask);
+    function("scaledDotProductAttention", &sdpa);
+
+    class_<attn::SelfAttentionV1>("SelfAttentionV1")
+        .constructor(&make_v1, allow_raw_pointers())
+        .function("forward", +[](const attn::SelfAttentionV1& m, const JsTensor& x) {
+            return self_attention_forward(m, x, "SelfAttentionV1.forward");
+        })
+        .function("W_query", &param<attn::SelfAttentionV1, &attn::SelfAttentionV1::W_query>)
+        .function("W_key", &param<attn::SelfAttentionV1, &attn::SelfAttentionV1::W_key>)
+        .function("W_value", &param<attn::SelfAttentionV1, &attn::SelfAttentionV1::W_value>);
+
+    class_<attn::SelfAttentionV2>("SelfAttentionV2")
+        .constructor(&make_v2, allow_raw_pointers())
+        .function("forward", +[](const attn::SelfAttentionV2& m, const JsTensor& x) {
+            return self_attention_forward(m, x, "SelfAttentionV2.forward");
+        })
+        .function("W_query", +[](const attn::SelfAttentionV2& m) { return linear_params(m.W_query); })
+        .function("W_key", +[](const attn::SelfAttentionV2& m) { return linear_params(m.W_key); })
+        .function("W_value", +[](const attn::SelfAttentionV2& m) { return linear_params(m.W_value); });
+
+    class_<attn::SelfAttentionU>("SelfAttentionU")
+        .constructor(&make_u, allow_raw_pointers())
+        .function("forward", +[](const attn::SelfAttentionU& m, const JsTensor& x) {
+            return self_attention_forward(m, x, "SelfAttentionU.forward");
+        })
+        .function("U_query", &param<attn::SelfAttentionU, &attn::SelfAttentionU::U_query>)
+        .function("U_key", &param<attn::SelfAttentionU, &attn::SelfAttentionU::U_key>)
+        .function("U_value", &param<attn::SelfAttentionU, &attn::SelfAttentionU::U_value>);
+
+    class_<attn::Linear>("Linear")
+        .constructor(&make_linear, allow_raw_pointers())
+        .function("forward", &linear_forward)
+        .function("weight", &param<attn::Linear, &attn::Linear::weight>)
+        .function("bias", &linear_bias);
+
+    class_<attn::Embedding>("Embedding")
+        .constructor(&make_embedding, allow_raw_pointers())
+        .function("forward", &embedding_forward)
+        .function("weight", &param<attn::Embedding, &attn::Embedding::weight>);
+
+    class_<attn::LayerNorm>("LayerNorm")
+        .constructor(&make_layer_norm, allow_raw_pointers())
+        .function("forward", &layer_norm_forward)
+        .function("weight", &param<attn::LayerNorm, &attn::LayerNorm::weight>)
+        .function("bias", &param<attn::LayerNorm, &attn::LayerNorm::bias>);
+}

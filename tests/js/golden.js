@@ -1,0 +1,33 @@
+// Golden numbers shared with the C++ and browser tests (tests/golden/*.json).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+
+const load = (name) => JSON.parse(readFileSync(new URL(`../golden/${name}`, import.meta.url), 'utf8'));
+const notebooks = load('notebooks.json');
+const rng = load('torch_rng.json');
+
+/** A tensor printed in a notebook, e.g. notebook('nb000.attn_weights'). */
+export function notebook(key) {
+  const e = notebooks[key];
+  if (!e) throw new Error(`no golden tensor ${key}`);
+  return { data: Float32Array.from(e.data), shape: e.shape };
+}
+
+export function rngCase(key) {
+  return rng[key];
+}
+
+/** Same shape (when given) and every element within tol (4 printed decimals). */
+export function assertClose(actual, expected, tol = 1e-4) {
+  const exp = Array.isArray(expected) ? { data: expected, shape: actual.shape } : expected;
+  assert.deepEqual(actual.shape, exp.shape, 'shape');
+  assert.equal(actual.data.length, exp.data.length, 'length');
+  for (let i = 0; i < exp.data.length; i++) {
+    assert.ok(Math.abs(actual.data[i] - exp.data[i]) <= tol, `element ${i}: ${actual.data[i]} vs ${exp.data[i]}`);
+  }
+}
+
+export function row(t, r) {
+  const n = t.shape[t.shape.length - 1];
+  return { data: t.data.slice(r * n, (r + 1) * n), shape: [n] };
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds one target of the CMake project:
+#   native  the C++ library and its GoogleTest suite   -> build/native
+#   wasm    the WebAssembly module for the JS package  -> web/lib/wasm
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+
+case "${1:-}" in
+  native)
+    cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build build/native -j "$jobs"
+    ;;
+  wasm)
+    # Debian's emscripten 3.1.6 runs its JS optimiser with a Node that does not
+    # search /usr/share/nodejs, where Debian put acorn (TOOLCHAIN.md quirk 1).
+    export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+    emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build build/wasm -j "$jobs"
+    mkdir -p web/lib/wasm
+    cp build/wasm/attention_wasm.mjs build/wasm/attention_wasm.wasm web/lib/wasm/
+    ;;
+  *)
+    echo "usage: tools/build.sh native|wasm" >&2
+    exit 2
+    ;;
+esac

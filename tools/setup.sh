@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs whatever a fresh Debian/Ubuntu machine lacks to build this project,
+# and with --browser what its browser tests need. Idempotent: when everything
+# is present it only checks, which takes well under a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have g++ || missing+=(g++)
+have cmake || missing+=(cmake)
+have em++ || missing+=(emscripten)
+[ -f /usr/include/eigen3/Eigen/Core ] || missing+=(libeigen3-dev)
+[ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
+[ -f /usr/include/nlohmann/json.hpp ] || missing+=(nlohmann-json3-dev)
+if [ "${1:-}" = "--browser" ]; then
+  have chromium || missing+=(chromium)
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# npm packages: install when node_modules is missing or older than the lockfile.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

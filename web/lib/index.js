@@ -1,0 +1,311 @@
+// The JS API: a thin, idiomatic layer over the WASM build of the C++ library
+// (cpp/bindings/wasm.cpp). Names mirror the notebooks so that each notebook
+// line has a JS line:
+//
+//   torch.manual_seed(123)                    attn.manualSeed(123)
+//   sa_v1 = SelfAttentionV1(d_in, d_out)      const sa = new attn.SelfAttentionV1(3, 2)
+//   sa_v1(inputs)                             sa.forward(inputs).context
+//
+// Tensors are plain objects { data: Float32Array, shape: number[] }; every
+// array handed back is a JS-owned copy. Objects that own WASM memory have
+// dispose() and [Symbol.dispose].
+import createAttentionModule from './wasm/attention_wasm.mjs';
+
+const WASM_URL = new URL('./wasm/attention_wasm.wasm', import.meta.url);
+const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+
+async function loadWasmBinary() {
+  if (WASM_URL.protocol === 'file:') {
+    // Node: Emscripten 3.1.6's loader cannot fetch a file: URL (TOOLCHAIN.md),
+    // so the bytes are read here. The specifier is a variable so that browser
+    // bundlers leave the import alone.
+    const fsModule = 'node:fs/promises';
+    const { readFile } = await import(/* @vite-ignore */ fsModule);
+    return readFile(WASM_URL);
+  }
+  const response = await fetch(WASM_URL);
+  if (!response.ok) {
+    throw new Error(`createAttention: could not load ${WASM_URL}: HTTP ${response.status}`);
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+// ---- tensors (pure JS) -------------------------------------------------------
+
+function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of length ${value.length}`;
+  if (typeof value === 'object') return `an object with keys [${Object.keys(value).join(', ')}]`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  return `${typeof value} ${String(value)}`;
+}
+
+function flatten(nested, fn, name) {
+  const shape = [];
+  for (let level = nested; Array.isArray(level); level = level[0]) shape.push(level.length);
+  const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+  let offset = 0;
+  const walk = (node, depth) => {
+    if (depth === shape.length) {
+      if (typeof node !== 'number') {
+        throw new Error(`${fn}: expected ${name} to hold numbers, got ${describe(node)}`);
+      }
+      data[offset++] = node;
+      return;
+    }
+    if (!Array.isArray(node) || node.length !== shape[depth]) {
+      throw new Error(
+        `${fn}: expected ${name} to be a rectangular nested array of shape [${shape.join(', ')}], ` +
+          `got ${describe(node)} at depth ${depth}`,
+      );
+    }
+    for (const child of node) walk(child, depth + 1);
+  };
+  walk(nested, 0);
+  return { data, shape };
+}
+
+/** Normalises what a user may pass as a tensor into {data, shape}. */
+function asTensor(value, fn, name) {
+  if (Array.isArray(value)) return flatten(value, fn, name);
+  if (typeof value === 'number') return { data: new Float32Array([value]), shape: [] };
+  if (value && typeof value === 'object' && 'data' in value && 'shape' in value) {
+    const { data, shape } = value;
+    if (!Array.isArray(shape) || !shape.every((s) => Number.isInteger(s) && s >= 0)) {
+      throw new Error(`${fn}: expected ${name}.shape to be an array of non-negative integers, got ${describe(shape)}`);
+    }
+    if (!(ArrayBuffer.isView(data) || Array.isArray(data))) {
+      throw new Error(`${fn}: expected ${name}.data to be a Float32Array or an array, got ${describe(data)}`);
+    }
+    return { data, shape };
+  }
+  throw new Error(`${fn}: expected ${name} as a tensor {data, shape} or a nested array of numbers, got ${describe(value)}`);
+}
+
+function shapeFromArgs(args, fn) {
+  const shape = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
+  if (!shape.every((s) => Number.isInteger(s) && s >= 0)) {
+    throw new Error(`${fn}: expected sizes as non-negative integers, got [${shape.map(String).join(', ')}]`);
+  }
+  return [...shape];
+}
+
+/**
+ * torch.tensor: a tensor from nested arrays, or from flat data and a shape.
+ * @returns {{data: Float32Array, shape: number[]}}
+ */
+export function tensor(data, shape) {
+  if (shape === undefined) {
+    const t = asTensor(data, 'tensor', 'data');
+    return { data: Float32Array.from(t.data), shape: [...t.shape] };
+  }
+  const t = asTensor({ data, shape }, 'tensor', 'data');
+  const n = t.shape.reduce((a, b) => a * b, 1);
+  if (t.data.length !== n) {
+    throw new Error(`tensor: shape [${t.shape.join(', ')}] needs ${n} values, got ${t.data.length}`);
+  }
+  return { data: Float32Array.from(t.data), shape: [...t.shape] };
+}
+
+function lastDimOnly(x, dim, fn) {
+  if (dim !== -1 && dim !== x.shape.length - 1) {
+    throw new Error(`${fn}: only the last dimension (dim=-1) is supported, got dim=${dim}`);
+  }
+}
+
+const ATTENTION_OPTIONS = ['causal', 'keyLengths', 'mask', 'fillValue', 'scale'];
+
+// ---- the API object ----------------------------------------------------------
+
+function makeApi(M) {
+  // Frees handles the user forgot to dispose (a safety net, not a substitute).
+  const registry = new FinalizationRegistry((handle) => handle.delete());
+
+  class Module {
+    #handle;
+    #name;
+    constructor(name, make) {
+      this.#name = name;
+      this.#handle = make();
+      registry.register(this, this.#handle, this);
+    }
+    /** The embind object; throws after dispose(). */
+    get _handle() {
+      if (!this.#handle) throw new Error(`${this.#name}: used after dispose()`);
+      return this.#handle;
+    }
+    /** Frees the WASM memory this object owns. Safe to call twice. */
+    dispose() {
+      if (!this.#handle) return;
+      registry.unregister(this);
+      this.#handle.delete();
+      this.#handle = null;
+    }
+    [disposeSymbol]() {
+      this.dispose();
+    }
+  }
+
+  class SelfAttentionV1 extends Module {
+    constructor(dIn, dOut) {
+      super('SelfAttentionV1', () => new M.SelfAttentionV1(dIn, dOut));
+    }
+    forward(x) {
+      return this._handle.forward(asTensor(x, 'SelfAttentionV1.forward', 'x'));
+    }
+    get W_query() { return this._handle.W_query(); }
+    get W_key() { return this._handle.W_key(); }
+    get W_value() { return this._handle.W_value(); }
+  }
+
+  class SelfAttentionV2 extends Module {
+    constructor(dIn, dOut, qkvBias = false) {
+      super('SelfAttentionV2', () => new M.SelfAttentionV2(dIn, dOut, Boolean(qkvBias)));
+    }
+    forward(x) {
+      return this._handle.forward(asTensor(x, 'SelfAttentionV2.forward', 'x'));
+    }
+    get W_query() { return this._handle.W_query(); }
+    get W_key() { return this._handle.W_key(); }
+    get W_value() { return this._handle.W_value(); }
+  }
+
+  class SelfAttentionU extends Module {
+    constructor(d) {
+      super('SelfAttentionU', () => new M.SelfAttentionU(d));
+    }
+    forward(x) {
+      return this._handle.forward(asTensor(x, 'SelfAttentionU.forward', 'x'));
+    }
+    get U_query() { return this._handle.U_query(); }
+    get U_key() { return this._handle.U_key(); }
+    get U_value() { return this._handle.U_value(); }
+  }
+
+  class Linear extends Module {
+    constructor(inFeatures, outFeatures, bias = true) {
+      super('Linear', () => new M.Linear(inFeatures, outFeatures, Boolean(bias)));
+    }
+    forward(x) {
+      return this._handle.forward(asTensor(x, 'Linear.forward', 'x'));
+    }
+    get weight() { return this._handle.weight(); }
+    get bias() { return this._handle.bias(); }
+  }
+
+  class Embedding extends Module {
+    constructor(numEmbeddings, embeddingDim) {
+      super('Embedding', () => new M.Embedding(numEmbeddings, embeddingDim));
+    }
+    /** ids: an array of token ids (nested for batches) or {data, shape}. */
+    forward(ids) {
+      const t = Array.isArray(ids) ? flatten(ids, 'Embedding.forward', 'ids') : asTensor(ids, 'Embedding.forward', 'ids');
+      return this._handle.forward(t.data, t.shape);
+    }
+    get weight() { return this._handle.weight(); }
+  }
+
+  class LayerNorm extends Module {
+    constructor(normalizedShape) {
+      super('LayerNorm', () => new M.LayerNorm(normalizedShape));
+    }
+    forward(x) {
+      return this._handle.forward(asTensor(x, 'LayerNorm.forward', 'x'));
+    }
+    get weight() { return this._handle.weight(); }
+    get bias() { return this._handle.bias(); }
+  }
+
+  function scaledDotProductAttention(query, key, value, options = {}) {
+    const fn = 'scaledDotProductAttention';
+    if (options === null || typeof options !== 'object') {
+      throw new Error(`${fn}: expected options as an object, got ${describe(options)}`);
+    }
+    for (const k of Object.keys(options)) {
+      if (!ATTENTION_OPTIONS.includes(k)) {
+        throw new Error(`${fn}: unknown option "${k}"; expected one of ${ATTENTION_OPTIONS.join(', ')}`);
+      }
+    }
+    const { causal = false, keyLengths = null, mask = null, fillValue = -Infinity, scale = null } = options;
+    if (typeof fillValue !== 'number' || (scale !== null && typeof scale !== 'number')) {
+      throw new Error(`${fn}: expected fillValue and scale as numbers, got ${describe(fillValue)} and ${describe(scale)}`);
+    }
+    if (keyLengths !== null && !(Array.isArray(keyLengths) || ArrayBuffer.isView(keyLengths))) {
+      throw new Error(`${fn}: expected keyLengths as an array of integers, got ${describe(keyLengths)}`);
+    }
+    return M.scaledDotProductAttention(asTensor(query, fn, 'query'), asTensor(key, fn, 'key'), asTensor(value, fn, 'value'), {
+      causal: Boolean(causal),
+      keyLengths,
+      mask: mask === null ? null : asTensor(mask, fn, 'mask'),
+      fillValue,
+      scale,
+    });
+  }
+
+  return {
+    tensor,
+    manualSeed: (seed) => {
+      if (!Number.isSafeInteger(seed)) throw new Error(`manualSeed: expected an integer seed, got ${describe(seed)}`);
+      M.manualSeed(seed);
+    },
+    rand: (...shape) => M.rand(shapeFromArgs(shape, 'rand')),
+    randn: (...shape) => M.randn(shapeFromArgs(shape, 'randn')),
+    randint: (low, high, shape) => M.randint(low, high, shapeFromArgs([shape], 'randint')),
+    softmax: (x, dim = -1) => {
+      const t = asTensor(x, 'softmax', 'x');
+      lastDimOnly(t, dim, 'softmax');
+      return M.softmax(t);
+    },
+    softmaxNaive: (x, dim = -1) => {
+      const t = asTensor(x, 'softmaxNaive', 'x');
+      lastDimOnly(t, dim, 'softmaxNaive');
+      return M.softmaxNaive(t);
+    },
+    normalizeSum: (x, dim = -1) => {
+      const t = asTensor(x, 'normalizeSum', 'x');
+      lastDimOnly(t, dim, 'normalizeSum');
+      return M.normalizeSum(t);
+    },
+    attentionScoresForQuery: (inputs, queryIndex) =>
+      M.attentionScoresForQuery(asTensor(inputs, 'attentionScoresForQuery', 'inputs'), queryIndex),
+    attentionScoresLoop: (inputs) => M.attentionScoresLoop(asTensor(inputs, 'attentionScoresLoop', 'inputs')),
+    attentionScores: (inputs) => M.attentionScores(asTensor(inputs, 'attentionScores', 'inputs')),
+    contextVector: (weights, inputs) =>
+      M.contextVector(asTensor(weights, 'contextVector', 'weights'), asTensor(inputs, 'contextVector', 'inputs')),
+    contextVectors: (weights, inputs) =>
+      M.contextVectors(asTensor(weights, 'contextVectors', 'weights'), asTensor(inputs, 'contextVectors', 'inputs')),
+    simpleSelfAttention: (inputs) => M.simpleSelfAttention(asTensor(inputs, 'simpleSelfAttention', 'inputs')),
+    causalMask: (T) => M.causalMask(T),
+    paddingMask: (lengths, keyLength) => {
+      if (!(Array.isArray(lengths) || ArrayBuffer.isView(lengths))) {
+        throw new Error(`paddingMask: expected lengths as an array of integers, got ${describe(lengths)}`);
+      }
+      return M.paddingMask(lengths, keyLength);
+    },
+    scaledDotProductAttention,
+    SelfAttentionV1,
+    SelfAttentionV2,
+    SelfAttentionU,
+    Linear,
+    Embedding,
+    LayerNorm,
+  };
+}
+
+/**
+ * Loads the WASM module and returns the API. In Node the .wasm file next to
+ * this module is read from disk; in a browser it is fetched. Pass
+ * `wasmBinary` to supply the bytes yourself.
+ */
+export async function createAttention({ wasmBinary } = {}) {
+  const bytes = wasmBinary ?? (await loadWasmBinary());
+  const M = await createAttentionModule({
+    wasmBinary: bytes,
+    // The module prints nothing on success; route anything it does print to
+    // the console's error stream instead of stdout.
+    print: (text) => console.warn(text),
+    printErr: (text) => console.warn(text),
+  });
+  return makeApi(M);
+}
