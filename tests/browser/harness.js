@@ -1,0 +1,97 @@
+// Browser-test harness: serves the built site (dist/) from a plain static
+// server under a sub-path, as a project page would be hosted, and drives
+// Debian's Chromium headless through playwright-core.
+import { createServer } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const DIST = join(ROOT, 'dist');
+export const ARTIFACTS = join(ROOT, 'test-artifacts');
+export const SUB_PATH = '/attention-step-by-step/';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.safetensors': 'application/octet-stream',
+};
+
+/** Serves DIST at http://127.0.0.1:<port>/attention-step-by-step/. */
+export async function serveDist() {
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    if (!url.pathname.startsWith(SUB_PATH)) {
+      res.writeHead(404).end();
+      return;
+    }
+    let path = normalize(decodeURIComponent(url.pathname.slice(SUB_PATH.length)));
+    if (path === '.' || path.endsWith('/')) path = join(path, 'index.html');
+    if (path.startsWith('..')) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(join(DIST, path));
+      res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}${SUB_PATH}`, origin: `http://127.0.0.1:${port}`, close: () => server.close() };
+}
+
+export async function launchBrowser() {
+  // playwright-core gives every launch a fresh temporary profile.
+  return chromium.launch({
+    headless: true,
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * A page that records console errors, uncaught exceptions and every request
+ * to a host other than `origin`.
+ */
+export async function openPage(browser, origin, viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const problems = { consoleErrors: [], pageErrors: [], foreignRequests: [], failedResponses: [] };
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.consoleErrors.push(msg.text());
+  });
+  page.on('response', (res) => {
+    if (res.status() >= 400) problems.failedResponses.push(`${res.status()} ${res.url()}`);
+  });
+  page.on('pageerror', (err) => problems.pageErrors.push(err.message));
+  page.on('request', (req) => {
+    if (!req.url().startsWith(origin) && !req.url().startsWith('data:')) problems.foreignRequests.push(req.url());
+  });
+  return { page, context, problems };
+}
+
+export function artifactPath(name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
+}

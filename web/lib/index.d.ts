@@ -1,0 +1,213 @@
+/**
+ * attention-step-by-step: self-attention exactly as the teaching notebooks
+ * build it, computed by a C++ library compiled to WebAssembly.
+ *
+ * @example
+ * import { createAttention } from 'attention-step-by-step';
+ * const attn = await createAttention();
+ * attn.manualSeed(123);                          // torch.manual_seed(123)
+ * const sa = new attn.SelfAttentionV1(3, 2);     // SelfAttentionV1(d_in, d_out)
+ * const trace = sa.forward([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66]]);
+ * trace.queries; // { data: Float32Array, shape: [2, 2] }
+ * sa.dispose();
+ */
+
+/** A dense float32 tensor, row-major. Arrays returned by the API are JS-owned copies. */
+export interface Tensor {
+  data: Float32Array;
+  shape: number[];
+}
+
+/** Integer tensor (token ids from `randint`). */
+export interface IntTensor {
+  data: Int32Array;
+  shape: number[];
+}
+
+/** What a function accepts as a tensor: a Tensor, `{data: number[], shape}`, or nested arrays. */
+export type TensorLike = Tensor | { data: ArrayLike<number>; shape: number[] } | number[] | number[][] | number[][][] | number[][][][];
+
+/** Notebook 000's attention without trainable weights. */
+export interface SimpleAttentionTrace {
+  /** (T, T) ω = X Xᵀ */
+  scores: Tensor;
+  /** (T, T) α = softmax(ω, dim=-1) */
+  weights: Tensor;
+  /** (T, d) Z = α X */
+  context: Tensor;
+}
+
+/** Every intermediate of a SelfAttention forward pass. */
+export interface SelfAttentionTrace {
+  /** (..., T, d_out) */
+  queries: Tensor;
+  /** (..., T, d_out) */
+  keys: Tensor;
+  /** (..., T, d_out) */
+  values: Tensor;
+  /** (..., T, T) queries @ keysᵀ */
+  scores: Tensor;
+  /** (..., T, T) scores / √d_k */
+  scaledScores: Tensor;
+  /** (..., T, T) softmax(scaledScores, dim=-1) */
+  weights: Tensor;
+  /** (..., T, d_out) weights @ values */
+  context: Tensor;
+}
+
+export interface AttentionOptions {
+  /** Query i attends to keys j ≤ i + (T_k − T_q) only (torch.tril for square scores). */
+  causal?: boolean;
+  /** Key padding: one length per batch row (dimension 0); keys at positions ≥ length are masked. */
+  keyLengths?: ArrayLike<number> | null;
+  /** Any mask broadcastable to (..., T_q, T_k): nonzero = attend, 0 = masked. */
+  mask?: TensorLike | null;
+  /** What masked scores become. Default −Infinity (masked weights exactly 0); notebook 001 uses −1e9. */
+  fillValue?: number;
+  /** Multiplier for the scores; default 1/√d_k. */
+  scale?: number | null;
+}
+
+/**
+ * Every intermediate of scaled dot-product attention.
+ * A query whose every key is masked gets all-zero weights and output with
+ * fillValue −Infinity (PyTorch would give NaN), uniform weights with a finite fillValue.
+ */
+export interface AttentionTrace {
+  /** (..., T_q, T_k) Q Kᵀ */
+  scores: Tensor;
+  /** (..., T_q, T_k) Q Kᵀ × scale */
+  scaledScores: Tensor;
+  /** (..., T_q, T_k) 1 = attend, 0 = masked */
+  mask: Tensor;
+  /** (..., T_q, T_k) scaled scores with masked entries set to fillValue */
+  maskedScores: Tensor;
+  /** (..., T_q, T_k) softmax(maskedScores, dim=-1) */
+  weights: Tensor;
+  /** (..., T_q, d_v) weights @ V */
+  output: Tensor;
+}
+
+/** Parameters of an nn.Linear owned by another module. */
+export interface LinearParams {
+  /** (out, in) */
+  weight: Tensor;
+  /** (out), or null without bias */
+  bias: Tensor | null;
+}
+
+/** An object owning WASM memory: call dispose() (or use `using`) when done. */
+export interface Disposable {
+  /** Frees the WASM memory. Safe to call twice; using the object afterwards throws. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** SelfAttentionV1: W_query/W_key/W_value = torch.rand(d_in, d_out), drawn in that order. */
+export interface SelfAttentionV1 extends Disposable {
+  /** x: (..., T, d_in) */
+  forward(x: TensorLike): SelfAttentionTrace;
+  /** (d_in, d_out) */
+  readonly W_query: Tensor;
+  /** (d_in, d_out) */
+  readonly W_key: Tensor;
+  /** (d_in, d_out) */
+  readonly W_value: Tensor;
+}
+
+/** SelfAttentionV2: three nn.Linear(d_in, d_out, qkv_bias), drawn query, key, value. */
+export interface SelfAttentionV2 extends Disposable {
+  /** x: (..., T, d_in) */
+  forward(x: TensorLike): SelfAttentionTrace;
+  readonly W_query: LinearParams;
+  readonly W_key: LinearParams;
+  readonly W_value: LinearParams;
+}
+
+/** Notebook 003's Û matrices: (d, d) from torch.rand, applied as q_i = Û_q x_i. */
+export interface SelfAttentionU extends Disposable {
+  /** x: (..., T, d) */
+  forward(x: TensorLike): SelfAttentionTrace;
+  readonly U_query: Tensor;
+  readonly U_key: Tensor;
+  readonly U_value: Tensor;
+}
+
+/** nn.Linear: y = x Wᵀ + b, initialised as PyTorch does (weight, then bias). */
+export interface Linear extends Disposable {
+  /** x: (..., in) → (..., out) */
+  forward(x: TensorLike): Tensor;
+  /** (out, in) */
+  readonly weight: Tensor;
+  /** (out), or null */
+  readonly bias: Tensor | null;
+}
+
+/** nn.Embedding: weight drawn with normal_(0, 1). */
+export interface Embedding extends Disposable {
+  /** ids: token ids, nested for batches → (*ids.shape, embeddingDim) */
+  forward(ids: number[] | number[][] | { data: ArrayLike<number>; shape: number[] }): Tensor;
+  /** (numEmbeddings, embeddingDim) */
+  readonly weight: Tensor;
+}
+
+/** nn.LayerNorm over the last dimension; weight ones, bias zeros. */
+export interface LayerNorm extends Disposable {
+  forward(x: TensorLike): Tensor;
+  readonly weight: Tensor;
+  readonly bias: Tensor;
+}
+
+export interface Attention {
+  /** torch.tensor: from nested arrays, or flat data and a shape. */
+  tensor(data: TensorLike | ArrayLike<number>, shape?: number[]): Tensor;
+  /** torch.manual_seed: reseeds the generator behind rand/randn/randint and module initialisation. */
+  manualSeed(seed: number): void;
+  /** torch.rand(*shape): uniform [0, 1), PyTorch's exact numbers. `rand(3, 2)` or `rand([3, 2])`. */
+  rand(...shape: number[] | [number[]]): Tensor;
+  /** torch.randn(*shape): standard normal, PyTorch's exact numbers (both of its code paths). */
+  randn(...shape: number[] | [number[]]): Tensor;
+  /** torch.randint(low, high, shape) */
+  randint(low: number, high: number, shape: number[]): IntTensor;
+  /** Stable softmax over the last dimension. A row of only −Infinity gives zeros. */
+  softmax(x: TensorLike, dim?: -1): Tensor;
+  /** exp(x) / Σ exp(x) as written; overflows for scores above ~88 (the lesson of notebook 000). */
+  softmaxNaive(x: TensorLike, dim?: -1): Tensor;
+  /** x / Σ x (notebook 000's first normalisation). */
+  normalizeSum(x: TensorLike, dim?: -1): Tensor;
+  /** ω_q = [x_q · x_j for every j], loop form. inputs (T, d) → (T) */
+  attentionScoresForQuery(inputs: TensorLike, queryIndex: number): Tensor;
+  /** All scores with nested loops. (T, d) → (T, T) */
+  attentionScoresLoop(inputs: TensorLike): Tensor;
+  /** All scores as inputs @ inputsᵀ. (T, d) → (T, T) */
+  attentionScores(inputs: TensorLike): Tensor;
+  /** z_q = Σ_j α_qj x_j. weights (T), inputs (T, d) → (d) */
+  contextVector(weights: TensorLike, inputs: TensorLike): Tensor;
+  /** weights @ inputs. (T_q, T), (T, d) → (T_q, d) */
+  contextVectors(weights: TensorLike, inputs: TensorLike): Tensor;
+  /** Scores, softmax weights and context vectors in one call. */
+  simpleSelfAttention(inputs: TensorLike): SimpleAttentionTrace;
+  /** torch.tril(torch.ones(T, T)) */
+  causalMask(T: number): Tensor;
+  /** (B, 1, T_k): 1 for keys before each row's length. */
+  paddingMask(lengths: ArrayLike<number>, keyLength: number): Tensor;
+  /** softmax(Q Kᵀ / √d_k) V with masks, every intermediate returned. */
+  scaledDotProductAttention(query: TensorLike, key: TensorLike, value: TensorLike, options?: AttentionOptions): AttentionTrace;
+  SelfAttentionV1: new (dIn: number, dOut: number) => SelfAttentionV1;
+  SelfAttentionV2: new (dIn: number, dOut: number, qkvBias?: boolean) => SelfAttentionV2;
+  SelfAttentionU: new (d: number) => SelfAttentionU;
+  Linear: new (inFeatures: number, outFeatures: number, bias?: boolean) => Linear;
+  Embedding: new (numEmbeddings: number, embeddingDim: number) => Embedding;
+  LayerNorm: new (normalizedShape: number) => LayerNorm;
+}
+
+/**
+ * Loads the WASM module. In Node the bundled .wasm is read from disk; in a
+ * browser it is fetched next to this module. Pass `wasmBinary` to supply it.
+ * Every function throws an `Error` whose message names the function, what it
+ * expected and what it got.
+ */
+export function createAttention(options?: { wasmBinary?: ArrayBuffer | Uint8Array }): Promise<Attention>;
+
+/** torch.tensor without loading WASM. */
+export function tensor(data: TensorLike | ArrayLike<number>, shape?: number[]): Tensor;
