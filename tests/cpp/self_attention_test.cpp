@@ -21,7 +21,9 @@ TEST(SelfAttentionV1, Seed123WeightsAreTheNotebooks) {
     EXPECT_TRUE(near(sa.W_query, notebook("nb002.seed123.W_query")));
     EXPECT_TRUE(near(sa.W_key, notebook("nb002.seed123.W_key")));
     EXPECT_TRUE(near(sa.W_value, notebook("nb002.seed123.W_value")));
+    EXPECT_TRUE(near(sa.W_query, notebook("nb000.seed123.W_query")));
     EXPECT_TRUE(near(sa.W_key, notebook("nb000.seed123.W_key")));
+    EXPECT_TRUE(near(sa.W_value, notebook("nb000.seed123.W_value")));
 }
 
 TEST(SelfAttentionV1, EveryIntermediateOfNotebook002) {

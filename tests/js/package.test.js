@@ -1,0 +1,46 @@
+// The real npm tarball: packed with `npm pack`, installed into an empty
+// project, imported by its name from a separate Node process.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+test('the packed tarball installs and works from a fresh project', () => {
+  const work = mkdtempSync(join(tmpdir(), 'attn-pkg-'));
+  run('npm', ['pack', '--silent', '--pack-destination', work], ROOT);
+  const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
+  assert.ok(tarball, 'npm pack produced a tarball');
+  const listing = run('tar', ['-tzf', join(work, tarball)], work).split('\n');
+  for (const file of ['index.js', 'index.d.ts', 'wasm/attention_wasm.mjs', 'wasm/attention_wasm.wasm']) {
+    assert.ok(listing.includes(`package/web/lib/${file}`), `tarball contains web/lib/${file}`);
+  }
+  assert.ok(!listing.some((f) => f.includes('tests/') || f.includes('cpp/')), 'no sources or tests shipped');
+
+  const app = join(work, 'app');
+  run('mkdir', ['-p', app], work);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--silent', join(work, tarball)], app);
+  writeFileSync(
+    join(app, 'main.js'),
+    `import { createAttention } from 'attention-step-by-step';
+const attn = await createAttention();
+attn.manualSeed(123);
+const sa = new attn.SelfAttentionV1(3, 2);
+const t = sa.forward([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
+                      [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]]);
+sa.dispose();
+let message = '';
+try { attn.causalMask(-1); } catch (e) { message = e.message; }
+console.log(JSON.stringify({ q: Array.from(t.queries.data.slice(2, 4)), message }));
+`,
+  );
+  const out = JSON.parse(run('node', ['main.js'], app));
+  assert.ok(Math.abs(out.q[0] - 0.4306) < 1e-4 && Math.abs(out.q[1] - 1.4551) < 1e-4, `queries row 1: ${out.q}`);
+  assert.equal(out.message, 'causalMask: expected a sequence length > 0, got -1');
+});
