@@ -12,6 +12,20 @@ LayerNorm::LayerNorm(int64_t c, float e) : eps(e) {
     bias = Tensor({c});
 }
 
+void layer_norm_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t N,
+                        int64_t C, float eps) {
+    for (int64_t r = 0; r < N; ++r) {
+        const float* in = inp + r * C;
+        float* o = out + r * C;
+        float mean = 0, var = 0;
+        for (int64_t j = 0; j < C; ++j) mean += in[j];
+        mean /= static_cast<float>(C);
+        for (int64_t j = 0; j < C; ++j) var += (in[j] - mean) * (in[j] - mean);
+        const float inv_std = 1.0f / std::sqrt(var / static_cast<float>(C) + eps);
+        for (int64_t j = 0; j < C; ++j) o[j] = (in[j] - mean) * inv_std * weight[j] + (bias ? bias[j] : 0.0f);
+    }
+}
+
 Tensor LayerNorm::forward(const Tensor& x) const {
     const int64_t c = features();
     if (x.dim() < 1 || x.size(-1) != c) {
@@ -19,16 +33,7 @@ Tensor LayerNorm::forward(const Tensor& x) const {
     }
     check_finite(x, "LayerNorm.forward", "x");
     Tensor y(x.shape);
-    for (int64_t r = 0; r < x.numel() / c; ++r) {
-        const float* in = x.data.data() + r * c;
-        float* out = y.data.data() + r * c;
-        float mean = 0, var = 0;
-        for (int64_t j = 0; j < c; ++j) mean += in[j];
-        mean /= static_cast<float>(c);
-        for (int64_t j = 0; j < c; ++j) var += (in[j] - mean) * (in[j] - mean);
-        const float inv_std = 1.0f / std::sqrt(var / static_cast<float>(c) + eps);
-        for (int64_t j = 0; j < c; ++j) out[j] = (in[j] - mean) * inv_std * weight[j] + bias[j];
-    }
+    layer_norm_forward(y.data.data(), x.data.data(), weight.data.data(), bias.data.data(), x.numel() / c, c, eps);
     return y;
 }
 

@@ -22,14 +22,26 @@ void check_features(int64_t in, int64_t out) {
 }
 }  // namespace
 
+void linear_init_(Tensor& weight, Tensor* bias, Generator& gen) {
+    const int64_t in = weight.shape[1];
+    uniform_(weight, -kaiming_uniform_bound(in), kaiming_uniform_bound(in), gen);
+    if (bias) {
+        const double bound = 1.0 / std::sqrt(static_cast<double>(in));
+        uniform_(*bias, -bound, bound, gen);
+    }
+}
+
 Linear::Linear(int64_t in, int64_t out, bool with_bias, Generator& gen)
     : weight((check_features(in, out), Shape{out, in})),
       bias(with_bias ? Tensor(Shape{out}) : Tensor()) {
-    uniform_(weight, -kaiming_uniform_bound(in), kaiming_uniform_bound(in), gen);
-    if (with_bias) {
-        const double bound = 1.0 / std::sqrt(static_cast<double>(in));
-        uniform_(bias, -bound, bound, gen);
-    }
+    linear_init_(weight, with_bias ? &bias : nullptr, gen);
+}
+
+void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t N,
+                    int64_t C, int64_t OC) {
+    MatrixMap Y(out, N, OC);
+    Y.noalias() = ConstMatrixMap(inp, N, C) * ConstMatrixMap(weight, OC, C).transpose();
+    if (bias) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, OC);
 }
 
 Tensor Linear::forward(const Tensor& x) const {
@@ -42,9 +54,8 @@ Tensor Linear::forward(const Tensor& x) const {
     Shape out_shape = x.shape;
     out_shape.back() = out_features();
     Tensor y(out_shape);
-    auto Y = MatrixMap(y.data.data(), rows, out_features());
-    Y.noalias() = ConstMatrixMap(x.data.data(), rows, in_features()) * matrix(weight).transpose();
-    if (has_bias()) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias.data.data(), out_features());
+    linear_forward(y.data.data(), x.data.data(), weight.data.data(), has_bias() ? bias.data.data() : nullptr,
+                   rows, in_features(), out_features());
     return y;
 }
 

@@ -1,5 +1,6 @@
 #include "attn/scaled_dot_product_attention.hpp"
 
+#include "attn/mask.hpp"
 #include "attn/softmax.hpp"
 
 #include <cmath>
@@ -9,36 +10,6 @@ namespace attn {
 
 namespace {
 constexpr const char* kFn = "scaledDotProductAttention";
-
-// The user's mask broadcast to the full (..., T_q, T_k) score shape.
-Tensor broadcast_mask(const Tensor& mask, const Shape& target) {
-    const auto nd = static_cast<int64_t>(target.size());
-    if (mask.dim() > nd) throw_shape(kFn, "mask", "broadcastable to " + shape_str(target), mask.shape);
-    // Strides of the mask, aligned to the right of target; 0 where broadcast.
-    std::vector<int64_t> stride(static_cast<size_t>(nd), 0);
-    int64_t s = 1;
-    for (int64_t i = 1; i <= mask.dim(); ++i) {
-        const int64_t m = mask.shape[static_cast<size_t>(mask.dim() - i)];
-        const int64_t t = target[static_cast<size_t>(nd - i)];
-        if (m != t && m != 1) {
-            throw_shape(kFn, "mask", "broadcastable to " + shape_str(target), mask.shape);
-        }
-        stride[static_cast<size_t>(nd - i)] = m == 1 ? 0 : s;
-        s *= m;
-    }
-    Tensor out(target);
-    std::vector<int64_t> index(static_cast<size_t>(nd), 0);
-    for (int64_t flat = 0; flat < out.numel(); ++flat) {
-        int64_t src = 0;
-        for (int64_t d = 0; d < nd; ++d) src += index[static_cast<size_t>(d)] * stride[static_cast<size_t>(d)];
-        out[flat] = mask[src] != 0.0f ? 1.0f : 0.0f;
-        for (int64_t d = nd - 1; d >= 0; --d) {  // odometer increment
-            if (++index[static_cast<size_t>(d)] < target[static_cast<size_t>(d)]) break;
-            index[static_cast<size_t>(d)] = 0;
-        }
-    }
-    return out;
-}
 
 void check_args(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) {
     if (q.dim() < 2) throw_shape(kFn, "query", "[..., T_q, d_k]", q.shape);
@@ -104,7 +75,7 @@ AttentionTrace scaled_dot_product_attention(const Tensor& q, const Tensor& k, co
     }
 
     t.mask = o.mask.dim() == 0 ? Tensor(score_shape, std::vector<float>(t.scores.data.size(), 1.0f))
-                               : (check_finite(o.mask, kFn, "mask"), broadcast_mask(o.mask, score_shape));
+                               : (check_finite(o.mask, kFn, "mask"), broadcast_mask(o.mask, score_shape, kFn));
     if (o.causal) {
         for (int64_t b = 0; b < batches; ++b) {
             auto m = matrix_slice(t.mask, b);

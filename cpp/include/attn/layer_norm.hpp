@@ -7,6 +7,10 @@
 
 namespace attn {
 
+// LayerNorm of N rows of C: inp (N, C), weight (C), bias (C) or null, out (N, C).
+void layer_norm_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t N,
+                        int64_t C, float eps = 1e-5f);
+
 class LayerNorm {
 public:
     explicit LayerNorm(int64_t normalized_shape, float eps = 1e-5f);

@@ -7,6 +7,16 @@
 
 namespace attn {
 
+// out = inp Wᵀ + b on N rows: inp (N, C), weight (OC, C), bias (OC) or null,
+// out (N, OC). The kernel behind Linear::forward and every projection of the
+// language model.
+void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t N,
+                    int64_t C, int64_t OC);
+
+// nn.Linear.reset_parameters on existing tensors: weight (out, in) then bias
+// (out, may be null), each uniform(-1/√in, 1/√in).
+void linear_init_(Tensor& weight, Tensor* bias, Generator& gen);
+
 class Linear {
 public:
     // Draws weight (out, in) then bias (out), each uniform(-1/√in, 1/√in):

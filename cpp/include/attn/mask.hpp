@@ -17,4 +17,8 @@ Tensor causal_mask(int64_t T);
 // lengths (B) -> (B, 1, T_k), which broadcasts over queries.
 Tensor padding_mask(const std::vector<int64_t>& lengths, int64_t T_k);
 
+// A mask broadcast to `target` (dimensions right-aligned, each 1 or equal, as
+// in PyTorch) and turned into exact 0/1 values. Throws Error naming `fn`.
+Tensor broadcast_mask(const Tensor& mask, const Shape& target, const char* fn);
+
 }  // namespace attn

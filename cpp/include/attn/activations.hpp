@@ -1,0 +1,13 @@
+// The feed-forward non-linearities of the language model, as in-place kernels
+// over n values: ReLU (notebook 001's nn.ReLU) and the exact, erf-based GELU
+// (nanoGPT's nn.GELU(), Hendrycks & Gimpel 2016).
+#pragma once
+
+#include <cstdint>
+
+namespace attn {
+
+void relu_forward(float* x, int64_t n);
+void gelu_forward(float* x, int64_t n);
+
+}  // namespace attn

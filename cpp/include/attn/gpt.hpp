@@ -1,0 +1,136 @@
+// The tiny transformer language model, in the two classic forms:
+//
+//   post-norm  notebook 001's SimpleLanguageModel:  x = LN(x + sublayer(x))
+//   pre-norm   nanoGPT's GPT:                       x = x + sublayer(LN(x)), final LN
+//
+// Token + position embeddings, n_layers blocks of [causal multi-head
+// self-attention, feed-forward Linear -> ReLU/GELU -> Linear], a projection to
+// vocabulary logits. Parameters carry nanoGPT's names (transformer.h.0.attn.
+// c_attn.weight, ...) so checkpoints line up with nanoGPT's state_dict.
+#pragma once
+
+#include "attn/tensor.hpp"
+#include "attn/torch_rng.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attn {
+
+enum class NormPlacement { Post, Pre };
+enum class Activation { ReLU, GELU };
+// PyTorch: each module's default initialisation in construction order (what
+// notebook 001's model gets). GPT2: nanoGPT's _init_weights, normal(0, 0.02)
+// for Linear and Embedding weights, zero biases, and normal(0, 0.02/√(2·n_layers))
+// for the residual projections, applied after construction as nanoGPT does.
+enum class InitScheme { PyTorch, GPT2 };
+
+struct GPTConfig {
+    int64_t vocab_size = 65;
+    int64_t d_model = 64;      // n_embd
+    int64_t n_heads = 4;
+    int64_t n_layers = 2;
+    int64_t d_ff = 256;        // feed-forward width (nanoGPT: 4 · d_model)
+    int64_t block_size = 64;   // longest context: rows of the position embedding
+    NormPlacement norm = NormPlacement::Pre;
+    Activation activation = Activation::GELU;
+    bool attention_bias = true;   // biases of the q/k/v and output projections
+    bool bias = true;             // biases of the feed-forward layers and LayerNorms
+    bool head_bias = false;       // bias of the vocabulary projection
+    bool tie_embeddings = false;  // lm_head.weight is transformer.wte.weight
+    InitScheme init = InitScheme::GPT2;
+    float dropout = 0.0f;         // used in training; forward() is evaluation mode
+    uint64_t seed = 1337;         // initial weights = torch.manual_seed(seed); Model(config)
+
+    // notebook 001, section 8: SimpleLanguageModel(vocab_size, d_model,
+    // num_heads, d_ff, max_seq_length), one post-norm block, ReLU, bias-free
+    // attention, biased feed-forward and output projection.
+    static GPTConfig notebook001(int64_t vocab_size, int64_t d_model, int64_t num_heads, int64_t d_ff,
+                                 int64_t max_seq_length);
+    // nanoGPT's GPTConfig: pre-norm, GELU, d_ff = 4 · n_embd, lm_head without bias.
+    static GPTConfig nanogpt(int64_t vocab_size, int64_t block_size, int64_t n_layer, int64_t n_head,
+                             int64_t n_embd, bool bias, bool tie_embeddings);
+
+    // Throws Error naming the first bad field.
+    void validate(const char* fn = "GPTConfig") const;
+};
+
+struct GPTBlock {
+    Tensor ln_1_weight, ln_1_bias;              // (C), (C) or empty
+    Tensor attn_c_attn_weight;                  // (3C, C): rows W_q, then W_k, then W_v
+    Tensor attn_c_attn_bias;                    // (3C) or empty
+    Tensor attn_c_proj_weight;                  // (C, C) W_o
+    Tensor attn_c_proj_bias;                    // (C) or empty
+    Tensor ln_2_weight, ln_2_bias;              // (C), (C) or empty
+    Tensor mlp_c_fc_weight;                     // (F, C)
+    Tensor mlp_c_fc_bias;                       // (F) or empty
+    Tensor mlp_c_proj_weight;                   // (C, F)
+    Tensor mlp_c_proj_bias;                     // (C) or empty
+};
+
+struct GPTLayerTrace {
+    Tensor input;    // (B, T, C) residual stream entering the block
+    Tensor queries;  // (B, H, T, d_k)
+    Tensor keys;     // (B, H, T_k, d_k)  T_k includes cached positions
+    Tensor values;   // (B, H, T_k, d_k)
+    Tensor scores;   // (B, H, T, T_k) Q Kᵀ / √d_k, future positions -inf
+    Tensor weights;  // (B, H, T, T_k)
+    Tensor output;   // (B, T, C) residual stream leaving the block
+};
+
+struct GPTTrace {
+    Tensor embeddings;                 // (B, T, C) token + position embeddings
+    std::vector<GPTLayerTrace> layers;
+};
+
+// Keys and values of every position seen so far, per layer, so that each new
+// token costs one row of attention instead of a full recompute.
+struct KVCache {
+    int64_t batch = 0;
+    int64_t length = 0;      // positions cached
+    std::vector<Matrix> k;   // per layer (batch · block_size, C)
+    std::vector<Matrix> v;   // per layer (batch · block_size, C)
+};
+
+class GPT {
+public:
+    explicit GPT(const GPTConfig& config);
+
+    // ids (B, T) row-major, T <= block_size. Returns logits (B, T, vocab_size).
+    // With a trace pointer, every layer's and head's intermediates are copied
+    // into it; without one nothing extra is computed or stored.
+    Tensor forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace = nullptr) const;
+
+    // Appends ids (B, T_new) to the cache's context and returns their logits
+    // (B, T_new, vocab_size): equal to forward() on the whole context's last
+    // T_new positions. The cached context must stay within block_size.
+    Tensor forward_cached(const std::vector<int64_t>& ids, int64_t B, KVCache& cache,
+                          GPTTrace* trace = nullptr) const;
+    KVCache new_cache(int64_t batch) const;
+
+    const GPTConfig& config() const { return config_; }
+    // nanoGPT's get_num_params: shared (tied) tensors once; non_embedding
+    // leaves out the position embedding.
+    int64_t num_parameters(bool non_embedding = true) const;
+    // (name, tensor) in nanoGPT's state_dict order; a tied lm_head is not listed.
+    std::vector<std::pair<std::string, Tensor*>> named_parameters();
+    std::vector<std::pair<std::string, const Tensor*>> named_parameters() const;
+
+    const Tensor& head_weight() const { return config_.tie_embeddings ? wte : lm_head_weight; }
+
+    Tensor wte;                  // (V, C) transformer.wte.weight
+    Tensor wpe;                  // (block_size, C) transformer.wpe.weight
+    std::vector<GPTBlock> h;     // transformer.h.{i}
+    Tensor ln_f_weight;          // (C), pre-norm only
+    Tensor ln_f_bias;            // (C) or empty
+    Tensor lm_head_weight;       // (V, C), empty when tied
+    Tensor lm_head_bias;         // (V) or empty
+
+private:
+    Tensor run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* cache, GPTTrace* trace,
+               const char* fn) const;
+    GPTConfig config_;
+};
+
+}  // namespace attn

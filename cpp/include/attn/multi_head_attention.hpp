@@ -1,0 +1,78 @@
+// Multi-head attention in its two classic forms.
+//
+// MultiHeadAttention is notebook 001's module (section 7): four bias-free
+// Linear(d_model, d_model) layers W_q, W_k, W_v, W_o drawn in that order; Q,
+// K, V split into heads of d_k = d_model / num_heads by view/transpose;
+// per-head scaled dot-product attention; heads concatenated and mixed by W_o.
+// Notebook 001 masks with masked_fill(mask == 0, -1e9): pass
+// fill_value = -1e9 to reproduce it exactly (the default -inf gives the same
+// weights whenever a row keeps at least one key).
+//
+// TorchMultiheadAttention is torch.nn.MultiheadAttention (batch_first=True):
+// one packed in_proj (3E, E) with bias and an out_proj Linear(E, E),
+// initialised in PyTorch's order (out_proj drawn as a Linear first, then
+// xavier_uniform_ on in_proj_weight, then both biases set to 0).
+#pragma once
+
+#include "attn/linear.hpp"
+#include "attn/scaled_dot_product_attention.hpp"
+#include "attn/tensor.hpp"
+#include "attn/torch_rng.hpp"
+
+namespace attn {
+
+struct MultiHeadAttentionTrace {
+    Tensor queries;          // (B, H, T_q, d_k)
+    Tensor keys;             // (B, H, T_k, d_k)
+    Tensor values;           // (B, H, T_k, d_k)
+    Tensor scores;           // (B, H, T_q, T_k) Q Kᵀ / √d_k, masked entries = fill value
+    Tensor weights;          // (B, H, T_q, T_k) softmax per head
+    Tensor concat;           // (B, T_q, d_model) heads side by side, before W_o
+    Tensor output;           // (B, T_q, d_model)
+    Tensor average_weights;  // (B, T_q, T_k) mean over heads (what PyTorch returns by default)
+};
+
+class MultiHeadAttention {
+public:
+    MultiHeadAttention(int64_t d_model, int64_t num_heads, Generator& gen = default_generator());
+
+    // Self-attention. x (B, T, d_model), or (T, d_model) for one sequence (the
+    // trace then has B = 1).
+    MultiHeadAttentionTrace forward(const Tensor& x, const AttentionOptions& options = {}) const;
+
+    int64_t d_model() const { return W_q.in_features(); }
+    int64_t num_heads() const { return num_heads_; }
+    int64_t d_k() const { return d_model() / num_heads_; }
+
+    Linear W_q;  // weight (d_model, d_model), no bias
+    Linear W_k;  // weight (d_model, d_model), no bias
+    Linear W_v;  // weight (d_model, d_model), no bias
+    Linear W_o;  // weight (d_model, d_model), no bias
+
+private:
+    int64_t num_heads_;
+};
+
+class TorchMultiheadAttention {
+public:
+    TorchMultiheadAttention(int64_t embed_dim, int64_t num_heads, bool bias = true,
+                            Generator& gen = default_generator());
+
+    // query (B, T_q, E), key (B, T_k, E), value (B, T_k, E). For self-attention
+    // pass the same tensor three times. Masks use this library's convention
+    // (nonzero = attend), not PyTorch's key_padding_mask (True = ignore).
+    MultiHeadAttentionTrace forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const AttentionOptions& options = {}) const;
+
+    int64_t embed_dim() const { return out_proj.in_features(); }
+    int64_t num_heads() const { return num_heads_; }
+
+    Tensor in_proj_weight;  // (3E, E): rows [0, E) query, [E, 2E) key, [2E, 3E) value
+    Tensor in_proj_bias;    // (3E), zeros after initialisation; empty without bias
+    Linear out_proj;        // weight (E, E), bias (E) zeros; no bias when bias = false
+
+private:
+    int64_t num_heads_;
+};
+
+}  // namespace attn

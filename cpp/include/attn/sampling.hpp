@@ -1,0 +1,30 @@
+// Choosing the next token from logits, as nanoGPT's GPT.generate does:
+// divide by the temperature, keep the top k, softmax, and draw with
+// torch.multinomial, whose default CPU path (PyTorch >= 2.7, shared/TORCH_RNG.md)
+// is the exponential race argmax(p / q), q ~ Exp(1).
+#pragma once
+
+#include "attn/tensor.hpp"
+#include "attn/torch_rng.hpp"
+
+#include <vector>
+
+namespace attn {
+
+struct SamplingOptions {
+    float temperature = 1.0f;  // 0 means greedy: the argmax of the logits
+    int64_t top_k = 0;         // keep the k largest logits per row; 0 keeps all
+};
+
+// torch.multinomial(probs, num_samples=1): draws probs.numel() exponentials in
+// row-major order, then per row the first index of max p / q. probs (B, V),
+// non-negative with a positive sum per row. Returns (B).
+std::vector<int64_t> multinomial(const Tensor& probs, Generator& gen = default_generator());
+
+// logits (B, V) of one position per row -> (B) next tokens.
+std::vector<int64_t> sample_next(const Tensor& logits, const SamplingOptions& options,
+                                 Generator& gen = default_generator());
+
+void check_sampling_options(const SamplingOptions& options, const char* fn);
+
+}  // namespace attn

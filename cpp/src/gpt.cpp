@@ -1,0 +1,374 @@
+#include "attn/gpt.hpp"
+
+#include "attn/activations.hpp"
+#include "attn/attention_kernel.hpp"
+#include "attn/layer_norm.hpp"
+#include "attn/linear.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace attn {
+
+namespace {
+const float* ptr(const Tensor& t) { return t.data.empty() ? nullptr : t.data.data(); }
+
+Tensor zeros_if(bool present, Shape shape) { return present ? Tensor(std::move(shape)) : Tensor(); }
+Tensor ones(int64_t n) { return Tensor({n}, std::vector<float>(static_cast<size_t>(n), 1.0f)); }
+
+Tensor to_tensor(const Matrix& m, Shape shape) {
+    return Tensor(std::move(shape), std::vector<float>(m.data(), m.data() + m.size()));
+}
+
+// PyTorch's default initialisation in notebook 001's construction order:
+// embeddings, then per block attention (W_q, W_k, W_v, W_o) and feed-forward,
+// then the output projection. LayerNorms draw nothing.
+void init_pytorch(GPT& m, Generator& gen) {
+    const GPTConfig& c = m.config();
+    const int64_t C = c.d_model;
+    Tensor discarded_wte(m.wte.shape);  // tied: drawn, then replaced by the head's values
+    normal_(c.tie_embeddings ? discarded_wte : m.wte, 0.0, 1.0, gen);
+    normal_(m.wpe, 0.0, 1.0, gen);
+    for (GPTBlock& b : m.h) {
+        for (int64_t p = 0; p < 3; ++p) {  // W_q, W_k, W_v: separate Linear(C, C) layers
+            Tensor w({C, C});
+            Tensor bias = zeros_if(c.attention_bias, {C});
+            linear_init_(w, c.attention_bias ? &bias : nullptr, gen);
+            std::copy(w.data.begin(), w.data.end(), b.attn_c_attn_weight.data.begin() + p * C * C);
+            if (c.attention_bias) std::copy(bias.data.begin(), bias.data.end(), b.attn_c_attn_bias.data.begin() + p * C);
+        }
+        linear_init_(b.attn_c_proj_weight, c.attention_bias ? &b.attn_c_proj_bias : nullptr, gen);
+        linear_init_(b.mlp_c_fc_weight, c.bias ? &b.mlp_c_fc_bias : nullptr, gen);
+        linear_init_(b.mlp_c_proj_weight, c.bias ? &b.mlp_c_proj_bias : nullptr, gen);
+    }
+    // Tied: the shared tensor is the output projection's (nanoGPT's direction).
+    linear_init_(c.tie_embeddings ? m.wte : m.lm_head_weight, c.head_bias ? &m.lm_head_bias : nullptr, gen);
+}
+
+// nanoGPT's GPT.__init__: every module's default draws in its order (wte,
+// wpe, per block c_attn, c_proj, c_fc, c_proj, then lm_head), then
+// self.apply(_init_weights) in the same order, then the scaled re-draw of
+// every c_proj.weight.
+void init_gpt2(GPT& m, Generator& gen) {
+    const GPTConfig& c = m.config();
+    Tensor discarded_wte(m.wte.shape);
+    normal_(c.tie_embeddings ? discarded_wte : m.wte, 0.0, 1.0, gen);
+    normal_(m.wpe, 0.0, 1.0, gen);
+    for (GPTBlock& b : m.h) {
+        linear_init_(b.attn_c_attn_weight, c.attention_bias ? &b.attn_c_attn_bias : nullptr, gen);
+        linear_init_(b.attn_c_proj_weight, c.attention_bias ? &b.attn_c_proj_bias : nullptr, gen);
+        linear_init_(b.mlp_c_fc_weight, c.bias ? &b.mlp_c_fc_bias : nullptr, gen);
+        linear_init_(b.mlp_c_proj_weight, c.bias ? &b.mlp_c_proj_bias : nullptr, gen);
+    }
+    linear_init_(c.tie_embeddings ? m.wte : m.lm_head_weight, c.head_bias ? &m.lm_head_bias : nullptr, gen);
+
+    auto zero = [](Tensor& t) { std::fill(t.data.begin(), t.data.end(), 0.0f); };
+    normal_(m.wte, 0.0, 0.02, gen);
+    normal_(m.wpe, 0.0, 0.02, gen);
+    for (GPTBlock& b : m.h) {
+        normal_(b.attn_c_attn_weight, 0.0, 0.02, gen);
+        zero(b.attn_c_attn_bias);
+        normal_(b.attn_c_proj_weight, 0.0, 0.02, gen);
+        zero(b.attn_c_proj_bias);
+        normal_(b.mlp_c_fc_weight, 0.0, 0.02, gen);
+        zero(b.mlp_c_fc_bias);
+        normal_(b.mlp_c_proj_weight, 0.0, 0.02, gen);
+        zero(b.mlp_c_proj_bias);
+    }
+    normal_(c.tie_embeddings ? m.wte : m.lm_head_weight, 0.0, 0.02, gen);
+    zero(m.lm_head_bias);
+    const double proj_std = 0.02 / std::sqrt(2.0 * static_cast<double>(c.n_layers));
+    for (GPTBlock& b : m.h) {
+        normal_(b.attn_c_proj_weight, 0.0, proj_std, gen);
+        normal_(b.mlp_c_proj_weight, 0.0, proj_std, gen);
+    }
+}
+}  // namespace
+
+GPTConfig GPTConfig::notebook001(int64_t vocab_size, int64_t d_model, int64_t num_heads, int64_t d_ff,
+                                 int64_t max_seq_length) {
+    GPTConfig c;
+    c.vocab_size = vocab_size;
+    c.d_model = d_model;
+    c.n_heads = num_heads;
+    c.n_layers = 1;
+    c.d_ff = d_ff;
+    c.block_size = max_seq_length;
+    c.norm = NormPlacement::Post;
+    c.activation = Activation::ReLU;
+    c.attention_bias = false;
+    c.bias = true;
+    c.head_bias = true;
+    c.tie_embeddings = false;
+    c.init = InitScheme::PyTorch;
+    return c;
+}
+
+GPTConfig GPTConfig::nanogpt(int64_t vocab_size, int64_t block_size, int64_t n_layer, int64_t n_head, int64_t n_embd,
+                             bool bias, bool tie_embeddings) {
+    GPTConfig c;
+    c.vocab_size = vocab_size;
+    c.block_size = block_size;
+    c.n_layers = n_layer;
+    c.n_heads = n_head;
+    c.d_model = n_embd;
+    c.d_ff = 4 * n_embd;
+    c.norm = NormPlacement::Pre;
+    c.activation = Activation::GELU;
+    c.attention_bias = bias;
+    c.bias = bias;
+    c.head_bias = false;
+    c.tie_embeddings = tie_embeddings;
+    c.init = InitScheme::GPT2;
+    return c;
+}
+
+void GPTConfig::validate(const char* fn) const {
+    auto positive = [&](const char* name, int64_t v) {
+        if (v <= 0) throw Error(std::string(fn) + ": expected " + name + " > 0, got " + std::to_string(v));
+    };
+    positive("vocabSize", vocab_size);
+    positive("dModel", d_model);
+    positive("nHeads", n_heads);
+    positive("nLayers", n_layers);
+    positive("dFF", d_ff);
+    positive("blockSize", block_size);
+    if (d_model % n_heads != 0) {
+        throw Error(std::string(fn) + ": dModel must be divisible by nHeads, got dModel=" + std::to_string(d_model) +
+                    " and nHeads=" + std::to_string(n_heads));
+    }
+    if (!(dropout >= 0.0f && dropout < 1.0f)) {
+        throw Error(std::string(fn) + ": expected dropout in [0, 1), got " + format_number(dropout));
+    }
+    // Rough parameter budget, checked before anything is allocated.
+    const double params = static_cast<double>(vocab_size + block_size) * static_cast<double>(d_model) +
+                          static_cast<double>(n_layers) * (4.0 * d_model * d_model + 2.0 * d_model * d_ff) +
+                          static_cast<double>(vocab_size) * static_cast<double>(d_model);
+    if (params > static_cast<double>(kMaxElements)) {
+        throw Error(std::string(fn) + ": a model of about " + format_number(params) +
+                    " parameters exceeds the library's limit of " + std::to_string(kMaxElements));
+    }
+}
+
+GPT::GPT(const GPTConfig& config) : config_((config.validate("GPT"), config)) {
+    const GPTConfig& c = config_;
+    const int64_t C = c.d_model, F = c.d_ff, V = c.vocab_size;
+    wte = Tensor({V, C});
+    wpe = Tensor({c.block_size, C});
+    h.resize(static_cast<size_t>(c.n_layers));
+    for (GPTBlock& b : h) {
+        b.ln_1_weight = ones(C);
+        b.ln_1_bias = zeros_if(c.bias, {C});
+        b.attn_c_attn_weight = Tensor({3 * C, C});
+        b.attn_c_attn_bias = zeros_if(c.attention_bias, {3 * C});
+        b.attn_c_proj_weight = Tensor({C, C});
+        b.attn_c_proj_bias = zeros_if(c.attention_bias, {C});
+        b.ln_2_weight = ones(C);
+        b.ln_2_bias = zeros_if(c.bias, {C});
+        b.mlp_c_fc_weight = Tensor({F, C});
+        b.mlp_c_fc_bias = zeros_if(c.bias, {F});
+        b.mlp_c_proj_weight = Tensor({C, F});
+        b.mlp_c_proj_bias = zeros_if(c.bias, {C});
+    }
+    if (c.norm == NormPlacement::Pre) {
+        ln_f_weight = ones(C);
+        ln_f_bias = zeros_if(c.bias, {C});
+    }
+    lm_head_weight = c.tie_embeddings ? Tensor() : Tensor({V, C});
+    lm_head_bias = zeros_if(c.head_bias, {V});
+    Generator gen(c.seed);
+    if (c.init == InitScheme::PyTorch) {
+        init_pytorch(*this, gen);
+    } else {
+        init_gpt2(*this, gen);
+    }
+}
+
+std::vector<std::pair<std::string, const Tensor*>> GPT::named_parameters() const {
+    std::vector<std::pair<std::string, const Tensor*>> out;
+    auto add = [&](std::string name, const Tensor& t) {
+        if (!t.data.empty()) out.emplace_back(std::move(name), &t);
+    };
+    add("transformer.wte.weight", wte);
+    add("transformer.wpe.weight", wpe);
+    for (size_t i = 0; i < h.size(); ++i) {
+        const std::string p = "transformer.h." + std::to_string(i) + ".";
+        const GPTBlock& b = h[i];
+        add(p + "ln_1.weight", b.ln_1_weight);
+        add(p + "ln_1.bias", b.ln_1_bias);
+        add(p + "attn.c_attn.weight", b.attn_c_attn_weight);
+        add(p + "attn.c_attn.bias", b.attn_c_attn_bias);
+        add(p + "attn.c_proj.weight", b.attn_c_proj_weight);
+        add(p + "attn.c_proj.bias", b.attn_c_proj_bias);
+        add(p + "ln_2.weight", b.ln_2_weight);
+        add(p + "ln_2.bias", b.ln_2_bias);
+        add(p + "mlp.c_fc.weight", b.mlp_c_fc_weight);
+        add(p + "mlp.c_fc.bias", b.mlp_c_fc_bias);
+        add(p + "mlp.c_proj.weight", b.mlp_c_proj_weight);
+        add(p + "mlp.c_proj.bias", b.mlp_c_proj_bias);
+    }
+    add("transformer.ln_f.weight", ln_f_weight);
+    add("transformer.ln_f.bias", ln_f_bias);
+    add("lm_head.weight", lm_head_weight);
+    add("lm_head.bias", lm_head_bias);
+    return out;
+}
+
+std::vector<std::pair<std::string, Tensor*>> GPT::named_parameters() {
+    std::vector<std::pair<std::string, Tensor*>> out;
+    for (auto& [name, t] : std::as_const(*this).named_parameters()) out.emplace_back(name, const_cast<Tensor*>(t));
+    return out;
+}
+
+int64_t GPT::num_parameters(bool non_embedding) const {
+    int64_t n = 0;
+    for (const auto& [name, t] : named_parameters()) n += t->numel();
+    return non_embedding ? n - wpe.numel() : n;
+}
+
+KVCache GPT::new_cache(int64_t batch) const {
+    if (batch <= 0 || batch * config_.block_size * config_.d_model > kMaxElements) {
+        throw Error("GPT.newCache: expected a batch size in [1, " +
+                    std::to_string(kMaxElements / (config_.block_size * config_.d_model)) + "], got " +
+                    std::to_string(batch));
+    }
+    KVCache cache;
+    cache.batch = batch;
+    for (int64_t l = 0; l < config_.n_layers; ++l) {
+        cache.k.emplace_back(Matrix::Zero(batch * config_.block_size, config_.d_model));
+        cache.v.emplace_back(Matrix::Zero(batch * config_.block_size, config_.d_model));
+    }
+    return cache;
+}
+
+Tensor GPT::forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace) const {
+    constexpr const char* fn = "GPT.forward";
+    if (B <= 0 || ids.empty() || ids.size() % static_cast<size_t>(B) != 0) {
+        throw Error(std::string(fn) + ": expected ids of shape [B, T] with B, T > 0, got " + std::to_string(ids.size()) +
+                    " ids for B=" + std::to_string(B));
+    }
+    return run(ids, B, static_cast<int64_t>(ids.size()) / B, nullptr, trace, fn);
+}
+
+Tensor GPT::forward_cached(const std::vector<int64_t>& ids, int64_t B, KVCache& cache, GPTTrace* trace) const {
+    constexpr const char* fn = "GPT.forwardCached";
+    if (B != cache.batch || ids.empty() || ids.size() % static_cast<size_t>(B) != 0) {
+        throw Error(std::string(fn) + ": expected ids of shape [" + std::to_string(cache.batch) + ", T] with T > 0, got " +
+                    std::to_string(ids.size()) + " ids for B=" + std::to_string(B));
+    }
+    return run(ids, B, static_cast<int64_t>(ids.size()) / B, &cache, trace, fn);
+}
+
+Tensor GPT::run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* cache, GPTTrace* trace,
+                const char* fn) const {
+    const GPTConfig& c = config_;
+    const int64_t C = c.d_model, H = c.n_heads, F = c.d_ff, V = c.vocab_size, BT = B * T;
+    const int64_t pos0 = cache ? cache->length : 0, T_k = pos0 + T;
+    if (T_k > c.block_size) {
+        throw Error(std::string(fn) + ": a context of " + std::to_string(T_k) + " tokens exceeds the block size " +
+                    std::to_string(c.block_size));
+    }
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] < 0 || ids[i] >= V) {
+            throw Error(std::string(fn) + ": expected token ids in [0, " + std::to_string(V) + "), got " +
+                        std::to_string(ids[i]) + " at index " + std::to_string(i));
+        }
+    }
+    const bool pre = c.norm == NormPlacement::Pre;
+
+    // x: the residual stream, one row per (b, t).
+    Matrix x(BT, C);
+    const auto wte_m = matrix(wte);
+    const auto wpe_m = matrix(wpe);
+    for (int64_t r = 0; r < BT; ++r) x.row(r) = wte_m.row(ids[static_cast<size_t>(r)]) + wpe_m.row(pos0 + r % T);
+    if (trace) {
+        trace->embeddings = to_tensor(x, {B, T, C});
+        trace->layers.assign(static_cast<size_t>(c.n_layers), {});
+    }
+
+    Matrix normed(BT, C), qkv(BT, 3 * C), y(BT, C), a(BT, C), f(BT, F);
+    AttentionOptions causal;
+    causal.causal = true;
+    for (int64_t l = 0; l < c.n_layers; ++l) {
+        const GPTBlock& blk = h[static_cast<size_t>(l)];
+        GPTLayerTrace* lt = trace ? &trace->layers[static_cast<size_t>(l)] : nullptr;
+        if (lt) lt->input = to_tensor(x, {B, T, C});
+
+        // ---- attention sublayer
+        if (pre) layer_norm_forward(normed.data(), x.data(), ptr(blk.ln_1_weight), ptr(blk.ln_1_bias), BT, C);
+        linear_forward(qkv.data(), (pre ? normed : x).data(), ptr(blk.attn_c_attn_weight), ptr(blk.attn_c_attn_bias),
+                       BT, C, 3 * C);
+        float* scores = nullptr;
+        float* weights = nullptr;
+        if (lt) {
+            lt->scores = Tensor({B, H, T, T_k});
+            lt->weights = Tensor({B, H, T, T_k});
+            scores = lt->scores.data.data();
+            weights = lt->weights.data.data();
+        }
+        if (cache) {
+            const int64_t stride = c.block_size;
+            Matrix& kc = cache->k[static_cast<size_t>(l)];
+            Matrix& vc = cache->v[static_cast<size_t>(l)];
+            for (int64_t b = 0; b < B; ++b) {
+                kc.block(b * stride + pos0, 0, T, C) = qkv.block(b * T, C, T, C);
+                vc.block(b * stride + pos0, 0, T, C) = qkv.block(b * T, 2 * C, T, C);
+            }
+            for (int64_t b = 0; b < B; ++b) {
+                const int64_t off = b * H * T * T_k;
+                multi_head_attention_forward(qkv.block(b * T, 0, T, C), kc.block(b * stride, 0, T_k, C),
+                                             vc.block(b * stride, 0, T_k, C), 1, H, causal, y.block(b * T, 0, T, C),
+                                             scores ? scores + off : nullptr, weights ? weights + off : nullptr, fn);
+            }
+            if (lt) {
+                Matrix ks(B * T_k, C), vs(B * T_k, C);
+                for (int64_t b = 0; b < B; ++b) {
+                    ks.block(b * T_k, 0, T_k, C) = kc.block(b * stride, 0, T_k, C);
+                    vs.block(b * T_k, 0, T_k, C) = vc.block(b * stride, 0, T_k, C);
+                }
+                lt->keys = split_heads(ks, B, H);
+                lt->values = split_heads(vs, B, H);
+            }
+        } else {
+            multi_head_attention_forward(qkv.leftCols(C), qkv.middleCols(C, C), qkv.rightCols(C), B, H, causal, y,
+                                         scores, weights, fn);
+            if (lt) {
+                lt->keys = split_heads(qkv.middleCols(C, C), B, H);
+                lt->values = split_heads(qkv.rightCols(C), B, H);
+            }
+        }
+        if (lt) lt->queries = split_heads(qkv.leftCols(C), B, H);
+        linear_forward(a.data(), y.data(), ptr(blk.attn_c_proj_weight), ptr(blk.attn_c_proj_bias), BT, C, C);
+        if (pre) {
+            x += a;
+            layer_norm_forward(normed.data(), x.data(), ptr(blk.ln_2_weight), ptr(blk.ln_2_bias), BT, C);
+        } else {
+            a += x;
+            layer_norm_forward(x.data(), a.data(), ptr(blk.ln_1_weight), ptr(blk.ln_1_bias), BT, C);
+        }
+
+        // ---- feed-forward sublayer
+        linear_forward(f.data(), (pre ? normed : x).data(), ptr(blk.mlp_c_fc_weight), ptr(blk.mlp_c_fc_bias), BT, C, F);
+        if (c.activation == Activation::GELU) {
+            gelu_forward(f.data(), BT * F);
+        } else {
+            relu_forward(f.data(), BT * F);
+        }
+        linear_forward(a.data(), f.data(), ptr(blk.mlp_c_proj_weight), ptr(blk.mlp_c_proj_bias), BT, F, C);
+        if (pre) {
+            x += a;
+        } else {
+            a += x;
+            layer_norm_forward(x.data(), a.data(), ptr(blk.ln_2_weight), ptr(blk.ln_2_bias), BT, C);
+        }
+        if (lt) lt->output = to_tensor(x, {B, T, C});
+    }
+
+    if (pre) layer_norm_forward(normed.data(), x.data(), ptr(ln_f_weight), ptr(ln_f_bias), BT, C);
+    Tensor logits({B, T, V});
+    linear_forward(logits.data.data(), (pre ? normed : x).data(), ptr(head_weight()), ptr(lm_head_bias), BT, C, V);
+    if (cache) cache->length = T_k;
+    return logits;
+}
+
+}  // namespace attn

@@ -1,0 +1,79 @@
+#include "attn/sampling.hpp"
+
+#include "attn/softmax.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace attn {
+
+void check_sampling_options(const SamplingOptions& o, const char* fn) {
+    if (!(o.temperature >= 0.0f) || !std::isfinite(o.temperature)) {
+        throw Error(std::string(fn) + ": expected temperature >= 0 (0 = greedy), got " + format_number(o.temperature));
+    }
+    if (o.top_k < 0) throw Error(std::string(fn) + ": expected topK >= 0 (0 = all tokens), got " + std::to_string(o.top_k));
+}
+
+std::vector<int64_t> multinomial(const Tensor& probs, Generator& gen) {
+    if (probs.dim() != 2 || probs.shape[1] == 0) throw_shape("multinomial", "probs", "[B, V] with V > 0", probs.shape);
+    const int64_t B = probs.shape[0], V = probs.shape[1];
+    for (int64_t b = 0; b < B; ++b) {
+        float sum = 0;
+        for (int64_t j = 0; j < V; ++j) {
+            const float p = probs.at(b, j);
+            if (!(p >= 0.0f) || !std::isfinite(p)) {
+                throw Error("multinomial: expected finite, non-negative probabilities, got " + format_number(p) +
+                            " in row " + std::to_string(b));
+            }
+            sum += p;
+        }
+        if (!(sum > 0.0f)) throw Error("multinomial: row " + std::to_string(b) + " has no positive probability");
+    }
+    Tensor q(probs.shape);
+    exponential_(q, 1.0, gen);
+    std::vector<int64_t> out(static_cast<size_t>(B));
+    for (int64_t b = 0; b < B; ++b) {
+        float best = -1.0f;
+        for (int64_t j = 0; j < V; ++j) {
+            const float r = probs.at(b, j) / q.at(b, j);
+            if (r > best) {  // strict: the first index wins ties, as argmax does
+                best = r;
+                out[static_cast<size_t>(b)] = j;
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<int64_t> sample_next(const Tensor& logits, const SamplingOptions& o, Generator& gen) {
+    check_sampling_options(o, "sampleNext");
+    if (logits.dim() != 2 || logits.shape[1] == 0) throw_shape("sampleNext", "logits", "[B, V] with V > 0", logits.shape);
+    const int64_t B = logits.shape[0], V = logits.shape[1];
+    if (o.temperature == 0.0f) {
+        std::vector<int64_t> out(static_cast<size_t>(B));
+        for (int64_t b = 0; b < B; ++b) {
+            const float* row = logits.data.data() + b * V;
+            out[static_cast<size_t>(b)] = std::max_element(row, row + V) - row;
+        }
+        return out;
+    }
+    Tensor scaled = logits;
+    for (float& x : scaled.data) x /= o.temperature;
+    if (o.top_k > 0 && o.top_k < V) {
+        // nanoGPT: v, _ = torch.topk(logits, k); logits[logits < v[:, [-1]]] = -inf
+        std::vector<float> row(static_cast<size_t>(V));
+        for (int64_t b = 0; b < B; ++b) {
+            float* r = scaled.data.data() + b * V;
+            std::copy(r, r + V, row.begin());
+            std::nth_element(row.begin(), row.begin() + (o.top_k - 1), row.end(), std::greater<float>());
+            const float kth = row[static_cast<size_t>(o.top_k - 1)];
+            for (int64_t j = 0; j < V; ++j)
+                if (r[j] < kth) r[j] = -std::numeric_limits<float>::infinity();
+        }
+    }
+    return multinomial(softmax(scaled), gen);
+}
+
+}  // namespace attn

@@ -1,0 +1,193 @@
+// The tiny language model: notebook 001's SimpleLanguageModel and nanoGPT's GPT.
+#include "attn/gpt.hpp"
+#include "attn/mask.hpp"
+#include "attn/multi_head_attention.hpp"
+#include "golden.hpp"
+
+using namespace attn;
+using golden::near;
+
+namespace {
+GPTConfig small(NormPlacement norm, bool tie = false) {
+    GPTConfig c;
+    c.vocab_size = 11;
+    c.d_model = 16;
+    c.n_heads = 4;
+    c.n_layers = 2;
+    c.d_ff = 24;
+    c.block_size = 12;
+    c.norm = norm;
+    c.activation = norm == NormPlacement::Pre ? Activation::GELU : Activation::ReLU;
+    c.init = norm == NormPlacement::Pre ? InitScheme::GPT2 : InitScheme::PyTorch;
+    c.tie_embeddings = tie;
+    c.seed = 7;
+    return c;
+}
+
+std::vector<int64_t> ids_of(const std::vector<int64_t>& v) { return v; }
+
+Tensor rows_of(const Tensor& logits, int64_t b, int64_t t0, int64_t t1) {
+    const int64_t T = logits.shape[1], V = logits.shape[2];
+    return Tensor({t1 - t0, V}, std::vector<float>(logits.data.begin() + (b * T + t0) * V, logits.data.begin() + (b * T + t1) * V));
+}
+}  // namespace
+
+TEST(GPT, Notebook001ExampleShapes) {
+    // vocab 1000, d_model 64, 4 heads, d_ff 256, max length 128; batch 3, length 10
+    const GPT model(GPTConfig::notebook001(1000, 64, 4, 256, 128));
+    manual_seed(0);
+    const std::vector<int64_t> x = randint(0, 1000, {3, 10});
+    const Tensor logits = model.forward(x, 3);
+    EXPECT_EQ(logits.shape, (Shape{3, 10, 1000}));
+    // Parameters of SimpleLanguageModel, counted by hand from its __init__.
+    const int64_t expected = 1000 * 64 + 128 * 64 + 4 * 64 * 64 + (64 * 256 + 256) + (256 * 64 + 64) + 4 * 64 +
+                             (64 * 1000 + 1000);
+    EXPECT_EQ(model.num_parameters(false), expected);
+    EXPECT_EQ(model.num_parameters(), expected - 128 * 64);
+}
+
+TEST(GPT, Notebook001InitIsPyTorchsConstructionOrder) {
+    const GPTConfig c = GPTConfig::notebook001(10, 8, 2, 16, 6);
+    const GPT model(c);
+    Generator gen(c.seed);
+    const Tensor tok = randn({10, 8}, gen), pos = randn({6, 8}, gen);
+    Linear W_q(8, 8, false, gen), W_k(8, 8, false, gen), W_v(8, 8, false, gen), W_o(8, 8, false, gen);
+    Linear ff1(8, 16, true, gen), ff2(16, 8, true, gen), out(8, 10, true, gen);
+    EXPECT_TRUE(near(model.wte, tok, 0.0f));
+    EXPECT_TRUE(near(model.wpe, pos, 0.0f));
+    const Tensor& qkv = model.h[0].attn_c_attn_weight;
+    EXPECT_TRUE(near(Tensor({8, 8}, std::vector<float>(qkv.data.begin() + 64, qkv.data.begin() + 128)), W_k.weight, 0.0f));
+    EXPECT_TRUE(near(model.h[0].attn_c_proj_weight, W_o.weight, 0.0f));
+    EXPECT_TRUE(near(model.h[0].mlp_c_proj_bias, ff2.bias, 0.0f));
+    EXPECT_TRUE(near(model.lm_head_weight, out.weight, 0.0f));
+    EXPECT_TRUE(near(model.lm_head_bias, out.bias, 0.0f));
+}
+
+TEST(GPT, NanoGPTParameterCountForShakespeareChar) {
+    // nanoGPT prints "number of parameters: 10.65M" for train_shakespeare_char.
+    const GPT model(GPTConfig::nanogpt(65, 256, 6, 6, 384, /*bias=*/false, /*tie=*/true));
+    EXPECT_NEAR(static_cast<double>(model.num_parameters()) / 1e6, 10.65, 0.005);
+    EXPECT_EQ(model.named_parameters().front().first, "transformer.wte.weight");
+    for (const auto& [name, t] : model.named_parameters()) EXPECT_NE(name, "lm_head.weight");
+}
+
+TEST(GPT, NanoGPTInitStatistics) {
+    GPTConfig c = GPTConfig::nanogpt(50, 16, 3, 2, 64, true, false);
+    const GPT model(c);
+    auto stddev = [](const Tensor& t) {
+        double s = 0, s2 = 0;
+        for (float x : t.data) s += x, s2 += double(x) * x;
+        const double m = s / t.numel();
+        return std::sqrt(s2 / t.numel() - m * m);
+    };
+    EXPECT_NEAR(stddev(model.h[0].mlp_c_fc_weight), 0.02, 0.002);
+    EXPECT_NEAR(stddev(model.h[1].attn_c_proj_weight), 0.02 / std::sqrt(6.0), 0.002);
+    for (float b : model.h[2].attn_c_attn_bias.data) EXPECT_EQ(b, 0.0f);
+    EXPECT_TRUE(model.lm_head_bias.data.empty());
+}
+
+TEST(GPT, TheModelsAttentionIsMultiHeadAttention) {
+    // Notebook 001's model: one post-norm block. Its layer-0 attention weights
+    // equal MultiHeadAttention.forward on the embeddings with the same W.
+    const GPT model(GPTConfig::notebook001(20, 8, 2, 16, 6));
+    const std::vector<int64_t> ids = {3, 1, 4, 1, 5, 9};
+    GPTTrace trace;
+    model.forward(ids, 1, &trace);
+    MultiHeadAttention mha(8, 2);
+    const Tensor& qkv = model.h[0].attn_c_attn_weight;
+    for (auto [w, p] : {std::pair{&mha.W_q, 0}, {&mha.W_k, 1}, {&mha.W_v, 2}})
+        std::copy_n(qkv.data.begin() + p * 64, 64, w->weight.data.begin());
+    mha.W_o.weight = model.h[0].attn_c_proj_weight;
+    AttentionOptions causal;
+    causal.causal = true;
+    const MultiHeadAttentionTrace t = mha.forward(trace.layers[0].input, causal);
+    EXPECT_TRUE(near(trace.layers[0].weights, t.weights, 1e-6f));
+    EXPECT_TRUE(near(trace.layers[0].queries, t.queries, 1e-6f));
+}
+
+TEST(GPT, TraceHasEveryLayerAndHeadAndCostsNothingWhenOff) {
+    const GPT model(small(NormPlacement::Pre));
+    const std::vector<int64_t> ids = {1, 2, 3, 4, 5, 6, 7, 8};
+    GPTTrace trace;
+    const Tensor with = model.forward(ids, 2, &trace);
+    EXPECT_TRUE(near(with, model.forward(ids, 2), 0.0f));
+    ASSERT_EQ(trace.layers.size(), 2u);
+    EXPECT_EQ(trace.embeddings.shape, (Shape{2, 4, 16}));
+    EXPECT_EQ(trace.layers[1].weights.shape, (Shape{2, 4, 4, 4}));
+    EXPECT_EQ(trace.layers[1].keys.shape, (Shape{2, 4, 4, 4}));
+    EXPECT_TRUE(near(trace.layers[1].input, trace.layers[0].output, 0.0f));  // the residual stream
+    EXPECT_TRUE(near(trace.layers[0].input, trace.embeddings, 0.0f));
+}
+
+TEST(GPT, ChangingAFutureTokenNeverChangesEarlierLogits) {
+    for (NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post}) {
+        const GPT model(small(norm, /*tie=*/norm == NormPlacement::Pre));
+        const std::vector<int64_t> a = {1, 2, 3, 4, 5, 6, 7, 8};
+        for (int64_t t = 0; t + 1 < 8; ++t) {
+            std::vector<int64_t> b = a;
+            b[static_cast<size_t>(t + 1)] = (b[static_cast<size_t>(t + 1)] + 5) % 11;
+            const Tensor la = model.forward(a, 1), lb = model.forward(b, 1);
+            EXPECT_TRUE(near(rows_of(la, 0, 0, t + 1), rows_of(lb, 0, 0, t + 1), 0.0f)) << "t=" << t;
+            EXPECT_FALSE(near(rows_of(la, 0, t + 1, t + 2), rows_of(lb, 0, t + 1, t + 2), 1e-6f));
+        }
+    }
+}
+
+TEST(GPT, CachedForwardEqualsFullRecompute) {
+    for (NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post}) {
+        const GPT model(small(norm));
+        const std::vector<int64_t> ids = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 1, 2};
+        const Tensor full = model.forward(ids, 2);  // (2, 12, V)
+        KVCache cache = model.new_cache(2);
+        // prefill 5 tokens per row, then one at a time
+        std::vector<int64_t> prefill;
+        for (int64_t b = 0; b < 2; ++b) prefill.insert(prefill.end(), ids.begin() + b * 12, ids.begin() + b * 12 + 5);
+        EXPECT_TRUE(near(model.forward_cached(prefill, 2, cache), Tensor({2, 5, 11}, [&] {
+                             std::vector<float> v;
+                             for (int64_t b = 0; b < 2; ++b) {
+                                 const Tensor r = rows_of(full, b, 0, 5);
+                                 v.insert(v.end(), r.data.begin(), r.data.end());
+                             }
+                             return v;
+                         }()),
+                         1e-5f));
+        for (int64_t t = 5; t < 12; ++t) {
+            const Tensor step = model.forward_cached({ids[static_cast<size_t>(t)], ids[static_cast<size_t>(12 + t)]}, 2, cache);
+            EXPECT_TRUE(near(rows_of(step, 0, 0, 1), rows_of(full, 0, t, t + 1), 1e-5f)) << "t=" << t;
+            EXPECT_TRUE(near(rows_of(step, 1, 0, 1), rows_of(full, 1, t, t + 1), 1e-5f)) << "t=" << t;
+        }
+        EXPECT_THROW(model.forward_cached({1, 2}, 2, cache), Error);  // past the block size
+    }
+}
+
+TEST(GPT, BadConfigsAndIdsRaiseClearErrors) {
+    GPTConfig c = small(NormPlacement::Pre);
+    c.n_heads = 5;
+    try {
+        GPT m(c);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "GPT: dModel must be divisible by nHeads, got dModel=16 and nHeads=5");
+    }
+    c = small(NormPlacement::Pre);
+    c.n_heads = 0;
+    EXPECT_THROW(GPT{c}, Error);
+    c = small(NormPlacement::Pre);
+    c.dropout = 1.0f;
+    EXPECT_THROW(GPT{c}, Error);
+    c = small(NormPlacement::Pre);
+    c.vocab_size = 1 << 20;
+    c.d_model = 1 << 12;
+    c.n_heads = 1;
+    EXPECT_THROW(GPT{c}, Error);
+    const GPT model(small(NormPlacement::Pre));
+    try {
+        model.forward({1, 2, 11}, 1);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "GPT.forward: expected token ids in [0, 11), got 11 at index 2");
+    }
+    EXPECT_THROW(model.forward(std::vector<int64_t>(13, 1), 1), Error);  // longer than block_size 12
+    EXPECT_THROW(model.forward({1, 2, 3}, 2), Error);
+    EXPECT_THROW(model.forward({}, 1), Error);
+}
