@@ -10,6 +10,10 @@
 // - Every glue function runs inside `guarded`, which turns a C++ exception into
 //   a thrown JS Error carrying the C++ message (never Aborted() or a pointer).
 #include "attn/attn.hpp"
+#include "attn/generate.hpp"
+#include "attn/gpt.hpp"
+#include "attn/multi_head_attention.hpp"
+#include "attn/tokenizer.hpp"
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -91,6 +95,12 @@ JsTensor to_js(const attn::Tensor& t) {
     return {val::global("Float32Array").new_(view), shape_to_js(t.shape)};
 }
 
+JsTensor int_tensor_to_js(const std::vector<int64_t>& v, const attn::Shape& shape) {
+    const std::vector<int32_t> narrow(v.begin(), v.end());
+    const val view(emscripten::typed_memory_view(narrow.size(), narrow.data()));
+    return {val::global("Int32Array").new_(view), shape_to_js(shape)};
+}
+
 std::vector<int64_t> to_ids(const val& ids, const char* fn) {
     std::vector<int64_t> out;
     const std::vector<double> raw = copy_from_js<double>(ids);
@@ -134,10 +144,7 @@ JsTensor rand_int(double low, double high, const val& shape) {
                               format_number(low) + ", high=" + format_number(high));
         }
         const attn::Shape s = to_shape(shape, "randint", "the");
-        const std::vector<int64_t> v = attn::randint(static_cast<int64_t>(low), static_cast<int64_t>(high), s);
-        const std::vector<int32_t> narrow(v.begin(), v.end());
-        const val view(emscripten::typed_memory_view(narrow.size(), narrow.data()));
-        return JsTensor{val::global("Int32Array").new_(view), shape_to_js(s)};
+        return int_tensor_to_js(attn::randint(static_cast<int64_t>(low), static_cast<int64_t>(high), s), s);
     });
 }
 
@@ -220,6 +227,16 @@ struct JsAttentionOptions {
     val scale = val::null();       // number | null
 };
 
+attn::AttentionOptions to_options(const JsAttentionOptions& o, const char* fn) {
+    attn::AttentionOptions opts;
+    opts.causal = o.causal;
+    if (!o.keyLengths.isNull()) opts.key_lengths = to_ids(o.keyLengths, fn);
+    if (!o.mask.isNull()) opts.mask = to_tensor(JsTensor{o.mask["data"], o.mask["shape"]}, fn, "mask");
+    opts.fill_value = static_cast<float>(o.fillValue);
+    if (!o.scale.isNull()) opts.scale = static_cast<float>(o.scale.as<double>());
+    return opts;
+}
+
 struct JsAttentionTrace {
     JsTensor scores, scaledScores, mask, maskedScores, weights, output;
 };
@@ -227,14 +244,7 @@ struct JsAttentionTrace {
 JsAttentionTrace sdpa(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttentionOptions& o) {
     constexpr const char* fn = "scaledDotProductAttention";
     return guarded(fn, [&] {
-        attn::AttentionOptions opts;
-        opts.causal = o.causal;
-        if (!o.keyLengths.isNull()) opts.key_lengths = to_ids(o.keyLengths, fn);
-        if (!o.mask.isNull()) {
-            opts.mask = to_tensor(JsTensor{o.mask["data"], o.mask["shape"]}, fn, "mask");
-        }
-        opts.fill_value = static_cast<float>(o.fillValue);
-        if (!o.scale.isNull()) opts.scale = static_cast<float>(o.scale.as<double>());
+        const attn::AttentionOptions opts = to_options(o, fn);
         const attn::AttentionTrace t = attn::scaled_dot_product_attention(
             to_tensor(q, fn, "query"), to_tensor(k, fn, "key"), to_tensor(v, fn, "value"), opts);
         return JsAttentionTrace{to_js(t.scores),        to_js(t.scaled_scores), to_js(t.mask),
@@ -323,6 +333,226 @@ JsTensor param(const M& m) {
     return to_js(m.*P);
 }
 
+// ---- multi-head attention ----------------------------------------------------
+
+struct JsMultiHeadAttentionTrace {
+    JsTensor queries, keys, values, scores, weights, concat, output, averageWeights;
+};
+
+JsMultiHeadAttentionTrace to_js(const attn::MultiHeadAttentionTrace& t) {
+    return {to_js(t.queries), to_js(t.keys),   to_js(t.values), to_js(t.scores),
+            to_js(t.weights), to_js(t.concat), to_js(t.output), to_js(t.average_weights)};
+}
+
+attn::MultiHeadAttention* make_mha(double d_model, double heads) {
+    return guarded("MultiHeadAttention", [&] {
+        return new attn::MultiHeadAttention(to_size(d_model, "MultiHeadAttention", "dModel"),
+                                            to_size(heads, "MultiHeadAttention", "numHeads"));
+    });
+}
+
+JsMultiHeadAttentionTrace mha_forward(const attn::MultiHeadAttention& m, const JsTensor& x, const JsAttentionOptions& o) {
+    constexpr const char* fn = "MultiHeadAttention.forward";
+    return guarded(fn, [&] { return to_js(m.forward(to_tensor(x, fn, "x"), to_options(o, fn))); });
+}
+
+attn::TorchMultiheadAttention* make_torch_mha(double e, double heads, bool bias) {
+    return guarded("TorchMultiheadAttention", [&] {
+        return new attn::TorchMultiheadAttention(to_size(e, "TorchMultiheadAttention", "embedDim"),
+                                                 to_size(heads, "TorchMultiheadAttention", "numHeads"), bias);
+    });
+}
+
+JsMultiHeadAttentionTrace torch_mha_forward(const attn::TorchMultiheadAttention& m, const JsTensor& q, const JsTensor& k,
+                                            const JsTensor& v, const JsAttentionOptions& o) {
+    constexpr const char* fn = "TorchMultiheadAttention.forward";
+    return guarded(fn, [&] {
+        return to_js(m.forward(to_tensor(q, fn, "query"), to_tensor(k, fn, "key"), to_tensor(v, fn, "value"),
+                               to_options(o, fn)));
+    });
+}
+
+// ---- the language model --------------------------------------------------------
+
+struct JsGPTConfig {
+    double vocabSize, dModel, nHeads, nLayers, dFF, blockSize;
+    std::string norm, activation, init;
+    bool attentionBias, bias, headBias, tieEmbeddings;
+    double dropout, seed;
+};
+
+JsGPTConfig config_to_js(const attn::GPTConfig& c) {
+    return {static_cast<double>(c.vocab_size),
+            static_cast<double>(c.d_model),
+            static_cast<double>(c.n_heads),
+            static_cast<double>(c.n_layers),
+            static_cast<double>(c.d_ff),
+            static_cast<double>(c.block_size),
+            c.norm == attn::NormPlacement::Pre ? "pre" : "post",
+            c.activation == attn::Activation::GELU ? "gelu" : "relu",
+            c.init == attn::InitScheme::GPT2 ? "gpt2" : "pytorch",
+            c.attention_bias,
+            c.bias,
+            c.head_bias,
+            c.tie_embeddings,
+            c.dropout,
+            static_cast<double>(c.seed)};
+}
+
+template <typename Enum>
+Enum parse_choice(const std::string& v, const char* fn, const char* field, const char* a, Enum ea, const char* b, Enum eb) {
+    if (v == a) return ea;
+    if (v == b) return eb;
+    throw attn::Error(std::string(fn) + ": expected " + field + " to be \"" + a + "\" or \"" + b + "\", got \"" + v + "\"");
+}
+
+attn::GPTConfig config_from_js(const JsGPTConfig& j, const char* fn) {
+    auto count = [&](double d, const char* name) {
+        if (d != std::floor(d) || !(d >= 0) || d > 9007199254740991.0) {
+            throw attn::Error(std::string(fn) + ": expected " + name + " to be a non-negative integer, got " +
+                              format_number(d));
+        }
+        return static_cast<int64_t>(d);
+    };
+    attn::GPTConfig c;
+    c.vocab_size = count(j.vocabSize, "vocabSize");
+    c.d_model = count(j.dModel, "dModel");
+    c.n_heads = count(j.nHeads, "nHeads");
+    c.n_layers = count(j.nLayers, "nLayers");
+    c.d_ff = count(j.dFF, "dFF");
+    c.block_size = count(j.blockSize, "blockSize");
+    c.norm = parse_choice(j.norm, fn, "norm", "pre", attn::NormPlacement::Pre, "post", attn::NormPlacement::Post);
+    c.activation = parse_choice(j.activation, fn, "activation", "gelu", attn::Activation::GELU, "relu", attn::Activation::ReLU);
+    c.init = parse_choice(j.init, fn, "init", "gpt2", attn::InitScheme::GPT2, "pytorch", attn::InitScheme::PyTorch);
+    c.attention_bias = j.attentionBias;
+    c.bias = j.bias;
+    c.head_bias = j.headBias;
+    c.tie_embeddings = j.tieEmbeddings;
+    c.dropout = static_cast<float>(j.dropout);
+    c.seed = static_cast<uint64_t>(count(j.seed, "seed"));
+    c.validate(fn);
+    return c;
+}
+
+JsGPTConfig default_gpt_config() { return config_to_js(attn::GPTConfig{}); }
+
+JsGPTConfig notebook001_config(double vocab, double d_model, double heads, double d_ff, double max_len) {
+    return config_to_js(attn::GPTConfig::notebook001(static_cast<int64_t>(vocab), static_cast<int64_t>(d_model),
+                                                     static_cast<int64_t>(heads), static_cast<int64_t>(d_ff),
+                                                     static_cast<int64_t>(max_len)));
+}
+
+JsGPTConfig nanogpt_config(double vocab, double block, double layers, double heads, double embd, bool bias, bool tie) {
+    return config_to_js(attn::GPTConfig::nanogpt(static_cast<int64_t>(vocab), static_cast<int64_t>(block),
+                                                 static_cast<int64_t>(layers), static_cast<int64_t>(heads),
+                                                 static_cast<int64_t>(embd), bias, tie));
+}
+
+struct JsGPTLayerTrace {
+    JsTensor input, queries, keys, values, scores, weights, output;
+};
+
+attn::GPT* make_gpt(const JsGPTConfig& c) {
+    return guarded("GPT", [&] { return new attn::GPT(config_from_js(c, "GPT")); });
+}
+
+// {logits, trace}; trace is null unless asked for.
+val gpt_forward(const attn::GPT& m, const val& ids, double B, bool want_trace) {
+    constexpr const char* fn = "GPT.forward";
+    return guarded(fn, [&] {
+        attn::GPTTrace trace;
+        const attn::Tensor logits = m.forward(to_ids(ids, fn), static_cast<int64_t>(B), want_trace ? &trace : nullptr);
+        val out = val::object();
+        out.set("logits", val(to_js(logits)));
+        if (!want_trace) {
+            out.set("trace", val::null());
+            return out;
+        }
+        val layers = val::array();
+        for (const attn::GPTLayerTrace& l : trace.layers) {
+            layers.call<void>("push", val(JsGPTLayerTrace{to_js(l.input), to_js(l.queries), to_js(l.keys), to_js(l.values),
+                                                          to_js(l.scores), to_js(l.weights), to_js(l.output)}));
+        }
+        val t = val::object();
+        t.set("embeddings", val(to_js(trace.embeddings)));
+        t.set("layers", layers);
+        out.set("trace", t);
+        return out;
+    });
+}
+
+val gpt_parameter_names(const attn::GPT& m) {
+    val out = val::array();
+    for (const auto& [name, t] : m.named_parameters()) out.call<void>("push", val(name));
+    return out;
+}
+
+JsTensor gpt_parameter(const attn::GPT& m, const std::string& name) {
+    return guarded("GPT.parameter", [&] {
+        for (const auto& [n, t] : m.named_parameters())
+            if (n == name) return to_js(*t);
+        throw attn::Error("GPT.parameter: no parameter named \"" + name + "\"");
+    });
+}
+
+struct JsGenerateOptions {
+    double maxNewTokens = 100;
+    double temperature = 1;
+    double topK = 0;
+    val seed = val::null();
+    bool useKvCache = true;
+};
+
+attn::GenerationSession* make_session(const attn::GPT& m, const val& prompt, double B, const JsGenerateOptions& o) {
+    constexpr const char* fn = "generate";
+    return guarded(fn, [&] {
+        attn::GenerateOptions g;
+        if (o.maxNewTokens != std::floor(o.maxNewTokens) || !std::isfinite(o.maxNewTokens)) {
+            throw attn::Error(std::string(fn) + ": expected maxNewTokens to be an integer, got " + format_number(o.maxNewTokens));
+        }
+        if (o.topK != std::floor(o.topK) || !std::isfinite(o.topK)) {
+            throw attn::Error(std::string(fn) + ": expected topK to be an integer, got " + format_number(o.topK));
+        }
+        g.max_new_tokens = static_cast<int64_t>(o.maxNewTokens);
+        g.sampling.temperature = static_cast<float>(o.temperature);
+        g.sampling.top_k = static_cast<int64_t>(o.topK);
+        if (!o.seed.isNull()) {
+            const double s = o.seed.as<double>();
+            if (s != std::floor(s) || std::fabs(s) > 9007199254740991.0) {
+                throw attn::Error(std::string(fn) + ": expected an integer seed, got " + format_number(s));
+            }
+            g.seed = static_cast<uint64_t>(static_cast<int64_t>(s));
+        }
+        g.use_kv_cache = o.useKvCache;
+        return new attn::GenerationSession(m, to_ids(prompt, fn), static_cast<int64_t>(B), g);
+    });
+}
+
+JsTensor session_next(attn::GenerationSession& s) {
+    return guarded("generate", [&] { return int_tensor_to_js(s.next(), {s.batch()}); });
+}
+
+JsTensor session_tokens(const attn::GenerationSession& s) {
+    return int_tensor_to_js(s.tokens(), {s.batch(), s.length()});
+}
+
+// ---- tokenizer ---------------------------------------------------------------
+
+attn::CharTokenizer* make_tokenizer(const std::string& text) {
+    return guarded("CharTokenizer", [&] { return new attn::CharTokenizer(text); });
+}
+
+val tokenizer_encode(const attn::CharTokenizer& t, const std::string& text) {
+    return guarded("CharTokenizer.encode", [&] {
+        const std::vector<int64_t> ids = t.encode(text);
+        return int_tensor_to_js(ids, {static_cast<int64_t>(ids.size())}).data;
+    });
+}
+
+std::string tokenizer_decode(const attn::CharTokenizer& t, const val& ids) {
+    return guarded("CharTokenizer.decode", [&] { return t.decode(to_ids(ids, "CharTokenizer.decode")); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attn) {
@@ -358,7 +588,50 @@ EMSCRIPTEN_BINDINGS(attn) {
         .field("weights", &JsAttentionTrace::weights)
         .field("output", &JsAttentionTrace::output);
 
+    value_object<JsMultiHeadAttentionTrace>("MultiHeadAttentionTrace")
+        .field("queries", &JsMultiHeadAttentionTrace::queries)
+        .field("keys", &JsMultiHeadAttentionTrace::keys)
+        .field("values", &JsMultiHeadAttentionTrace::values)
+        .field("scores", &JsMultiHeadAttentionTrace::scores)
+        .field("weights", &JsMultiHeadAttentionTrace::weights)
+        .field("concat", &JsMultiHeadAttentionTrace::concat)
+        .field("output", &JsMultiHeadAttentionTrace::output)
+        .field("averageWeights", &JsMultiHeadAttentionTrace::averageWeights);
+    value_object<JsGPTConfig>("GPTConfig")
+        .field("vocabSize", &JsGPTConfig::vocabSize)
+        .field("dModel", &JsGPTConfig::dModel)
+        .field("nHeads", &JsGPTConfig::nHeads)
+        .field("nLayers", &JsGPTConfig::nLayers)
+        .field("dFF", &JsGPTConfig::dFF)
+        .field("blockSize", &JsGPTConfig::blockSize)
+        .field("norm", &JsGPTConfig::norm)
+        .field("activation", &JsGPTConfig::activation)
+        .field("init", &JsGPTConfig::init)
+        .field("attentionBias", &JsGPTConfig::attentionBias)
+        .field("bias", &JsGPTConfig::bias)
+        .field("headBias", &JsGPTConfig::headBias)
+        .field("tieEmbeddings", &JsGPTConfig::tieEmbeddings)
+        .field("dropout", &JsGPTConfig::dropout)
+        .field("seed", &JsGPTConfig::seed);
+    value_object<JsGPTLayerTrace>("GPTLayerTrace")
+        .field("input", &JsGPTLayerTrace::input)
+        .field("queries", &JsGPTLayerTrace::queries)
+        .field("keys", &JsGPTLayerTrace::keys)
+        .field("values", &JsGPTLayerTrace::values)
+        .field("scores", &JsGPTLayerTrace::scores)
+        .field("weights", &JsGPTLayerTrace::weights)
+        .field("output", &JsGPTLayerTrace::output);
+    value_object<JsGenerateOptions>("GenerateOptions")
+        .field("maxNewTokens", &JsGenerateOptions::maxNewTokens)
+        .field("temperature", &JsGenerateOptions::temperature)
+        .field("topK", &JsGenerateOptions::topK)
+        .field("seed", &JsGenerateOptions::seed)
+        .field("useKvCache", &JsGenerateOptions::useKvCache);
+
     function("manualSeed", &manual_seed);
+    function("defaultGPTConfig", &default_gpt_config);
+    function("notebook001Config", &notebook001_config);
+    function("nanoGPTConfig", &nanogpt_config);
     function("rand", &rand_uniform);
     function("randn", &rand_normal);
     function("randint", &rand_int);
@@ -412,6 +685,46 @@ EMSCRIPTEN_BINDINGS(attn) {
         .constructor(&make_embedding, allow_raw_pointers())
         .function("forward", &embedding_forward)
         .function("weight", &param<attn::Embedding, &attn::Embedding::weight>);
+
+    class_<attn::MultiHeadAttention>("MultiHeadAttention")
+        .constructor(&make_mha, allow_raw_pointers())
+        .function("forward", &mha_forward)
+        .function("W_q", +[](const attn::MultiHeadAttention& m) { return to_js(m.W_q.weight); })
+        .function("W_k", +[](const attn::MultiHeadAttention& m) { return to_js(m.W_k.weight); })
+        .function("W_v", +[](const attn::MultiHeadAttention& m) { return to_js(m.W_v.weight); })
+        .function("W_o", +[](const attn::MultiHeadAttention& m) { return to_js(m.W_o.weight); });
+
+    class_<attn::TorchMultiheadAttention>("TorchMultiheadAttention")
+        .constructor(&make_torch_mha, allow_raw_pointers())
+        .function("forward", &torch_mha_forward)
+        .function("inProjWeight", &param<attn::TorchMultiheadAttention, &attn::TorchMultiheadAttention::in_proj_weight>)
+        .function("inProjBias", +[](const attn::TorchMultiheadAttention& m) {
+            return m.in_proj_bias.dim() == 1 ? val(to_js(m.in_proj_bias)) : val::null();
+        })
+        .function("outProj", +[](const attn::TorchMultiheadAttention& m) { return linear_params(m.out_proj); });
+
+    class_<attn::GPT>("GPT")
+        .constructor(&make_gpt, allow_raw_pointers())
+        .function("forward", &gpt_forward)
+        .function("config", +[](const attn::GPT& m) { return config_to_js(m.config()); })
+        .function("numParameters", +[](const attn::GPT& m, bool non_embedding) {
+            return static_cast<double>(m.num_parameters(non_embedding));
+        })
+        .function("parameterNames", &gpt_parameter_names)
+        .function("parameter", &gpt_parameter);
+
+    class_<attn::GenerationSession>("GenerationSession")
+        .constructor(&make_session, allow_raw_pointers())
+        .function("next", &session_next)
+        .function("done", &attn::GenerationSession::done)
+        .function("tokens", &session_tokens);
+
+    class_<attn::CharTokenizer>("CharTokenizer")
+        .constructor(&make_tokenizer, allow_raw_pointers())
+        .function("encode", &tokenizer_encode)
+        .function("decode", &tokenizer_decode)
+        .function("vocabSize", +[](const attn::CharTokenizer& t) { return static_cast<double>(t.vocab_size()); })
+        .function("vocabulary", &attn::CharTokenizer::vocabulary);
 
     class_<attn::LayerNorm>("LayerNorm")
         .constructor(&make_layer_norm, allow_raw_pointers())

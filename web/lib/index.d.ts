@@ -158,6 +158,145 @@ export interface LayerNorm extends Disposable {
   readonly bias: Tensor;
 }
 
+/** Every intermediate of multi-head attention. */
+export interface MultiHeadAttentionTrace {
+  /** (B, H, T_q, d_k) */
+  queries: Tensor;
+  /** (B, H, T_k, d_k) */
+  keys: Tensor;
+  /** (B, H, T_k, d_k) */
+  values: Tensor;
+  /** (B, H, T_q, T_k) Q Kᵀ / √d_k per head, masked entries = fillValue */
+  scores: Tensor;
+  /** (B, H, T_q, T_k) softmax per head */
+  weights: Tensor;
+  /** (B, T_q, d_model) heads side by side, before W_o */
+  concat: Tensor;
+  /** (B, T_q, d_model) */
+  output: Tensor;
+  /** (B, T_q, T_k) mean of the heads' weights (what PyTorch returns by default) */
+  averageWeights: Tensor;
+}
+
+/** Notebook 001's MultiHeadAttention: bias-free W_q, W_k, W_v, W_o drawn in that order. */
+export interface MultiHeadAttention extends Disposable {
+  /** x (B, T, dModel) or (T, dModel). Notebook 001 masks with `{ mask, fillValue: -1e9 }`. */
+  forward(x: TensorLike, options?: AttentionOptions): MultiHeadAttentionTrace;
+  readonly W_q: Tensor;
+  readonly W_k: Tensor;
+  readonly W_v: Tensor;
+  readonly W_o: Tensor;
+}
+
+/** torch.nn.MultiheadAttention (batch_first): packed in_proj, PyTorch's initialisation order. */
+export interface TorchMultiheadAttention extends Disposable {
+  /** query (B, T_q, E), key/value (B, T_k, E), defaulting to self-attention. Masks: nonzero = attend. */
+  forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: AttentionOptions): MultiHeadAttentionTrace;
+  /** (3E, E): query, key, value rows */
+  readonly inProjWeight: Tensor;
+  /** (3E) or null */
+  readonly inProjBias: Tensor | null;
+  readonly outProj: LinearParams;
+}
+
+/** The language model's configuration. Every field has a default. */
+export interface GPTConfig {
+  vocabSize: number;
+  /** n_embd */
+  dModel: number;
+  nHeads: number;
+  nLayers: number;
+  /** feed-forward width (nanoGPT: 4 · dModel) */
+  dFF: number;
+  /** longest context */
+  blockSize: number;
+  /** "post": LN(x + sublayer(x)) as notebook 001; "pre": x + sublayer(LN(x)) and a final LN, as nanoGPT */
+  norm: 'pre' | 'post';
+  activation: 'gelu' | 'relu';
+  /** "pytorch": module defaults in construction order; "gpt2": nanoGPT's normal(0, 0.02) scheme */
+  init: 'gpt2' | 'pytorch';
+  /** q/k/v and output projection biases */
+  attentionBias: boolean;
+  /** feed-forward and LayerNorm biases */
+  bias: boolean;
+  /** vocabulary projection bias */
+  headBias: boolean;
+  /** lm_head shares the token embedding */
+  tieEmbeddings: boolean;
+  dropout: number;
+  /** initial weights = torch.manual_seed(seed); Model(config) */
+  seed: number;
+}
+
+/** One transformer block's intermediates. */
+export interface GPTLayerTrace {
+  /** (B, T, C) residual stream entering the block */
+  input: Tensor;
+  /** (B, H, T, d_k) */
+  queries: Tensor;
+  /** (B, H, T, d_k) */
+  keys: Tensor;
+  /** (B, H, T, d_k) */
+  values: Tensor;
+  /** (B, H, T, T) scaled; future positions −Infinity */
+  scores: Tensor;
+  /** (B, H, T, T) */
+  weights: Tensor;
+  /** (B, T, C) residual stream leaving the block */
+  output: Tensor;
+}
+
+export interface GPTTrace {
+  /** (B, T, C) token + position embeddings */
+  embeddings: Tensor;
+  layers: GPTLayerTrace[];
+}
+
+export interface GenerateOptions {
+  /** default 100 */
+  maxNewTokens?: number;
+  /** 0 = greedy; default 1 */
+  temperature?: number;
+  /** keep the k most likely tokens; 0 (default) keeps all */
+  topK?: number;
+  /** sample as after torch.manual_seed(seed); default: the global generator */
+  seed?: number | null;
+  /** default true; false recomputes the whole context every step (same tokens) */
+  useKvCache?: boolean;
+}
+
+/** Token ids: (T) flat, (B, T) nested, or {data, shape}. */
+export type Ids = number[] | number[][] | ArrayLike<number> | { data: ArrayLike<number>; shape: number[] };
+
+/** The tiny language model (notebook 001's SimpleLanguageModel or nanoGPT's GPT). */
+export interface GPT extends Disposable {
+  readonly config: GPTConfig;
+  /** nanoGPT's count: tied tensors once; nonEmbedding (default) leaves out the position embedding. */
+  numParameters(options?: { nonEmbedding?: boolean }): number;
+  /** nanoGPT's state_dict names, e.g. "transformer.h.0.attn.c_attn.weight". */
+  parameterNames(): string[];
+  parameter(name: string): Tensor;
+  /** logits (B, T, vocabSize); with `{ trace: true }` every layer's and head's intermediates. */
+  forward(ids: Ids, options?: { trace?: boolean }): { logits: Tensor; trace: GPTTrace | null };
+  /**
+   * Generates after the prompt. onToken(tokens, step) gets each step's tokens (one per batch
+   * row); returning false stops. Returns every token, shape [B, T].
+   */
+  generate(prompt: Ids, options?: GenerateOptions & { onToken?: (tokens: number[], step: number) => boolean | void }): IntTensor;
+  /** The same generation as an iterator of each step's tokens. */
+  stream(prompt: Ids, options?: GenerateOptions): Generator<number[], void, unknown>;
+}
+
+/** nanoGPT's character tokenizer: the sorted set of a text's characters (code points). */
+export interface CharTokenizer extends Disposable {
+  /** Throws on a character outside the vocabulary, naming it and its position. */
+  encode(text: string): number[];
+  decode(ids: ArrayLike<number>): string;
+  readonly vocabSize: number;
+  /** The characters in id order. */
+  readonly vocabulary: string;
+}
+
 export interface Attention {
   /** torch.tensor: from nested arrays, or flat data and a shape. */
   tensor(data: TensorLike | ArrayLike<number>, shape?: number[]): Tensor;
@@ -193,6 +332,14 @@ export interface Attention {
   paddingMask(lengths: ArrayLike<number>, keyLength: number): Tensor;
   /** softmax(Q Kᵀ / √d_k) V with masks, every intermediate returned. */
   scaledDotProductAttention(query: TensorLike, key: TensorLike, value: TensorLike, options?: AttentionOptions): AttentionTrace;
+  /** notebook 001: SimpleLanguageModel(vocab_size, d_model, num_heads, d_ff, max_seq_length) */
+  notebook001Config(vocabSize: number, dModel: number, numHeads: number, dFF: number, maxSeqLength: number): GPTConfig;
+  /** nanoGPT's GPTConfig; bias defaults to false and tieEmbeddings to true, as in train_shakespeare_char. */
+  nanoGPTConfig(options: { vocabSize: number; blockSize: number; nLayer: number; nHead: number; nEmbd: number; bias?: boolean; tieEmbeddings?: boolean }): GPTConfig;
+  MultiHeadAttention: new (dModel: number, numHeads: number) => MultiHeadAttention;
+  TorchMultiheadAttention: new (embedDim: number, numHeads: number, options?: { bias?: boolean }) => TorchMultiheadAttention;
+  GPT: new (config?: Partial<GPTConfig>) => GPT;
+  CharTokenizer: new (text: string) => CharTokenizer;
   SelfAttentionV1: new (dIn: number, dOut: number) => SelfAttentionV1;
   SelfAttentionV2: new (dIn: number, dOut: number, qkvBias?: boolean) => SelfAttentionV2;
   SelfAttentionU: new (d: number) => SelfAttentionU;

@@ -115,6 +115,44 @@ function lastDimOnly(x, dim, fn) {
 }
 
 const ATTENTION_OPTIONS = ['causal', 'keyLengths', 'mask', 'fillValue', 'scale'];
+const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'seed', 'useKvCache'];
+
+/** Rejects anything but a plain object with known keys (a typo is an error, not a silent default). */
+function checkKeys(options, allowed, fn, what) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new Error(`${fn}: expected ${what} as an object, got ${describe(options)}`);
+  }
+  for (const k of Object.keys(options)) {
+    if (!allowed.includes(k)) {
+      throw new Error(`${fn}: unknown ${what === 'config' ? 'config field' : 'option'} "${k}"; expected one of ${allowed.join(', ')}`);
+    }
+  }
+}
+
+function attentionOptions(options, fn) {
+  checkKeys(options, ATTENTION_OPTIONS, fn, 'options');
+  const { causal = false, keyLengths = null, mask = null, fillValue = -Infinity, scale = null } = options;
+  if (typeof fillValue !== 'number' || (scale !== null && typeof scale !== 'number')) {
+    throw new Error(`${fn}: expected fillValue and scale as numbers, got ${describe(fillValue)} and ${describe(scale)}`);
+  }
+  if (keyLengths !== null && !(Array.isArray(keyLengths) || ArrayBuffer.isView(keyLengths))) {
+    throw new Error(`${fn}: expected keyLengths as an array of integers, got ${describe(keyLengths)}`);
+  }
+  return { causal: Boolean(causal), keyLengths, mask: mask === null ? null : asTensor(mask, fn, 'mask'), fillValue, scale };
+}
+
+/** Token ids as (B, T): nested arrays, a flat array (B = 1) or {data, shape}. */
+function idsArg(ids, fn) {
+  if (Array.isArray(ids) && ids.length > 0 && Array.isArray(ids[0])) {
+    const t = flatten(ids, fn, 'ids');
+    return { data: t.data, batch: t.shape[0] };
+  }
+  if (Array.isArray(ids) || ArrayBuffer.isView(ids)) return { data: ids, batch: 1 };
+  if (ids && typeof ids === 'object' && 'data' in ids && Array.isArray(ids.shape) && ids.shape.length <= 2) {
+    return { data: ids.data, batch: ids.shape.length === 2 ? ids.shape[0] : 1 };
+  }
+  throw new Error(`${fn}: expected ids as an array of token ids (nested for a batch) or {data, shape}, got ${describe(ids)}`);
+}
 
 // ---- the API object ----------------------------------------------------------
 
@@ -219,28 +257,130 @@ function makeApi(M) {
 
   function scaledDotProductAttention(query, key, value, options = {}) {
     const fn = 'scaledDotProductAttention';
-    if (options === null || typeof options !== 'object') {
-      throw new Error(`${fn}: expected options as an object, got ${describe(options)}`);
+    const opts = attentionOptions(options, fn);
+    return M.scaledDotProductAttention(asTensor(query, fn, 'query'), asTensor(key, fn, 'key'), asTensor(value, fn, 'value'), opts);
+  }
+
+  class MultiHeadAttention extends Module {
+    constructor(dModel, numHeads) {
+      super('MultiHeadAttention', () => new M.MultiHeadAttention(dModel, numHeads));
     }
-    for (const k of Object.keys(options)) {
-      if (!ATTENTION_OPTIONS.includes(k)) {
-        throw new Error(`${fn}: unknown option "${k}"; expected one of ${ATTENTION_OPTIONS.join(', ')}`);
+    /** x (B, T, dModel) or (T, dModel); options as scaledDotProductAttention's. */
+    forward(x, options = {}) {
+      const fn = 'MultiHeadAttention.forward';
+      return this._handle.forward(asTensor(x, fn, 'x'), attentionOptions(options, fn));
+    }
+    get W_q() { return this._handle.W_q(); }
+    get W_k() { return this._handle.W_k(); }
+    get W_v() { return this._handle.W_v(); }
+    get W_o() { return this._handle.W_o(); }
+  }
+
+  class TorchMultiheadAttention extends Module {
+    constructor(embedDim, numHeads, { bias = true } = {}) {
+      super('TorchMultiheadAttention', () => new M.TorchMultiheadAttention(embedDim, numHeads, Boolean(bias)));
+    }
+    /** query (B, T_q, E); key and value (B, T_k, E), defaulting to self-attention. */
+    forward(query, key = query, value = key, options = {}) {
+      const fn = 'TorchMultiheadAttention.forward';
+      return this._handle.forward(asTensor(query, fn, 'query'), asTensor(key, fn, 'key'), asTensor(value, fn, 'value'),
+        attentionOptions(options, fn));
+    }
+    get inProjWeight() { return this._handle.inProjWeight(); }
+    get inProjBias() { return this._handle.inProjBias(); }
+    get outProj() { return this._handle.outProj(); }
+  }
+
+  const DEFAULT_GPT_CONFIG = M.defaultGPTConfig();
+
+  function gptConfig(config, fn) {
+    checkKeys(config, Object.keys(DEFAULT_GPT_CONFIG), fn, 'config');
+    return { ...DEFAULT_GPT_CONFIG, ...config };
+  }
+
+  class GPT extends Module {
+    /** A config object (see GPTConfig); missing fields take the defaults. */
+    constructor(config = {}) {
+      const full = gptConfig(config, 'GPT');
+      super('GPT', () => new M.GPT(full));
+    }
+    get config() { return this._handle.config(); }
+    /** nanoGPT's count: tied tensors once; nonEmbedding leaves out the position embedding. */
+    numParameters({ nonEmbedding = true } = {}) {
+      return this._handle.numParameters(Boolean(nonEmbedding));
+    }
+    parameterNames() { return this._handle.parameterNames(); }
+    parameter(name) { return this._handle.parameter(String(name)); }
+    /** ids (B, T) nested, (T) flat, or {data, shape} -> {logits (B, T, V), trace | null}. */
+    forward(ids, { trace = false, ...rest } = {}) {
+      checkKeys(rest, [], 'GPT.forward', 'options');
+      const t = idsArg(ids, 'GPT.forward');
+      return this._handle.forward(t.data, t.batch, Boolean(trace));
+    }
+    /**
+     * Generates maxNewTokens after the prompt; onToken(tokens, step) sees each
+     * step's tokens (one per batch row) and may return false to stop.
+     * Returns every token, {data: Int32Array, shape: [B, T]}.
+     */
+    generate(prompt, options = {}) {
+      const { onToken, ...rest } = options ?? {};
+      if (onToken !== undefined && typeof onToken !== 'function') {
+        throw new Error(`generate: expected onToken to be a function, got ${describe(onToken)}`);
+      }
+      const session = this.#session(prompt, rest);
+      try {
+        for (let step = 0; !session.done(); step++) {
+          const tokens = Array.from(session.next().data);
+          if (onToken && onToken(tokens, step) === false) break;
+        }
+        return session.tokens();
+      } finally {
+        session.delete();
       }
     }
-    const { causal = false, keyLengths = null, mask = null, fillValue = -Infinity, scale = null } = options;
-    if (typeof fillValue !== 'number' || (scale !== null && typeof scale !== 'number')) {
-      throw new Error(`${fn}: expected fillValue and scale as numbers, got ${describe(fillValue)} and ${describe(scale)}`);
+    /** The same generation as an iterator: yields each step's tokens (one per batch row). */
+    *stream(prompt, options = {}) {
+      const session = this.#session(prompt, options ?? {});
+      try {
+        while (!session.done()) {
+          this._handle; // throws if the model was disposed meanwhile
+          yield Array.from(session.next().data);
+        }
+      } finally {
+        session.delete();
+      }
     }
-    if (keyLengths !== null && !(Array.isArray(keyLengths) || ArrayBuffer.isView(keyLengths))) {
-      throw new Error(`${fn}: expected keyLengths as an array of integers, got ${describe(keyLengths)}`);
+    #session(prompt, options) {
+      checkKeys(options, GENERATE_OPTIONS, 'generate', 'options');
+      const { maxNewTokens = 100, temperature = 1, topK = 0, seed = null, useKvCache = true } = options;
+      for (const [name, v] of Object.entries({ maxNewTokens, temperature, topK })) {
+        if (typeof v !== 'number') throw new Error(`generate: expected ${name} as a number, got ${describe(v)}`);
+      }
+      if (seed !== null && typeof seed !== 'number') throw new Error(`generate: expected seed as a number, got ${describe(seed)}`);
+      const t = idsArg(prompt, 'generate');
+      return new M.GenerationSession(this._handle, t.data, t.batch, { maxNewTokens, temperature, topK, seed, useKvCache: Boolean(useKvCache) });
     }
-    return M.scaledDotProductAttention(asTensor(query, fn, 'query'), asTensor(key, fn, 'key'), asTensor(value, fn, 'value'), {
-      causal: Boolean(causal),
-      keyLengths,
-      mask: mask === null ? null : asTensor(mask, fn, 'mask'),
-      fillValue,
-      scale,
-    });
+  }
+
+  class CharTokenizer extends Module {
+    /** The vocabulary is the sorted set of the text's characters (nanoGPT's prepare.py). */
+    constructor(text) {
+      if (typeof text !== 'string') throw new Error(`CharTokenizer: expected a string, got ${describe(text)}`);
+      super('CharTokenizer', () => new M.CharTokenizer(text));
+    }
+    encode(text) {
+      if (typeof text !== 'string') throw new Error(`CharTokenizer.encode: expected a string, got ${describe(text)}`);
+      return Array.from(this._handle.encode(text));
+    }
+    decode(ids) {
+      if (!(Array.isArray(ids) || ArrayBuffer.isView(ids))) {
+        throw new Error(`CharTokenizer.decode: expected an array of ids, got ${describe(ids)}`);
+      }
+      return this._handle.decode(ids);
+    }
+    get vocabSize() { return this._handle.vocabSize(); }
+    /** The characters in id order, as one string. */
+    get vocabulary() { return this._handle.vocabulary(); }
   }
 
   return {
@@ -284,6 +424,16 @@ function makeApi(M) {
       return M.paddingMask(lengths, keyLength);
     },
     scaledDotProductAttention,
+    /** notebook 001's SimpleLanguageModel(vocab_size, d_model, num_heads, d_ff, max_seq_length) */
+    notebook001Config: (vocabSize, dModel, numHeads, dFF, maxSeqLength) =>
+      gptConfig(M.notebook001Config(vocabSize, dModel, numHeads, dFF, maxSeqLength), 'notebook001Config'),
+    /** nanoGPT's GPTConfig(vocab_size, block_size, n_layer, n_head, n_embd, bias) */
+    nanoGPTConfig: ({ vocabSize, blockSize, nLayer, nHead, nEmbd, bias = false, tieEmbeddings = true }) =>
+      gptConfig(M.nanoGPTConfig(vocabSize, blockSize, nLayer, nHead, nEmbd, Boolean(bias), Boolean(tieEmbeddings)), 'nanoGPTConfig'),
+    MultiHeadAttention,
+    TorchMultiheadAttention,
+    GPT,
+    CharTokenizer,
     SelfAttentionV1,
     SelfAttentionV2,
     SelfAttentionU,

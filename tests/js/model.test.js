@@ -1,0 +1,164 @@
+// Multi-head attention, the tiny language model, its tokenizer and generation,
+// through the JS API.
+import assert from 'node:assert/strict';
+import { afterEach, before, describe, test } from 'node:test';
+
+import { createAttention } from '../../web/lib/index.js';
+import { assertClose } from './golden.js';
+
+let attn;
+before(async () => {
+  attn = await createAttention();
+});
+const created = [];
+const own = (obj) => (created.push(obj), obj);
+afterEach(() => {
+  while (created.length) created.pop().dispose();
+});
+
+describe('MultiHeadAttention', () => {
+  test('equals the concatenation of single-head attentions through W_o', () => {
+    attn.manualSeed(0);
+    const mha = own(new attn.MultiHeadAttention(8, 2));
+    const x = attn.randn(2, 4, 8);
+    const t = mha.forward(x, { causal: true });
+    const transpose = (w) => {
+      const [r, c] = w.shape;
+      const out = new Float32Array(r * c);
+      for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) out[j * r + i] = w.data[i * c + j];
+      return { data: out, shape: [c, r] };
+    };
+    // Head h's projection: x (B·T, 8) @ (rows [4h, 4h+4) of W)ᵀ, a matrix product.
+    const project = (w, h) => {
+      const rows = { data: w.data.slice(h * 32, (h + 1) * 32), shape: [4, 8] };
+      return attn.contextVectors({ data: x.data, shape: [8, 8] }, transpose(rows));
+    };
+    const concat = new Float32Array(2 * 4 * 8);
+    for (let h = 0; h < 2; h++) {
+      const reshape = (m) => ({ data: m.data, shape: [2, 4, 4] });
+      const a = attn.scaledDotProductAttention(reshape(project(mha.W_q, h)), reshape(project(mha.W_k, h)),
+        reshape(project(mha.W_v, h)), { causal: true });
+      for (let r = 0; r < 8; r++) concat.set(a.output.data.subarray(r * 4, r * 4 + 4), r * 8 + h * 4);
+      // per-head weights of the fused kernel equal the single-head ones
+      for (let b = 0; b < 2; b++) {
+        assertClose({ data: t.weights.data.slice((b * 2 + h) * 16, (b * 2 + h + 1) * 16), shape: [16] },
+          { data: a.weights.data.slice(b * 16, (b + 1) * 16), shape: [16] }, 1e-6);
+      }
+    }
+    const expected = attn.contextVectors({ data: concat, shape: [8, 8] }, transpose(mha.W_o));
+    assertClose({ data: t.output.data, shape: [8, 8] }, expected, 1e-5);
+    assertClose({ data: t.concat.data, shape: [8, 8] }, { data: concat, shape: [8, 8] }, 1e-6);
+  });
+
+  test('shapes of notebook 001 and clear errors for misuse', () => {
+    const mha = own(new attn.MultiHeadAttention(64, 8));
+    const t = mha.forward(attn.randn(2, 5, 64), { mask: attn.causalMask(5), fillValue: -1e9 });
+    assert.deepEqual(t.output.shape, [2, 5, 64]);
+    assert.deepEqual(t.weights.shape, [2, 8, 5, 5]);
+    assert.throws(() => new attn.MultiHeadAttention(10, 3), {
+      message: 'MultiHeadAttention: d_model must be divisible by num_heads, got d_model=10 and num_heads=3',
+    });
+    assert.throws(() => new attn.MultiHeadAttention(8, 0), /MultiHeadAttention: expected numHeads to be a positive integer, got 0/);
+    assert.throws(() => mha.forward(attn.randn(2, 5, 63)), /MultiHeadAttention.forward: expected x of shape \[B, T, 64\]/);
+  });
+
+  test('TorchMultiheadAttention: zero biases, averaged weights, cross-attention', () => {
+    const mha = own(new attn.TorchMultiheadAttention(8, 2));
+    assert.ok(mha.inProjBias.data.every((b) => b === 0));
+    assert.deepEqual(mha.inProjWeight.shape, [24, 8]);
+    const t = mha.forward(attn.randn(1, 3, 8), attn.randn(1, 5, 8));
+    assert.deepEqual(t.weights.shape, [1, 2, 3, 5]);
+    assert.deepEqual(t.averageWeights.shape, [1, 3, 5]);
+  });
+});
+
+describe('GPT', () => {
+  test('notebook 001 example: logits [3, 10, 1000]', () => {
+    const model = own(new attn.GPT(attn.notebook001Config(1000, 64, 4, 256, 128)));
+    attn.manualSeed(0);
+    const x = attn.randint(0, 1000, [3, 10]);
+    const { logits, trace } = model.forward(x);
+    assert.deepEqual(logits.shape, [3, 10, 1000]);
+    assert.equal(trace, null);
+    assert.equal(model.config.norm, 'post');
+    assert.equal(model.numParameters({ nonEmbedding: false }), 1000 * 64 + 128 * 64 + 4 * 64 * 64 + 64 * 256 + 256 + 256 * 64 + 64 + 4 * 64 + 64 * 1000 + 1000);
+  });
+
+  test('trace of every layer and head; causality', () => {
+    const model = own(new attn.GPT({ vocabSize: 13, dModel: 16, nHeads: 4, nLayers: 3, dFF: 32, blockSize: 16, seed: 5 }));
+    const ids = [1, 5, 2, 7, 3, 9, 4];
+    const { logits, trace } = model.forward(ids, { trace: true });
+    assert.equal(trace.layers.length, 3);
+    assert.deepEqual(trace.layers[2].weights.shape, [1, 4, 7, 7]);
+    assert.deepEqual(trace.layers[0].queries.shape, [1, 4, 7, 4]);
+    assertClose(trace.layers[1].input, trace.layers[0].output, 0);
+    // changing token t+1 never changes logits at positions <= t
+    for (let t = 0; t < 6; t++) {
+      const changed = [...ids];
+      changed[t + 1] = (changed[t + 1] + 4) % 13;
+      const other = model.forward(changed).logits;
+      const n = (t + 1) * 13;
+      assert.deepEqual(Array.from(other.data.slice(0, n)), Array.from(logits.data.slice(0, n)), `t=${t}`);
+    }
+  });
+
+  test('KV-cache generation equals full-recompute generation, token for token', () => {
+    for (const norm of ['pre', 'post']) {
+      const model = own(new attn.GPT({ vocabSize: 9, dModel: 16, nHeads: 2, nLayers: 2, dFF: 32, blockSize: 8, norm, seed: 2 }));
+      const options = { maxNewTokens: 20, seed: 77, topK: 5, temperature: 0.8 };
+      const cached = model.generate([[1, 2, 3], [4, 5, 6]], { ...options, useKvCache: true });
+      const full = model.generate([[1, 2, 3], [4, 5, 6]], { ...options, useKvCache: false });
+      assert.deepEqual(cached.shape, [2, 23]);
+      assert.deepEqual(Array.from(cached.data), Array.from(full.data));
+    }
+  });
+
+  test('streaming, early stop, same seed same text', () => {
+    const text = 'the cat sat on the mat. the cats sat on the mats.';
+    const tok = own(new attn.CharTokenizer(text));
+    const model = own(new attn.GPT({ vocabSize: tok.vocabSize, dModel: 16, nHeads: 2, nLayers: 1, dFF: 32, blockSize: 16 }));
+    const prompt = tok.encode('the ');
+    const streamed = [];
+    const all = model.generate(prompt, { maxNewTokens: 12, seed: 3, onToken: (t, step) => streamed.push([t[0], step]) });
+    assert.deepEqual(streamed.map(([, s]) => s), [...Array(12).keys()]);
+    assert.deepEqual(Array.from(all.data.slice(prompt.length)), streamed.map(([t]) => t));
+    const again = model.generate(prompt, { maxNewTokens: 12, seed: 3 });
+    assert.equal(tok.decode(again.data), tok.decode(all.data));
+    assert.deepEqual([...model.stream(prompt, { maxNewTokens: 12, seed: 3 })].map((t) => t[0]), streamed.map(([t]) => t));
+    const stopped = model.generate(prompt, { maxNewTokens: 12, seed: 3, onToken: (_, step) => step < 2 });
+    assert.equal(stopped.shape[1], prompt.length + 3);
+    const greedy = model.generate(prompt, { maxNewTokens: 5, temperature: 0 });
+    assert.deepEqual(greedy, model.generate(prompt, { maxNewTokens: 5, topK: 1, seed: 9 }));
+  });
+
+  test('tokenizer round trip and errors', () => {
+    const tok = own(new attn.CharTokenizer('héllo wörld'));
+    assert.equal(tok.vocabulary, ' dhlorwéö'); // sorted code points: é (U+E9) before ö (U+F6)
+    assert.equal(tok.decode(tok.encode('wörld hé')), 'wörld hé');
+    assert.throws(() => tok.encode('hx'), {
+      message: "CharTokenizer.encode: character 'x' (U+0078) at position 1 is not in the vocabulary of 9 characters",
+    });
+    assert.throws(() => tok.decode([0, 9]), /CharTokenizer.decode: expected ids in \[0, 9\), got 9 at index 1/);
+    assert.throws(() => new attn.CharTokenizer(''), /CharTokenizer: expected a non-empty text/);
+  });
+
+  test('bad configs, ids and options raise clear errors', () => {
+    assert.throws(() => new attn.GPT({ dModel: 10, nHeads: 4 }), {
+      message: 'GPT: dModel must be divisible by nHeads, got dModel=10 and nHeads=4',
+    });
+    assert.throws(() => new attn.GPT({ nHeads: 0 }), { message: 'GPT: expected nHeads > 0, got 0' });
+    assert.throws(() => new attn.GPT({ norm: 'middle' }), /GPT: expected norm to be "pre" or "post", got "middle"/);
+    assert.throws(() => new attn.GPT({ layers: 2 }), /GPT: unknown config field "layers"/);
+    assert.throws(() => new attn.GPT({ vocabSize: 1e7, dModel: 4096, nHeads: 1 }), /exceeds the library's limit/);
+    const model = own(new attn.GPT({ vocabSize: 5, dModel: 8, nHeads: 2, nLayers: 1, dFF: 8, blockSize: 4 }));
+    assert.throws(() => model.forward([1, 2, 5]), { message: 'GPT.forward: expected token ids in [0, 5), got 5 at index 2' });
+    assert.throws(() => model.forward([1, 2, 3, 4, 0]), { message: 'GPT.forward: a context of 5 tokens exceeds the block size 4' });
+    assert.throws(() => model.generate([1], { temperature: -1 }), /generate: expected temperature >= 0/);
+    assert.throws(() => model.generate([1], { maxTokens: 3 }), /generate: unknown option "maxTokens"/);
+    assert.throws(() => model.generate([7]), /generate: expected token ids in \[0, 5\), got 7/);
+    const it = model.stream([1], { maxNewTokens: 5 });
+    it.next();
+    model.dispose();
+    assert.throws(() => it.next(), { message: 'GPT: used after dispose()' });
+  });
+});

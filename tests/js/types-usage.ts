@@ -1,0 +1,24 @@
+// Compiled (not run) by types.test.js: the published .d.ts must describe the
+// API as the README and the tests use it.
+import { createAttention, tensor, type AttentionTrace, type GPTConfig, type Tensor } from '../../web/lib/index.js';
+
+const attn = await createAttention();
+attn.manualSeed(123);
+const inputs: Tensor = tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66]]);
+const sa = attn.SelfAttentionV1 ? new attn.SelfAttentionV1(3, 2) : null;
+const ctx: Float32Array | undefined = sa?.forward(inputs).context.data;
+sa?.[Symbol.dispose]();
+const a: AttentionTrace = attn.scaledDotProductAttention(inputs, inputs, inputs, { causal: true, fillValue: -1e9 });
+const w: number[] = a.weights.shape;
+const config: GPTConfig = attn.nanoGPTConfig({ vocabSize: 65, blockSize: 64, nLayer: 4, nHead: 4, nEmbd: 128 });
+const model = new attn.GPT({ ...config, dropout: 0 });
+const { logits, trace } = model.forward([[1, 2, 3]], { trace: true });
+const heads: number | undefined = trace?.layers[0].weights.shape[1];
+const out = model.generate([1, 2], { maxNewTokens: 3, onToken: (t: number[], step: number) => step < 2 });
+for (const step of model.stream([1], { maxNewTokens: 2, topK: 5 })) step.length;
+const tok = new attn.CharTokenizer('abc');
+const text: string = tok.decode(tok.encode('cab'));
+const mha = new attn.MultiHeadAttention(8, 2);
+mha.forward(attn.randn(1, 3, 8)).averageWeights.data;
+model.dispose();
+export { ctx, w, logits, heads, out, text };
