@@ -64,6 +64,36 @@ void multi_head_attention_forward(ConstMatrixRef q, ConstMatrixRef k, ConstMatri
     }
 }
 
+void multi_head_attention_backward(MatrixRef dq, MatrixRef dk, MatrixRef dv, ConstMatrixRef dy, ConstMatrixRef q,
+                                   ConstMatrixRef k, ConstMatrixRef v, const float* weights, const float* keep,
+                                   int64_t B, int64_t H) {
+    const int64_t T_q = q.rows() / B, T_k = k.rows() / B;
+    const int64_t d_k = q.cols() / H, d_v = v.cols() / H;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d_k));
+    Matrix dp(T_q, T_k), pd(T_q, T_k);
+    for (int64_t b = 0; b < B; ++b) {
+        for (int64_t h = 0; h < H; ++h) {
+            const ConstMatrixMap p(weights + (b * H + h) * T_q * T_k, T_q, T_k);
+            const auto dY = dy.block(b * T_q, h * d_v, T_q, d_v);
+            const auto V = v.block(b * T_k, h * d_v, T_k, d_v);
+            dp.noalias() = dY * V.transpose();
+            if (keep) {
+                const ConstMatrixMap m(keep + (b * H + h) * T_q * T_k, T_q, T_k);
+                pd = p.cwiseProduct(m);
+                dv.block(b * T_k, h * d_v, T_k, d_v).noalias() += pd.transpose() * dY;
+                dp = dp.cwiseProduct(m);
+            } else {
+                dv.block(b * T_k, h * d_v, T_k, d_v).noalias() += p.transpose() * dY;
+            }
+            // softmax backward, row by row: dS = P ⊙ (dP - Σ_j dP_j P_j)
+            const Eigen::VectorXf row_dot = dp.cwiseProduct(p).rowwise().sum();
+            dp = p.cwiseProduct(dp.colwise() - row_dot) * scale;
+            dq.block(b * T_q, h * d_k, T_q, d_k).noalias() += dp * k.block(b * T_k, h * d_k, T_k, d_k);
+            dk.block(b * T_k, h * d_k, T_k, d_k).noalias() += dp.transpose() * q.block(b * T_q, h * d_k, T_q, d_k);
+        }
+    }
+}
+
 Tensor split_heads(ConstMatrixRef x, int64_t B, int64_t H) {
     const int64_t T = x.rows() / B, d = x.cols() / H;
     Tensor out({B, H, T, d});

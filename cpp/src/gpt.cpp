@@ -1,6 +1,7 @@
 #include "attn/gpt.hpp"
 
 #include "attn/activations.hpp"
+#include "attn/dropout.hpp"
 #include "attn/attention_kernel.hpp"
 #include "attn/layer_norm.hpp"
 #include "attn/linear.hpp"
@@ -151,6 +152,22 @@ void GPTConfig::validate(const char* fn) const {
 }
 
 GPT::GPT(const GPTConfig& config) : config_((config.validate("GPT"), config)) {
+    Generator gen(config_.seed);
+    initialise(gen);
+}
+
+GPT::GPT(const GPTConfig& config, Generator& gen) : config_((config.validate("GPT"), config)) { initialise(gen); }
+
+void GPT::initialise(Generator& gen) {
+    allocate();
+    if (config_.init == InitScheme::PyTorch) {
+        init_pytorch(*this, gen);
+    } else {
+        init_gpt2(*this, gen);
+    }
+}
+
+void GPT::allocate() {
     const GPTConfig& c = config_;
     const int64_t C = c.d_model, F = c.d_ff, V = c.vocab_size;
     wte = Tensor({V, C});
@@ -176,12 +193,6 @@ GPT::GPT(const GPTConfig& config) : config_((config.validate("GPT"), config)) {
     }
     lm_head_weight = c.tie_embeddings ? Tensor() : Tensor({V, C});
     lm_head_bias = zeros_if(c.head_bias, {V});
-    Generator gen(c.seed);
-    if (c.init == InitScheme::PyTorch) {
-        init_pytorch(*this, gen);
-    } else {
-        init_gpt2(*this, gen);
-    }
 }
 
 std::vector<std::pair<std::string, const Tensor*>> GPT::named_parameters() const {
@@ -247,7 +258,16 @@ Tensor GPT::forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace)
         throw Error(std::string(fn) + ": expected ids of shape [B, T] with B, T > 0, got " + std::to_string(ids.size()) +
                     " ids for B=" + std::to_string(B));
     }
-    return run(ids, B, static_cast<int64_t>(ids.size()) / B, nullptr, trace, fn);
+    return run(ids, B, static_cast<int64_t>(ids.size()) / B, nullptr, trace, nullptr, nullptr, fn);
+}
+
+Tensor GPT::forward_train(const std::vector<int64_t>& ids, int64_t B, GPTActivations& acts, Generator* dropout_gen) const {
+    constexpr const char* fn = "GPT.forwardTrain";
+    if (B <= 0 || ids.empty() || ids.size() % static_cast<size_t>(B) != 0) {
+        throw Error(std::string(fn) + ": expected ids of shape [B, T] with B, T > 0, got " + std::to_string(ids.size()) +
+                    " ids for B=" + std::to_string(B));
+    }
+    return run(ids, B, static_cast<int64_t>(ids.size()) / B, nullptr, nullptr, &acts, dropout_gen, fn);
 }
 
 Tensor GPT::forward_cached(const std::vector<int64_t>& ids, int64_t B, KVCache& cache, GPTTrace* trace) const {
@@ -256,13 +276,19 @@ Tensor GPT::forward_cached(const std::vector<int64_t>& ids, int64_t B, KVCache& 
         throw Error(std::string(fn) + ": expected ids of shape [" + std::to_string(cache.batch) + ", T] with T > 0, got " +
                     std::to_string(ids.size()) + " ids for B=" + std::to_string(B));
     }
-    return run(ids, B, static_cast<int64_t>(ids.size()) / B, &cache, trace, fn);
+    return run(ids, B, static_cast<int64_t>(ids.size()) / B, &cache, trace, nullptr, nullptr, fn);
+}
+
+GPT GPT::zeros_like() const {
+    GPT g = *this;
+    for (auto& [name, t] : g.named_parameters()) std::fill(t->data.begin(), t->data.end(), 0.0f);
+    return g;
 }
 
 Tensor GPT::run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* cache, GPTTrace* trace,
-                const char* fn) const {
+                GPTActivations* kept, Generator* dropout_gen, const char* fn) const {
     const GPTConfig& c = config_;
-    const int64_t C = c.d_model, H = c.n_heads, F = c.d_ff, V = c.vocab_size, BT = B * T;
+    const int64_t C = c.d_model, H = c.n_heads, F = c.d_ff, V = c.vocab_size, N = B * T;
     const int64_t pos0 = cache ? cache->length : 0, T_k = pos0 + T;
     if (T_k > c.block_size) {
         throw Error(std::string(fn) + ": a context of " + std::to_string(T_k) + " tokens exceeds the block size " +
@@ -275,50 +301,72 @@ Tensor GPT::run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* 
         }
     }
     const bool pre = c.norm == NormPlacement::Pre;
+    const float p = dropout_gen ? c.dropout : 0.0f;
+    GPTActivations local;
+    GPTActivations& acts = kept ? *kept : local;
+    acts.B = B;
+    acts.T = T;
+    acts.ids = ids;
+    acts.layers.resize(static_cast<size_t>(c.n_layers));
 
     // x: the residual stream, one row per (b, t).
-    Matrix x(BT, C);
+    Matrix x(N, C);
     const auto wte_m = matrix(wte);
     const auto wpe_m = matrix(wpe);
-    for (int64_t r = 0; r < BT; ++r) x.row(r) = wte_m.row(ids[static_cast<size_t>(r)]) + wpe_m.row(pos0 + r % T);
+    for (int64_t r = 0; r < N; ++r) x.row(r) = wte_m.row(ids[static_cast<size_t>(r)]) + wpe_m.row(pos0 + r % T);
+    acts.emb_keep.clear();
+    if (p > 0) {
+        dropout_mask(acts.emb_keep, N * C, p, *dropout_gen);
+        apply_mask(x.data(), acts.emb_keep);
+    }
     if (trace) {
         trace->embeddings = to_tensor(x, {B, T, C});
         trace->layers.assign(static_cast<size_t>(c.n_layers), {});
     }
 
-    Matrix normed(BT, C), qkv(BT, 3 * C), y(BT, C), a(BT, C), f(BT, F);
     AttentionOptions causal;
     causal.causal = true;
+    Matrix a(N, C), m(N, C);
     for (int64_t l = 0; l < c.n_layers; ++l) {
         const GPTBlock& blk = h[static_cast<size_t>(l)];
+        GPTLayerActivations& L = acts.layers[static_cast<size_t>(l)];
         GPTLayerTrace* lt = trace ? &trace->layers[static_cast<size_t>(l)] : nullptr;
+        L.input = x;
         if (lt) lt->input = to_tensor(x, {B, T, C});
+        L.ln_1_mean.resize(static_cast<size_t>(N));
+        L.ln_1_rstd.resize(static_cast<size_t>(N));
+        L.ln_2_mean.resize(static_cast<size_t>(N));
+        L.ln_2_rstd.resize(static_cast<size_t>(N));
 
-        // ---- attention sublayer
-        if (pre) layer_norm_forward(normed.data(), x.data(), ptr(blk.ln_1_weight), ptr(blk.ln_1_bias), BT, C);
-        linear_forward(qkv.data(), (pre ? normed : x).data(), ptr(blk.attn_c_attn_weight), ptr(blk.attn_c_attn_bias),
-                       BT, C, 3 * C);
+        // ---- attention sublayer: a = c_proj(attention(c_attn(LN₁(x) or x)))
+        L.ln_1.resize(N, C);
+        if (pre) {
+            layer_norm_forward(L.ln_1.data(), x.data(), ptr(blk.ln_1_weight), ptr(blk.ln_1_bias), N, C, 1e-5f,
+                               L.ln_1_mean.data(), L.ln_1_rstd.data());
+        }
+        L.qkv.resize(N, 3 * C);
+        linear_forward(L.qkv.data(), (pre ? L.ln_1 : x).data(), ptr(blk.attn_c_attn_weight), ptr(blk.attn_c_attn_bias),
+                       N, C, 3 * C);
+        L.att.resize(static_cast<size_t>(B * H * T * T_k));
+        L.y.resize(N, C);
         float* scores = nullptr;
-        float* weights = nullptr;
         if (lt) {
             lt->scores = Tensor({B, H, T, T_k});
-            lt->weights = Tensor({B, H, T, T_k});
             scores = lt->scores.data.data();
-            weights = lt->weights.data.data();
         }
         if (cache) {
             const int64_t stride = c.block_size;
             Matrix& kc = cache->k[static_cast<size_t>(l)];
             Matrix& vc = cache->v[static_cast<size_t>(l)];
             for (int64_t b = 0; b < B; ++b) {
-                kc.block(b * stride + pos0, 0, T, C) = qkv.block(b * T, C, T, C);
-                vc.block(b * stride + pos0, 0, T, C) = qkv.block(b * T, 2 * C, T, C);
+                kc.block(b * stride + pos0, 0, T, C) = L.qkv.block(b * T, C, T, C);
+                vc.block(b * stride + pos0, 0, T, C) = L.qkv.block(b * T, 2 * C, T, C);
             }
             for (int64_t b = 0; b < B; ++b) {
                 const int64_t off = b * H * T * T_k;
-                multi_head_attention_forward(qkv.block(b * T, 0, T, C), kc.block(b * stride, 0, T_k, C),
-                                             vc.block(b * stride, 0, T_k, C), 1, H, causal, y.block(b * T, 0, T, C),
-                                             scores ? scores + off : nullptr, weights ? weights + off : nullptr, fn);
+                multi_head_attention_forward(L.qkv.block(b * T, 0, T, C), kc.block(b * stride, 0, T_k, C),
+                                             vc.block(b * stride, 0, T_k, C), 1, H, causal, L.y.block(b * T, 0, T, C),
+                                             scores ? scores + off : nullptr, L.att.data() + off, fn);
             }
             if (lt) {
                 Matrix ks(B * T_k, C), vs(B * T_k, C);
@@ -329,44 +377,85 @@ Tensor GPT::run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* 
                 lt->keys = split_heads(ks, B, H);
                 lt->values = split_heads(vs, B, H);
             }
+        } else if (p > 0) {
+            // Attention dropout acts on the weights between softmax and V.
+            multi_head_attention_forward(L.qkv.leftCols(C), L.qkv.middleCols(C, C), L.qkv.rightCols(C), B, H, causal,
+                                         L.y, scores, L.att.data(), fn);
+            dropout_mask(L.att_keep, B * H * T * T, p, *dropout_gen);
+            std::vector<float> dropped(L.att);
+            apply_mask(dropped.data(), L.att_keep);
+            for (int64_t b = 0; b < B; ++b)
+                for (int64_t hh = 0; hh < H; ++hh)
+                    L.y.block(b * T, hh * (C / H), T, C / H).noalias() =
+                        ConstMatrixMap(dropped.data() + (b * H + hh) * T * T, T, T) *
+                        L.qkv.block(b * T, 2 * C + hh * (C / H), T, C / H);
         } else {
-            multi_head_attention_forward(qkv.leftCols(C), qkv.middleCols(C, C), qkv.rightCols(C), B, H, causal, y,
-                                         scores, weights, fn);
-            if (lt) {
-                lt->keys = split_heads(qkv.middleCols(C, C), B, H);
-                lt->values = split_heads(qkv.rightCols(C), B, H);
-            }
+            L.att_keep.clear();
+            multi_head_attention_forward(L.qkv.leftCols(C), L.qkv.middleCols(C, C), L.qkv.rightCols(C), B, H, causal,
+                                         L.y, scores, L.att.data(), fn);
         }
-        if (lt) lt->queries = split_heads(qkv.leftCols(C), B, H);
-        linear_forward(a.data(), y.data(), ptr(blk.attn_c_proj_weight), ptr(blk.attn_c_proj_bias), BT, C, C);
+        if (lt) {
+            lt->queries = split_heads(L.qkv.leftCols(C), B, H);
+            if (!cache) {
+                lt->keys = split_heads(L.qkv.middleCols(C, C), B, H);
+                lt->values = split_heads(L.qkv.rightCols(C), B, H);
+            }
+            lt->weights = Tensor({B, H, T, T_k}, L.att);
+        }
+        linear_forward(a.data(), L.y.data(), ptr(blk.attn_c_proj_weight), ptr(blk.attn_c_proj_bias), N, C, C);
+        L.resid_1_keep.clear();
+        if (p > 0) {
+            dropout_mask(L.resid_1_keep, N * C, p, *dropout_gen);
+            apply_mask(a.data(), L.resid_1_keep);
+        }
+        L.ln_2.resize(N, C);
         if (pre) {
-            x += a;
-            layer_norm_forward(normed.data(), x.data(), ptr(blk.ln_2_weight), ptr(blk.ln_2_bias), BT, C);
+            L.x_1 = x + a;
+            layer_norm_forward(L.ln_2.data(), L.x_1.data(), ptr(blk.ln_2_weight), ptr(blk.ln_2_bias), N, C, 1e-5f,
+                               L.ln_2_mean.data(), L.ln_2_rstd.data());
         } else {
-            a += x;
-            layer_norm_forward(x.data(), a.data(), ptr(blk.ln_1_weight), ptr(blk.ln_1_bias), BT, C);
+            L.ln_1 = x + a;  // post-norm: LN₁'s input
+            L.x_1.resize(N, C);
+            layer_norm_forward(L.x_1.data(), L.ln_1.data(), ptr(blk.ln_1_weight), ptr(blk.ln_1_bias), N, C, 1e-5f,
+                               L.ln_1_mean.data(), L.ln_1_rstd.data());
         }
 
-        // ---- feed-forward sublayer
-        linear_forward(f.data(), (pre ? normed : x).data(), ptr(blk.mlp_c_fc_weight), ptr(blk.mlp_c_fc_bias), BT, C, F);
+        // ---- feed-forward sublayer: m = c_proj(act(c_fc(LN₂(x₁) or x₁)))
+        L.fc.resize(N, F);
+        linear_forward(L.fc.data(), (pre ? L.ln_2 : L.x_1).data(), ptr(blk.mlp_c_fc_weight), ptr(blk.mlp_c_fc_bias), N,
+                       C, F);
+        L.act = L.fc;
         if (c.activation == Activation::GELU) {
-            gelu_forward(f.data(), BT * F);
+            gelu_forward(L.act.data(), N * F);
         } else {
-            relu_forward(f.data(), BT * F);
+            relu_forward(L.act.data(), N * F);
         }
-        linear_forward(a.data(), f.data(), ptr(blk.mlp_c_proj_weight), ptr(blk.mlp_c_proj_bias), BT, F, C);
+        linear_forward(m.data(), L.act.data(), ptr(blk.mlp_c_proj_weight), ptr(blk.mlp_c_proj_bias), N, F, C);
+        L.resid_2_keep.clear();
+        if (p > 0) {
+            dropout_mask(L.resid_2_keep, N * C, p, *dropout_gen);
+            apply_mask(m.data(), L.resid_2_keep);
+        }
         if (pre) {
-            x += a;
+            x = L.x_1 + m;
         } else {
-            a += x;
-            layer_norm_forward(x.data(), a.data(), ptr(blk.ln_2_weight), ptr(blk.ln_2_bias), BT, C);
+            L.ln_2 = L.x_1 + m;  // post-norm: LN₂'s input
+            layer_norm_forward(x.data(), L.ln_2.data(), ptr(blk.ln_2_weight), ptr(blk.ln_2_bias), N, C, 1e-5f,
+                               L.ln_2_mean.data(), L.ln_2_rstd.data());
         }
         if (lt) lt->output = to_tensor(x, {B, T, C});
     }
 
-    if (pre) layer_norm_forward(normed.data(), x.data(), ptr(ln_f_weight), ptr(ln_f_bias), BT, C);
+    acts.x_final = x;
+    if (pre) {
+        acts.ln_f.resize(N, C);
+        acts.ln_f_mean.resize(static_cast<size_t>(N));
+        acts.ln_f_rstd.resize(static_cast<size_t>(N));
+        layer_norm_forward(acts.ln_f.data(), x.data(), ptr(ln_f_weight), ptr(ln_f_bias), N, C, 1e-5f,
+                           acts.ln_f_mean.data(), acts.ln_f_rstd.data());
+    }
     Tensor logits({B, T, V});
-    linear_forward(logits.data.data(), (pre ? normed : x).data(), ptr(head_weight()), ptr(lm_head_bias), BT, C, V);
+    linear_forward(logits.data.data(), (pre ? acts.ln_f : x).data(), ptr(head_weight()), ptr(lm_head_bias), N, C, V);
     if (cache) cache->length = T_k;
     return logits;
 }

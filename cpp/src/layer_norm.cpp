@@ -13,7 +13,7 @@ LayerNorm::LayerNorm(int64_t c, float e) : eps(e) {
 }
 
 void layer_norm_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t N,
-                        int64_t C, float eps) {
+                        int64_t C, float eps, float* mean_out, float* rstd_out) {
     for (int64_t r = 0; r < N; ++r) {
         const float* in = inp + r * C;
         float* o = out + r * C;
@@ -23,6 +23,34 @@ void layer_norm_forward(float* out, const float* inp, const float* weight, const
         for (int64_t j = 0; j < C; ++j) var += (in[j] - mean) * (in[j] - mean);
         const float inv_std = 1.0f / std::sqrt(var / static_cast<float>(C) + eps);
         for (int64_t j = 0; j < C; ++j) o[j] = (in[j] - mean) * inv_std * weight[j] + (bias ? bias[j] : 0.0f);
+        if (mean_out) mean_out[r] = mean;
+        if (rstd_out) rstd_out[r] = inv_std;
+    }
+}
+
+void layer_norm_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                         const float* weight, const float* mean, const float* rstd, int64_t N, int64_t C) {
+    for (int64_t r = 0; r < N; ++r) {
+        const float* dy = dout + r * C;
+        const float* x = inp + r * C;
+        float* dx = dinp + r * C;
+        // dnorm = dy ⊙ γ; dx = rstd (dnorm - mean(dnorm) - norm · mean(dnorm ⊙ norm))
+        float dnorm_mean = 0, dnorm_norm_mean = 0;
+        for (int64_t j = 0; j < C; ++j) {
+            const float norm = (x[j] - mean[r]) * rstd[r];
+            const float dnorm = weight[j] * dy[j];
+            dnorm_mean += dnorm;
+            dnorm_norm_mean += dnorm * norm;
+        }
+        dnorm_mean /= static_cast<float>(C);
+        dnorm_norm_mean /= static_cast<float>(C);
+        for (int64_t j = 0; j < C; ++j) {
+            const float norm = (x[j] - mean[r]) * rstd[r];
+            const float dnorm = weight[j] * dy[j];
+            if (dbias) dbias[j] += dy[j];
+            dweight[j] += norm * dy[j];
+            dx[j] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd[r];
+        }
     }
 }
 

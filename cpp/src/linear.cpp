@@ -22,6 +22,14 @@ void check_features(int64_t in, int64_t out) {
 }
 }  // namespace
 
+void linear_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                     const float* weight, int64_t N, int64_t C, int64_t OC) {
+    const ConstMatrixMap dY(dout, N, OC);
+    if (dinp) MatrixMap(dinp, N, C).noalias() = dY * ConstMatrixMap(weight, OC, C);
+    MatrixMap(dweight, OC, C).noalias() += dY.transpose() * ConstMatrixMap(inp, N, C);
+    if (dbias) Eigen::Map<Eigen::RowVectorXf>(dbias, OC) += dY.colwise().sum();
+}
+
 void linear_init_(Tensor& weight, Tensor* bias, Generator& gen) {
     const int64_t in = weight.shape[1];
     uniform_(weight, -kaiming_uniform_bound(in), kaiming_uniform_bound(in), gen);

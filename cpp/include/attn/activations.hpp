@@ -10,4 +10,8 @@ namespace attn {
 void relu_forward(float* x, int64_t n);
 void gelu_forward(float* x, int64_t n);
 
+// dinp = dout ⊙ f'(inp), where inp is the activation's input (pre-activation).
+void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+
 }  // namespace attn

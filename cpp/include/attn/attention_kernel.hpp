@@ -26,6 +26,16 @@ void multi_head_attention_forward(ConstMatrixRef q, ConstMatrixRef k, ConstMatri
                                   float* scores = nullptr, float* weights = nullptr,
                                   const char* fn = "multiHeadAttention");
 
+// Gradients of multi_head_attention_forward given its weights (B, H, T_q, T_k)
+// (after any dropout: `weights` must be what multiplied V). dq, dk, dv are
+// accumulated (+=). For each (b, h), with P the weights and s the scale:
+//   dV += Pᵀ dY,  dP = dY Vᵀ,  dS = P ⊙ (dP - rowsum(dP ⊙ P)),  dQ += s dS K,  dK += s dSᵀ Q.
+// `keep` (B, H, T_q, T_k), when not null, is the dropout multiplier applied to P
+// (0 or 1/(1-p)); then `weights` are the pre-dropout softmax.
+void multi_head_attention_backward(MatrixRef dq, MatrixRef dk, MatrixRef dv, ConstMatrixRef dy, ConstMatrixRef q,
+                                   ConstMatrixRef k, ConstMatrixRef v, const float* weights, const float* keep,
+                                   int64_t B, int64_t H);
+
 // Copies head h's columns out of (B·T, H·d) rows into a (B, H, T, d) tensor,
 // for traces.
 Tensor split_heads(ConstMatrixRef x, int64_t B, int64_t H);

@@ -84,6 +84,35 @@ struct GPTTrace {
     std::vector<GPTLayerTrace> layers;
 };
 
+// What a training forward pass keeps for backward (llm.c's "activations"),
+// N = B·T rows. Dropout multipliers are empty when dropout is off.
+struct GPTLayerActivations {
+    Matrix input;                          // (N, C) residual stream entering the block
+    Matrix ln_1;                           // (N, C) LN₁ output (pre-norm) / LN₁ input x + a (post-norm)
+    std::vector<float> ln_1_mean, ln_1_rstd;  // (N)
+    Matrix qkv;                            // (N, 3C)
+    std::vector<float> att;                // (B, H, T, T) softmax weights, before dropout
+    std::vector<float> att_keep;           // (B, H, T, T) attention-dropout multipliers
+    Matrix y;                              // (N, C) heads side by side
+    std::vector<float> resid_1_keep;       // (N, C) dropout after the attention projection
+    Matrix x_1;                            // (N, C) stream after the attention sublayer
+    Matrix ln_2;                           // (N, C) LN₂ output (pre-norm) / LN₂ input x₁ + m (post-norm)
+    std::vector<float> ln_2_mean, ln_2_rstd;  // (N)
+    Matrix fc;                             // (N, F) before the activation
+    Matrix act;                            // (N, F) after the activation
+    std::vector<float> resid_2_keep;       // (N, C) dropout after the feed-forward projection
+};
+
+struct GPTActivations {
+    int64_t B = 0, T = 0;
+    std::vector<int64_t> ids;              // (B, T)
+    std::vector<float> emb_keep;           // (N, C) dropout on the embeddings
+    std::vector<GPTLayerActivations> layers;
+    Matrix x_final;                        // (N, C) stream after the last block
+    Matrix ln_f;                           // (N, C) final LN output (pre-norm only)
+    std::vector<float> ln_f_mean, ln_f_rstd;  // (N)
+};
+
 // Keys and values of every position seen so far, per layer, so that each new
 // token costs one row of attention instead of a full recompute.
 struct KVCache {
@@ -96,6 +125,10 @@ struct KVCache {
 class GPT {
 public:
     explicit GPT(const GPTConfig& config);
+    // Draws the initial weights from gen (as after torch.manual_seed) instead
+    // of a generator seeded with config.seed, so a training run can continue
+    // the same stream for its batches, as nanoGPT's train.py does.
+    GPT(const GPTConfig& config, Generator& gen);
 
     // ids (B, T) row-major, T <= block_size. Returns logits (B, T, vocab_size).
     // With a trace pointer, every layer's and head's intermediates are copied
@@ -108,6 +141,18 @@ public:
     Tensor forward_cached(const std::vector<int64_t>& ids, int64_t B, KVCache& cache,
                           GPTTrace* trace = nullptr) const;
     KVCache new_cache(int64_t batch) const;
+
+    // Training mode: logits (B, T, V) with every activation kept in `acts`
+    // for backward(); dropout (config.dropout > 0) draws its masks from
+    // `dropout_gen` as torch.nn.Dropout does (keep where u < 1 - p, u a 53-bit
+    // double, kept values scaled by 1/(1 - p)). No dropout when it is null.
+    Tensor forward_train(const std::vector<int64_t>& ids, int64_t B, GPTActivations& acts,
+                         Generator* dropout_gen) const;
+    // Accumulates into grads (a model of the same config, see zeros_like) the
+    // gradient of a loss whose gradient w.r.t. the logits is dlogits (B·T, V).
+    void backward(const GPTActivations& acts, const float* dlogits, GPT& grads) const;
+    // A model of the same config with every parameter 0: a gradient buffer.
+    GPT zeros_like() const;
 
     const GPTConfig& config() const { return config_; }
     // nanoGPT's get_num_params: shared (tied) tensors once; non_embedding
@@ -129,7 +174,9 @@ public:
 
 private:
     Tensor run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* cache, GPTTrace* trace,
-               const char* fn) const;
+               GPTActivations* acts, Generator* dropout_gen, const char* fn) const;
+    void allocate();
+    void initialise(Generator& gen);
     GPTConfig config_;
 };
 

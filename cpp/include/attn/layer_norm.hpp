@@ -8,8 +8,13 @@
 namespace attn {
 
 // LayerNorm of N rows of C: inp (N, C), weight (C), bias (C) or null, out (N, C).
+// mean and rstd (N each), when not null, keep the statistics for the backward pass.
 void layer_norm_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t N,
-                        int64_t C, float eps = 1e-5f);
+                        int64_t C, float eps = 1e-5f, float* mean = nullptr, float* rstd = nullptr);
+// Gradients of layer_norm_forward (llm.c's form): dinp += ..., dweight += ...,
+// dbias += ... (null without bias).
+void layer_norm_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                         const float* weight, const float* mean, const float* rstd, int64_t N, int64_t C);
 
 class LayerNorm {
 public:

@@ -13,6 +13,11 @@ namespace attn {
 void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t N,
                     int64_t C, int64_t OC);
 
+// Gradients of linear_forward: dinp = dout W (overwritten; may be null),
+// dweight += doutᵀ inp, dbias += Σ_rows dout (may be null).
+void linear_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                     const float* weight, int64_t N, int64_t C, int64_t OC);
+
 // nn.Linear.reset_parameters on existing tensors: weight (out, in) then bias
 // (out, may be null), each uniform(-1/√in, 1/√in).
 void linear_init_(Tensor& weight, Tensor* bias, Generator& gen);
