@@ -1,5 +1,8 @@
 #include "attn/activations.hpp"
 
+#include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
+
 #include <cmath>
 
 namespace attn {
@@ -8,9 +11,15 @@ void relu_forward(float* x, int64_t n) {
     for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
 
+// Eigen's vectorised erf (a rational approximation good to float precision)
+// is what keeps GELU from dominating a training step.
+using Values = Eigen::Map<Eigen::ArrayXf>;
+using ConstValues = Eigen::Map<const Eigen::ArrayXf>;
+
 void gelu_forward(float* x, int64_t n) {
     constexpr float kInvSqrt2 = 0.70710678118654752f;
-    for (int64_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * kInvSqrt2));
+    Values v(x, n);
+    v = 0.5f * v * (1.0f + (v * kInvSqrt2).erf());
 }
 
 void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n) {
@@ -21,11 +30,8 @@ void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n) 
     // d/dx [x Φ(x)] = Φ(x) + x φ(x)
     constexpr float kInvSqrt2 = 0.70710678118654752f;
     constexpr float kInvSqrt2Pi = 0.39894228040143268f;
-    for (int64_t i = 0; i < n; ++i) {
-        const float x = inp[i];
-        const float cdf = 0.5f * (1.0f + std::erf(x * kInvSqrt2));
-        dinp[i] = dout[i] * (cdf + x * kInvSqrt2Pi * std::exp(-0.5f * x * x));
-    }
+    const ConstValues x(inp, n);
+    Values(dinp, n) = ConstValues(dout, n) * (0.5f * (1.0f + (x * kInvSqrt2).erf()) + x * kInvSqrt2Pi * (-0.5f * x * x).exp());
 }
 
 }  // namespace attn

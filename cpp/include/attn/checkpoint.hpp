@@ -1,0 +1,48 @@
+// Checkpoints in the safetensors format (https://github.com/huggingface/safetensors):
+//
+//   [8 bytes: header length N, little-endian u64][N bytes: JSON header][raw data]
+//
+// The header maps each tensor name to {"dtype": "F32", "shape": [...],
+// "data_offsets": [begin, end]} (offsets into the raw data) and carries
+// "__metadata__", a string-to-string map. Tensors use nanoGPT's state_dict
+// names (transformer.h.0.attn.c_attn.weight, ...); the metadata holds the
+// model config ("config", JSON), the tokenizer's vocabulary ("vocabulary") and,
+// for a checkpoint written during training, the iteration, the training config
+// and AdamW's moments (tensors optimizer.exp_avg.<name>, optimizer.exp_avg_sq.<name>).
+// Python's safetensors.torch.load_file reads these files unchanged.
+//
+// load_checkpoint validates everything before it trusts a byte: header length
+// within the file, well-formed JSON, dtypes, shapes, offsets in bounds and not
+// overlapping, sizes consistent with the config, finite values. Anything else
+// is an Error naming what is wrong, never a crash.
+#pragma once
+
+#include "attn/adamw.hpp"
+#include "attn/gpt.hpp"
+#include "attn/trainer.hpp"
+
+#include <optional>
+#include <string>
+
+namespace attn {
+
+struct TrainingState {
+    int64_t iter = 0;
+    TrainConfig config;
+    AdamW optimizer;
+};
+
+struct Checkpoint {
+    GPT model;
+    std::string vocabulary;  // the CharTokenizer's characters in id order (UTF-8)
+    std::optional<TrainingState> training;
+};
+
+// The bytes of a checkpoint of model (+ the trainer's optimizer and progress).
+std::string save_checkpoint(const GPT& model, const std::string& vocabulary, const Trainer* trainer = nullptr);
+Checkpoint load_checkpoint(const std::string& bytes);
+
+// Largest header the loader accepts (bytes).
+constexpr uint64_t kMaxHeaderBytes = uint64_t{64} << 20;
+
+}  // namespace attn

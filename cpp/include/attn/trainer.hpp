@@ -1,0 +1,80 @@
+// Training the language model the way nanoGPT's train.py does, one step at a
+// time so that a caller (the CLI, a Web Worker) can report progress between
+// steps: learning rate from the schedule, forward on the prefetched batch,
+// fetch the next batch, backward, clip, AdamW.
+//
+// Random numbers follow train.py's order on one generator: manual_seed(seed),
+// the model's initialisation, the first training batch; then per step the
+// dropout masks and the next batch; evaluation batches when evaluate() is called.
+#pragma once
+
+#include "attn/adamw.hpp"
+#include "attn/dataset.hpp"
+#include "attn/gpt.hpp"
+#include "attn/lr_schedule.hpp"
+
+#include <string>
+
+namespace attn {
+
+struct TrainConfig {
+    int64_t batch_size = 12;
+    LRSchedule lr;                                      // 1e-3, cosine to 1e-4 at 2000, 100 warm-up
+    AdamWOptions adamw{0.9f, 0.99f, 1e-8f, 0.1f};       // nanoGPT's shakespeare_char betas and decay
+    float grad_clip = 1.0f;                             // 0 turns clipping off
+    int64_t eval_iters = 200;                           // batches per split in evaluate()
+    uint64_t seed = 1337;
+
+    void validate(const char* fn) const;
+};
+
+struct StepResult {
+    int64_t iter = 0;      // the step just taken (0-based)
+    float lr = 0;
+    float loss = 0;        // training loss of the step's batch
+    float grad_norm = 0;   // before clipping
+};
+
+struct EvalResult {
+    float train = 0;  // mean loss over eval_iters random training batches
+    float val = 0;    // and validation batches
+};
+
+class Trainer {
+public:
+    // A fresh run. model_config.vocab_size is set to the text's vocabulary.
+    Trainer(GPTConfig model_config, const TrainConfig& config, const std::string& text);
+    // A resumed run: the model, optimizer state and iteration from a
+    // checkpoint; the text is encoded with the model's vocabulary. The
+    // generator restarts from seed + iter (a resumed run is statistically, not
+    // bitwise, the continuation).
+    Trainer(GPT model, AdamW optimizer, int64_t iter, const std::string& vocabulary, const TrainConfig& config,
+            const std::string& text);
+
+    StepResult step();
+    EvalResult evaluate(int64_t eval_iters);
+    EvalResult evaluate() { return evaluate(config_.eval_iters); }
+
+    const GPT& model() const { return model_; }
+    const AdamW& optimizer() const { return optimizer_; }
+    const TextDataset& data() const { return data_; }
+    const TrainConfig& config() const { return config_; }
+    int64_t iter() const { return iter_; }
+
+private:
+    float loss(const Batch& batch) const;
+    // Forward and backward of one batch; without dropout the batch is split
+    // across the machine's cores (data parallel, gradients summed).
+    float forward_backward(const Batch& batch);
+    TrainConfig config_;
+    Generator gen_;
+    TextDataset data_;
+    GPT model_;
+    std::vector<GPT> grads_;              // one gradient buffer per part; [0] gets the sum
+    AdamW optimizer_;
+    std::vector<GPTActivations> acts_;    // one per part
+    Batch next_;
+    int64_t iter_ = 0;
+};
+
+}  // namespace attn

@@ -1,0 +1,52 @@
+#include "attn/adamw.hpp"
+
+#include <cmath>
+
+namespace attn {
+
+AdamW::AdamW(const GPT& model, const AdamWOptions& o) : options(o) {
+    for (const auto& [name, t] : model.named_parameters()) {
+        exp_avg.emplace_back(t->shape);
+        exp_avg_sq.emplace_back(t->shape);
+    }
+}
+
+void AdamW::step(GPT& model, const GPT& grads, float lr) {
+    ++steps;
+    const double bias_correction1 = 1.0 - std::pow(static_cast<double>(options.beta1), static_cast<double>(steps));
+    const double bias_correction2 = 1.0 - std::pow(static_cast<double>(options.beta2), static_cast<double>(steps));
+    const auto step_size = static_cast<float>(lr / bias_correction1);
+    const auto bc2_sqrt = static_cast<float>(std::sqrt(bias_correction2));
+    const float b1 = options.beta1, b2 = options.beta2, eps = options.eps;
+    auto params = model.named_parameters();
+    const auto gs = grads.named_parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+        float* p = params[i].second->data.data();
+        const float* g = gs[i].second->data.data();
+        float* m = exp_avg[i].data.data();
+        float* v = exp_avg_sq[i].data.data();
+        const float decay = params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f;
+        const int64_t n = params[i].second->numel();
+        for (int64_t j = 0; j < n; ++j) {
+            p[j] *= decay;
+            m[j] += (g[j] - m[j]) * (1.0f - b1);  // exp_avg.lerp_(grad, 1 - beta1)
+            v[j] = v[j] * b2 + (1.0f - b2) * g[j] * g[j];
+            p[j] -= step_size * m[j] / (std::sqrt(v[j]) / bc2_sqrt + eps);
+        }
+    }
+}
+
+float clip_grad_norm(GPT& grads, float max_norm) {
+    double sum = 0;
+    for (const auto& [name, t] : grads.named_parameters())
+        for (float g : t->data) sum += static_cast<double>(g) * g;
+    const auto norm = static_cast<float>(std::sqrt(sum));
+    const float coef = max_norm / (norm + 1e-6f);
+    if (coef < 1.0f) {
+        for (auto& [name, t] : grads.named_parameters())
+            for (float& g : t->data) g *= coef;
+    }
+    return norm;
+}
+
+}  // namespace attn

@@ -1,0 +1,299 @@
+#include "attn/checkpoint.hpp"
+
+#include "attn/tokenizer.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+namespace attn {
+
+namespace {
+using nlohmann::json;
+constexpr const char* kFormat = "attention-step-by-step";
+
+[[noreturn]] void fail(const std::string& what) { throw Error("loadCheckpoint: " + what); }
+
+json config_json(const GPTConfig& c) {
+    return {{"vocab_size", c.vocab_size},
+            {"n_embd", c.d_model},
+            {"n_head", c.n_heads},
+            {"n_layer", c.n_layers},
+            {"d_ff", c.d_ff},
+            {"block_size", c.block_size},
+            {"norm", c.norm == NormPlacement::Pre ? "pre" : "post"},
+            {"activation", c.activation == Activation::GELU ? "gelu" : "relu"},
+            {"attention_bias", c.attention_bias},
+            {"bias", c.bias},
+            {"head_bias", c.head_bias},
+            {"tie_embeddings", c.tie_embeddings},
+            {"init", c.init == InitScheme::GPT2 ? "gpt2" : "pytorch"},
+            {"dropout", c.dropout},
+            {"seed", c.seed}};
+}
+
+json train_json(const TrainConfig& t, int64_t optimizer_steps) {
+    return {{"batch_size", t.batch_size},      {"learning_rate", t.lr.learning_rate}, {"cosine", t.lr.cosine},
+            {"warmup_iters", t.lr.warmup_iters}, {"lr_decay_iters", t.lr.lr_decay_iters}, {"min_lr", t.lr.min_lr},
+            {"beta1", t.adamw.beta1},          {"beta2", t.adamw.beta2},              {"eps", t.adamw.eps},
+            {"weight_decay", t.adamw.weight_decay}, {"grad_clip", t.grad_clip},      {"eval_iters", t.eval_iters},
+            {"seed", t.seed},                  {"optimizer_steps", optimizer_steps}};
+}
+
+// Typed field access on untrusted JSON: a missing or mistyped field is an Error.
+const json& field(const json& j, const char* key, const char* where) {
+    if (!j.is_object() || !j.contains(key)) fail(std::string(where) + " has no field \"" + key + "\"");
+    return j.at(key);
+}
+int64_t int_field(const json& j, const char* key, const char* where) {
+    const json& v = field(j, key, where);
+    if (!v.is_number_integer()) fail(std::string(where) + "." + key + " must be an integer");
+    return v.get<int64_t>();
+}
+double number_field(const json& j, const char* key, const char* where) {
+    const json& v = field(j, key, where);
+    if (!v.is_number()) fail(std::string(where) + "." + key + " must be a number");
+    return v.get<double>();
+}
+bool bool_field(const json& j, const char* key, const char* where) {
+    const json& v = field(j, key, where);
+    if (!v.is_boolean()) fail(std::string(where) + "." + key + " must be true or false");
+    return v.get<bool>();
+}
+std::string string_field(const json& j, const char* key, const char* where) {
+    const json& v = field(j, key, where);
+    if (!v.is_string()) fail(std::string(where) + "." + key + " must be a string");
+    return v.get<std::string>();
+}
+
+GPTConfig parse_config(const json& j) {
+    GPTConfig c;
+    c.vocab_size = int_field(j, "vocab_size", "config");
+    c.d_model = int_field(j, "n_embd", "config");
+    c.n_heads = int_field(j, "n_head", "config");
+    c.n_layers = int_field(j, "n_layer", "config");
+    c.d_ff = int_field(j, "d_ff", "config");
+    c.block_size = int_field(j, "block_size", "config");
+    const std::string norm = string_field(j, "norm", "config"), act = string_field(j, "activation", "config"),
+                      init = string_field(j, "init", "config");
+    if (norm != "pre" && norm != "post") fail("config.norm must be \"pre\" or \"post\"");
+    if (act != "gelu" && act != "relu") fail("config.activation must be \"gelu\" or \"relu\"");
+    if (init != "gpt2" && init != "pytorch") fail("config.init must be \"gpt2\" or \"pytorch\"");
+    c.norm = norm == "pre" ? NormPlacement::Pre : NormPlacement::Post;
+    c.activation = act == "gelu" ? Activation::GELU : Activation::ReLU;
+    c.init = init == "gpt2" ? InitScheme::GPT2 : InitScheme::PyTorch;
+    c.attention_bias = bool_field(j, "attention_bias", "config");
+    c.bias = bool_field(j, "bias", "config");
+    c.head_bias = bool_field(j, "head_bias", "config");
+    c.tie_embeddings = bool_field(j, "tie_embeddings", "config");
+    c.dropout = static_cast<float>(number_field(j, "dropout", "config"));
+    const int64_t seed = int_field(j, "seed", "config");
+    c.seed = static_cast<uint64_t>(seed);
+    try {
+        c.validate("config");
+    } catch (const Error& e) {
+        fail(e.what());
+    }
+    return c;
+}
+
+TrainConfig parse_train_config(const json& j, int64_t* optimizer_steps) {
+    TrainConfig t;
+    t.batch_size = int_field(j, "batch_size", "train_config");
+    t.lr.learning_rate = static_cast<float>(number_field(j, "learning_rate", "train_config"));
+    t.lr.cosine = bool_field(j, "cosine", "train_config");
+    t.lr.warmup_iters = int_field(j, "warmup_iters", "train_config");
+    t.lr.lr_decay_iters = int_field(j, "lr_decay_iters", "train_config");
+    t.lr.min_lr = static_cast<float>(number_field(j, "min_lr", "train_config"));
+    t.adamw.beta1 = static_cast<float>(number_field(j, "beta1", "train_config"));
+    t.adamw.beta2 = static_cast<float>(number_field(j, "beta2", "train_config"));
+    t.adamw.eps = static_cast<float>(number_field(j, "eps", "train_config"));
+    t.adamw.weight_decay = static_cast<float>(number_field(j, "weight_decay", "train_config"));
+    t.grad_clip = static_cast<float>(number_field(j, "grad_clip", "train_config"));
+    t.eval_iters = int_field(j, "eval_iters", "train_config");
+    t.seed = static_cast<uint64_t>(int_field(j, "seed", "train_config"));
+    *optimizer_steps = int_field(j, "optimizer_steps", "train_config");
+    try {
+        t.validate("train_config");
+    } catch (const Error& e) {
+        fail(e.what());
+    }
+    if (*optimizer_steps < 0) fail("train_config.optimizer_steps must be >= 0");
+    return t;
+}
+
+bool little_endian() {
+    const uint32_t one = 1;
+    unsigned char b;
+    std::memcpy(&b, &one, 1);
+    return b == 1;
+}
+
+struct Entry {
+    std::vector<int64_t> shape;
+    uint64_t begin = 0, end = 0;
+};
+}  // namespace
+
+std::string save_checkpoint(const GPT& model, const std::string& vocabulary, const Trainer* trainer) {
+    if (!little_endian()) throw Error("saveCheckpoint: only little-endian machines are supported");
+    std::vector<std::pair<std::string, const Tensor*>> tensors = model.named_parameters();
+    json meta = {{"format", kFormat}, {"format_version", "1"}, {"config", config_json(model.config()).dump()},
+                 {"vocabulary", vocabulary}};
+    if (trainer) {
+        const AdamW& opt = trainer->optimizer();
+        const auto names = model.named_parameters();
+        for (size_t i = 0; i < names.size(); ++i) {
+            tensors.emplace_back("optimizer.exp_avg." + names[i].first, &opt.exp_avg[i]);
+            tensors.emplace_back("optimizer.exp_avg_sq." + names[i].first, &opt.exp_avg_sq[i]);
+        }
+        meta["iter"] = std::to_string(trainer->iter());
+        meta["train_config"] = train_json(trainer->config(), opt.steps).dump();
+    }
+    json header = json::object();
+    uint64_t offset = 0;
+    for (const auto& [name, t] : tensors) {
+        const uint64_t bytes = static_cast<uint64_t>(t->numel()) * 4;
+        header[name] = {{"dtype", "F32"}, {"shape", t->shape}, {"data_offsets", {offset, offset + bytes}}};
+        offset += bytes;
+    }
+    header["__metadata__"] = meta;
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');  // align the data to 8 bytes
+    std::string out(8, '\0');
+    const uint64_t n = text.size();
+    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xFF);
+    out += text;
+    out.reserve(out.size() + offset);
+    for (const auto& [name, t] : tensors) out.append(reinterpret_cast<const char*>(t->data.data()), t->data.size() * 4);
+    return out;
+}
+
+Checkpoint load_checkpoint(const std::string& bytes) {
+    if (!little_endian()) fail("only little-endian machines are supported");
+    if (bytes.size() < 8) fail("a file of " + std::to_string(bytes.size()) + " bytes is too short for a safetensors header");
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+    if (n > bytes.size() - 8) {
+        fail("the header length " + std::to_string(n) + " exceeds the file's " + std::to_string(bytes.size() - 8) +
+             " bytes after the length field (truncated or not a safetensors file)");
+    }
+    if (n > kMaxHeaderBytes) fail("a header of " + std::to_string(n) + " bytes is larger than the 64 MiB limit");
+    const json header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<int64_t>(n), nullptr, false);
+    if (header.is_discarded()) fail("the header is not valid JSON");
+    if (!header.is_object()) fail("the header must be a JSON object");
+    const uint64_t data_size = bytes.size() - 8 - n;
+    const char* data = bytes.data() + 8 + n;
+
+    // ---- metadata
+    if (!header.contains("__metadata__") || !header["__metadata__"].is_object()) {
+        fail("the header has no __metadata__ object (not a checkpoint of this library)");
+    }
+    std::map<std::string, std::string> meta;
+    for (const auto& [k, v] : header["__metadata__"].items()) {
+        if (!v.is_string()) fail("__metadata__." + k + " must be a string, as safetensors requires");
+        meta[k] = v.get<std::string>();
+    }
+    if (meta["format"] != kFormat) fail("__metadata__.format is \"" + meta["format"] + "\", expected \"" + kFormat + "\"");
+    const json config_j = json::parse(meta["config"], nullptr, false);
+    if (config_j.is_discarded() || !config_j.is_object()) fail("__metadata__.config is not a JSON object");
+    const GPTConfig config = parse_config(config_j);
+
+    // ---- tensor entries: dtype, shape, offsets in bounds and disjoint
+    std::map<std::string, Entry> entries;
+    for (const auto& [name, e] : header.items()) {
+        if (name == "__metadata__") continue;
+        const std::string where = "tensor \"" + name + "\"";
+        if (!e.is_object()) fail(where + " must be an object");
+        if (string_field(e, "dtype", where.c_str()) != "F32") fail(where + " has dtype " + e["dtype"].dump() + ", expected \"F32\"");
+        const json& shape = field(e, "shape", where.c_str());
+        const json& offsets = field(e, "data_offsets", where.c_str());
+        if (!shape.is_array() || shape.size() > 8) fail(where + ".shape must be an array of at most 8 sizes");
+        if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) {
+            fail(where + ".data_offsets must be two non-negative integers");
+        }
+        Entry entry;
+        uint64_t count = 1;
+        for (const json& s : shape) {
+            if (!s.is_number_unsigned() || s.get<uint64_t>() > (uint64_t{1} << 31)) fail(where + ".shape has an invalid size " + s.dump());
+            const uint64_t d = s.get<uint64_t>();
+            if (d != 0 && count > static_cast<uint64_t>(kMaxElements) / d) fail(where + " has too many elements");
+            count *= d;
+            entry.shape.push_back(static_cast<int64_t>(d));
+        }
+        entry.begin = offsets[0].get<uint64_t>();
+        entry.end = offsets[1].get<uint64_t>();
+        if (entry.begin > entry.end || entry.end > data_size) {
+            fail(where + " has data_offsets [" + std::to_string(entry.begin) + ", " + std::to_string(entry.end) +
+                 "] outside the " + std::to_string(data_size) + " data bytes");
+        }
+        if (entry.end - entry.begin != count * 4) {
+            fail(where + " has " + std::to_string(entry.end - entry.begin) + " bytes for " + std::to_string(count) +
+                 " float32 values");
+        }
+        entries.emplace(name, std::move(entry));
+    }
+    std::vector<const Entry*> by_offset;
+    for (const auto& [name, e] : entries) by_offset.push_back(&e);
+    std::sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) { return a->begin < b->begin; });
+    for (size_t i = 1; i < by_offset.size(); ++i) {
+        if (by_offset[i]->begin < by_offset[i - 1]->end) fail("two tensors' data_offsets overlap");
+    }
+
+    auto read = [&](const std::string& name, Tensor& into) {
+        const auto it = entries.find(name);
+        if (it == entries.end()) fail("tensor \"" + name + "\" is missing");
+        if (it->second.shape != into.shape) {
+            fail("tensor \"" + name + "\" has shape " + shape_str(it->second.shape) + ", the config needs " +
+                 shape_str(into.shape));
+        }
+        std::memcpy(into.data.data(), data + it->second.begin, it->second.end - it->second.begin);
+        for (float x : into.data)
+            if (!std::isfinite(x)) fail("tensor \"" + name + "\" holds a non-finite value");
+    };
+
+    Checkpoint ck{GPT(config), meta["vocabulary"], std::nullopt};
+    size_t expected = 0;
+    for (auto& [name, t] : ck.model.named_parameters()) {
+        read(name, *t);
+        ++expected;
+    }
+    try {
+        const CharTokenizer tok(ck.vocabulary);
+        if (tok.vocabulary() != ck.vocabulary || tok.vocab_size() != config.vocab_size) throw Error("");
+    } catch (const Error&) {
+        fail("__metadata__.vocabulary must hold " + std::to_string(config.vocab_size) +
+             " distinct characters in sorted order");
+    }
+
+    if (meta.count("iter")) {
+        TrainingState state{0, TrainConfig{}, AdamW(ck.model, AdamWOptions{})};
+        const json iter_j = json::parse(meta["iter"], nullptr, false);
+        if (!iter_j.is_number_unsigned()) fail("__metadata__.iter must be a non-negative integer");
+        state.iter = iter_j.get<int64_t>();
+        const json train_j = json::parse(meta["train_config"], nullptr, false);
+        if (train_j.is_discarded() || !train_j.is_object()) fail("__metadata__.train_config is not a JSON object");
+        state.config = parse_train_config(train_j, &state.optimizer.steps);
+        state.optimizer.options = state.config.adamw;
+        const auto names = ck.model.named_parameters();
+        for (size_t i = 0; i < names.size(); ++i) {
+            read("optimizer.exp_avg." + names[i].first, state.optimizer.exp_avg[i]);
+            read("optimizer.exp_avg_sq." + names[i].first, state.optimizer.exp_avg_sq[i]);
+            expected += 2;
+        }
+        ck.training = std::move(state);
+    }
+    if (entries.size() != expected) {
+        for (const auto& [name, e] : entries) {
+            bool known = false;
+            for (const auto& [n2, t] : ck.model.named_parameters()) known = known || n2 == name;
+            if (!known && !(ck.training && name.rfind("optimizer.", 0) == 0)) fail("unexpected tensor \"" + name + "\"");
+        }
+    }
+    return ck;
+}
+
+}  // namespace attn

@@ -1,0 +1,55 @@
+#include "attn/dataset.hpp"
+
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+TextDataset::TextDataset(const std::string& text, double train_fraction) : tokenizer_(text) {
+    split(tokenizer_.encode(text), train_fraction);
+}
+
+TextDataset::TextDataset(const std::string& text, const std::string& vocabulary, double train_fraction)
+    : tokenizer_(vocabulary) {
+    if (tokenizer_.vocabulary() != vocabulary) {
+        throw Error("TextDataset: a vocabulary must list distinct characters in sorted order");
+    }
+    split(tokenizer_.encode(text), train_fraction);
+}
+
+void TextDataset::split(const std::vector<int64_t>& ids, double train_fraction) {
+    if (!(train_fraction > 0.0 && train_fraction < 1.0)) {
+        throw Error("TextDataset: expected a train fraction in (0, 1), got " + format_number(train_fraction));
+    }
+    // nanoGPT: n = len(data); train = data[:int(n*0.9)]; val = data[int(n*0.9):]
+    const auto n = static_cast<int64_t>(static_cast<double>(ids.size()) * train_fraction);
+    train_.assign(ids.begin(), ids.begin() + n);
+    val_.assign(ids.begin() + n, ids.end());
+}
+
+void TextDataset::check_block_size(int64_t T, const char* fn) const {
+    const int64_t shortest = static_cast<int64_t>(std::min(train_.size(), val_.size()));
+    if (T <= 0 || shortest <= T) {
+        throw Error(std::string(fn) + ": the text is too short for a block size of " + std::to_string(T) +
+                    ": its smaller split has " + std::to_string(shortest) + " characters, windows need " +
+                    std::to_string(T + 1));
+    }
+}
+
+Batch TextDataset::get_batch(Split split, int64_t B, int64_t T, Generator& gen) const {
+    const std::vector<int64_t>& data = split == Split::Train ? train_ : val_;
+    if (T <= 0 || static_cast<int64_t>(data.size()) <= T) {
+        throw Error("getBatch: the " + std::string(split == Split::Train ? "training" : "validation") + " split has " +
+                    std::to_string(data.size()) + " characters, too few for windows of " + std::to_string(T + 1));
+    }
+    Batch batch;
+    batch.B = B;
+    batch.T = T;
+    const std::vector<int64_t> starts = randint(0, static_cast<int64_t>(data.size()) - T, {B}, gen);
+    for (int64_t i : starts) {
+        batch.x.insert(batch.x.end(), data.begin() + i, data.begin() + i + T);
+        batch.y.insert(batch.y.end(), data.begin() + i + 1, data.begin() + i + T + 1);
+    }
+    return batch;
+}
+
+}  // namespace attn

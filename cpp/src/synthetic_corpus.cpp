@@ -1,0 +1,70 @@
+#include "attn/synthetic_corpus.hpp"
+
+#include "attn/tensor.hpp"
+#include "attn/torch_rng.hpp"
+
+#include <array>
+
+namespace attn {
+
+namespace {
+// Regular nouns: the plural adds "s".
+const std::array<const char*, 32> kNouns = {
+    "cat",    "dog",    "bird",   "horse", "rabbit", "farmer", "teacher", "doctor", "pilot",  "singer", "baker",
+    "lawyer", "writer", "player", "driver", "nurse", "king",   "queen",   "robot",  "donkey", "camel",  "parrot",
+    "monkey", "tiger",  "lion",   "frog",   "snake", "eagle",  "wolf",    "bear",   "goat",   "duck"};
+// Clause verbs in the past tense: no number.
+const std::array<const char*, 24> kPast = {
+    "sat",    "slept",   "waited", "stood",  "hid",    "danced", "rested",  "played", "jumped", "walked", "sang",  "ate",
+    "looked", "worked",  "stayed", "sulked", "hopped", "napped", "laughed", "cried",  "paused", "lived",  "dozed", "read"};
+const std::array<const char*, 10> kPrep = {"on",     "under", "near",  "behind", "beside",
+                                           "beyond", "above", "below", "past",   "around"};
+// Main verbs: {plural form, singular form}.
+const std::array<std::array<const char*, 2>, 32> kVerbs = {{
+    {"purr", "purrs"},     {"bark", "barks"},   {"sing", "sings"},     {"run", "runs"},       {"sleep", "sleeps"},
+    {"swim", "swims"},     {"smile", "smiles"}, {"wait", "waits"},     {"shout", "shouts"},   {"dance", "dances"},
+    {"jump", "jumps"},     {"walk", "walks"},   {"eat", "eats"},       {"laugh", "laughs"},   {"cry", "cries"},
+    {"watch", "watches"},  {"fly", "flies"},    {"hide", "hides"},     {"play", "plays"},     {"rest", "rests"},
+    {"sigh", "sighs"},     {"yawn", "yawns"},   {"hum", "hums"},       {"nod", "nods"},       {"wave", "waves"},
+    {"snore", "snores"},   {"listen", "listens"}, {"think", "thinks"}, {"work", "works"},     {"read", "reads"},
+    {"pray", "prays"},     {"cheer", "cheers"},
+}};
+
+template <size_t N, typename T>
+const T& pick(const std::array<T, N>& a, Generator& gen) {
+    return a[gen.random() % N];
+}
+}  // namespace
+
+std::vector<AgreementSentence> agreement_sentences(int64_t n, uint64_t seed) {
+    if (n < 0 || n > 10'000'000) throw Error("agreementCorpus: expected 0 to 10000000 sentences, got " + std::to_string(n));
+    Generator gen(seed);
+    std::vector<AgreementSentence> out;
+    out.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+        AgreementSentence s;
+        s.plural = gen.random() % 2 == 1;
+        const std::string subject = std::string(pick(kNouns, gen)) + (s.plural ? "s" : "");
+        const bool attractor_plural = gen.random() % 2 == 1;
+        const std::string attractor = std::string(pick(kNouns, gen)) + (attractor_plural ? "s" : "");
+        const char* past = pick(kPast, gen);
+        const char* prep = pick(kPrep, gen);
+        const auto& verb = pick(kVerbs, gen);
+        s.prefix = "The " + subject + ", which " + past + " " + prep + " the " + attractor + ", ";
+        s.verb_correct = verb[s.plural ? 0 : 1];
+        s.verb_wrong = verb[s.plural ? 1 : 0];
+        s.text = s.prefix + s.verb_correct + ".";
+        s.subject_begin = 4;
+        s.subject_end = 4 + static_cast<int64_t>(subject.size());
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::string agreement_corpus(int64_t n, uint64_t seed) {
+    std::string text;
+    for (const AgreementSentence& s : agreement_sentences(n, seed)) text += s.text + "\n";
+    return text;
+}
+
+}  // namespace attn

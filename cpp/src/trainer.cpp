@@ -1,0 +1,165 @@
+#include "attn/trainer.hpp"
+
+#include "attn/cross_entropy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace attn {
+
+namespace {
+int parts_for(int64_t batch_size, float dropout) {
+#ifdef _OPENMP
+    // Dropout draws from one generator in a fixed order: keep it sequential.
+    if (dropout > 0) return 1;
+    return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), batch_size)));
+#else
+    (void)batch_size;
+    (void)dropout;
+    return 1;
+#endif
+}
+
+GPTConfig with_vocab(GPTConfig c, int64_t vocab_size) {
+    c.vocab_size = vocab_size;
+    return c;
+}
+}  // namespace
+
+void TrainConfig::validate(const char* fn) const {
+    auto fail = [&](const std::string& what) { throw Error(std::string(fn) + ": " + what); };
+    if (batch_size <= 0) fail("expected batchSize > 0, got " + std::to_string(batch_size));
+    if (!(lr.learning_rate > 0) || !std::isfinite(lr.learning_rate)) fail("expected learningRate > 0, got " + format_number(lr.learning_rate));
+    if (!(lr.min_lr >= 0) || !std::isfinite(lr.min_lr)) fail("expected minLr >= 0, got " + format_number(lr.min_lr));
+    if (lr.warmup_iters < 0) fail("expected warmupIters >= 0, got " + std::to_string(lr.warmup_iters));
+    if (lr.cosine && lr.lr_decay_iters <= lr.warmup_iters) {
+        fail("expected lrDecayIters > warmupIters, got " + std::to_string(lr.lr_decay_iters) + " and " +
+             std::to_string(lr.warmup_iters));
+    }
+    if (!(adamw.beta1 >= 0 && adamw.beta1 < 1) || !(adamw.beta2 >= 0 && adamw.beta2 < 1)) {
+        fail("expected betas in [0, 1), got " + format_number(adamw.beta1) + " and " + format_number(adamw.beta2));
+    }
+    if (!(adamw.eps > 0)) fail("expected eps > 0, got " + format_number(adamw.eps));
+    if (!(adamw.weight_decay >= 0)) fail("expected weightDecay >= 0, got " + format_number(adamw.weight_decay));
+    if (!(grad_clip >= 0) || !std::isfinite(grad_clip)) fail("expected gradClip >= 0 (0 = off), got " + format_number(grad_clip));
+    if (eval_iters <= 0) fail("expected evalIters > 0, got " + std::to_string(eval_iters));
+}
+
+Trainer::Trainer(GPTConfig model_config, const TrainConfig& config, const std::string& text)
+    : config_((config.validate("Trainer"), config)),
+      gen_(config.seed),
+      data_(text),
+      model_(with_vocab(model_config, data_.tokenizer().vocab_size()), gen_),
+      grads_(static_cast<size_t>(parts_for(config.batch_size, model_config.dropout)), model_.zeros_like()),
+      optimizer_(model_, config.adamw),
+      acts_(grads_.size()) {
+    data_.check_block_size(model_.config().block_size, "Trainer");
+    next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
+}
+
+Trainer::Trainer(GPT model, AdamW optimizer, int64_t iter, const std::string& vocabulary, const TrainConfig& config,
+                 const std::string& text)
+    : config_((config.validate("Trainer"), config)),
+      gen_(config.seed + static_cast<uint64_t>(iter)),
+      data_(text, vocabulary),
+      model_(std::move(model)),
+      grads_(static_cast<size_t>(parts_for(config.batch_size, model_.config().dropout)), model_.zeros_like()),
+      optimizer_(std::move(optimizer)),
+      acts_(grads_.size()),
+      iter_(iter) {
+    if (data_.tokenizer().vocab_size() != model_.config().vocab_size) {
+        throw Error("Trainer: the vocabulary has " + std::to_string(data_.tokenizer().vocab_size()) +
+                    " characters but the model expects " + std::to_string(model_.config().vocab_size));
+    }
+    optimizer_.options = config.adamw;
+    data_.check_block_size(model_.config().block_size, "Trainer");
+    next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
+}
+
+float Trainer::forward_backward(const Batch& batch) {
+    const auto parts = static_cast<int64_t>(grads_.size());
+    const int64_t T = batch.T, V = model_.config().vocab_size, N = batch.B * T;
+    std::vector<double> losses(static_cast<size_t>(parts));
+    // Dropout (parts == 1) draws its masks from the run's generator, after the
+    // batch and before the next one, as train.py does.
+    Generator* dropout = model_.config().dropout > 0 ? &gen_ : nullptr;
+#pragma omp parallel for num_threads(static_cast<int>(parts)) schedule(static, 1)
+    for (int64_t part = 0; part < parts; ++part) {
+        const int64_t b0 = batch.B * part / parts, b1 = batch.B * (part + 1) / parts;
+        const std::vector<int64_t> x(batch.x.begin() + b0 * T, batch.x.begin() + b1 * T);
+        GPT& g = grads_[static_cast<size_t>(part)];
+        GPTActivations& acts = acts_[static_cast<size_t>(part)];
+        const Tensor logits = model_.forward_train(x, b1 - b0, acts, dropout);
+        std::vector<float> dlogits(logits.data.size());
+        const int64_t n = (b1 - b0) * T;
+        losses[static_cast<size_t>(part)] = static_cast<double>(cross_entropy_forward_backward(
+                                                logits.data.data(), batch.y.data() + b0 * T, n, V, dlogits.data())) *
+                                            static_cast<double>(n) / static_cast<double>(N);
+        // The part's gradient of the mean over all N rows, not over its own n.
+        const float rescale = static_cast<float>(n) / static_cast<float>(N);
+        for (float& d : dlogits) d *= rescale;
+        for (auto& [name, t] : g.named_parameters()) std::fill(t->data.begin(), t->data.end(), 0.0f);
+        model_.backward(acts, dlogits.data(), g);
+    }
+    auto total = grads_[0].named_parameters();
+    for (int64_t part = 1; part < parts; ++part) {
+        const auto other = grads_[static_cast<size_t>(part)].named_parameters();
+        for (size_t i = 0; i < total.size(); ++i)
+            Eigen::Map<Eigen::ArrayXf>(total[i].second->data.data(), total[i].second->numel()) +=
+                Eigen::Map<const Eigen::ArrayXf>(other[i].second->data.data(), other[i].second->numel());
+    }
+    double loss = 0;
+    for (double l : losses) loss += l;
+    return static_cast<float>(loss);
+}
+
+StepResult Trainer::step() {
+    StepResult r;
+    r.iter = iter_;
+    r.lr = config_.lr.at(iter_);
+    const Batch batch = std::move(next_);
+    if (grads_.size() == 1) {
+        // Sequential order of train.py: forward (dropout draws), next batch, backward.
+        r.loss = forward_backward(batch);
+        next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
+    } else {
+        // No dropout: the forward draws nothing, so fetching first is the same stream.
+        next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
+        r.loss = forward_backward(batch);
+    }
+    r.grad_norm = clip_grad_norm(grads_[0], config_.grad_clip > 0 ? config_.grad_clip : INFINITY);
+    optimizer_.step(model_, grads_[0], r.lr);
+    ++iter_;
+    return r;
+}
+
+float Trainer::loss(const Batch& batch) const {
+    const Tensor logits = model_.forward(batch.x, batch.B);
+    return cross_entropy_forward_backward(logits.data.data(), batch.y.data(), batch.B * batch.T,
+                                          model_.config().vocab_size);
+}
+
+EvalResult Trainer::evaluate(int64_t eval_iters) {
+    if (eval_iters <= 0) throw Error("Trainer.evaluate: expected evalIters > 0, got " + std::to_string(eval_iters));
+    EvalResult r;
+    for (Split split : {Split::Train, Split::Val}) {
+        // Batches are drawn in order, then evaluated on every core.
+        std::vector<Batch> batches;
+        for (int64_t k = 0; k < eval_iters; ++k)
+            batches.push_back(data_.get_batch(split, config_.batch_size, model_.config().block_size, gen_));
+        std::vector<double> losses(batches.size());
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int64_t k = 0; k < eval_iters; ++k) losses[static_cast<size_t>(k)] = loss(batches[static_cast<size_t>(k)]);
+        double sum = 0;
+        for (double l : losses) sum += l;
+        (split == Split::Train ? r.train : r.val) = static_cast<float>(sum / static_cast<double>(eval_iters));
+    }
+    return r;
+}
+
+}  // namespace attn
