@@ -10,6 +10,8 @@
 // - Every glue function runs inside `guarded`, which turns a C++ exception into
 //   a thrown JS Error carrying the C++ message (never Aborted() or a pointer).
 #include "attn/attn.hpp"
+#include "attn/checkpoint.hpp"
+#include "attn/trainer.hpp"
 #include "attn/generate.hpp"
 #include "attn/gpt.hpp"
 #include "attn/multi_head_attention.hpp"
@@ -553,6 +555,134 @@ std::string tokenizer_decode(const attn::CharTokenizer& t, const val& ids) {
     return guarded("CharTokenizer.decode", [&] { return t.decode(to_ids(ids, "CharTokenizer.decode")); });
 }
 
+// ---- training and checkpoints ---------------------------------------------------
+
+val bytes_to_js(const std::string& bytes) {
+    const val view(emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data())));
+    return val::global("Uint8Array").new_(view);
+}
+
+std::string bytes_from_js(const val& array, const char* fn) {
+    if (!array.instanceof(val::global("Uint8Array"))) throw attn::Error(std::string(fn) + ": expected the bytes as a Uint8Array");
+    std::string out(array["length"].as<size_t>(), '\0');
+    val(emscripten::typed_memory_view(out.size(), reinterpret_cast<uint8_t*>(out.data()))).call<void>("set", array);
+    return out;
+}
+
+struct JsTrainConfig {
+    double batchSize, learningRate, minLr, warmupIters, lrDecayIters;
+    bool cosine;
+    double beta1, beta2, eps, weightDecay, gradClip, evalIters, seed;
+};
+
+JsTrainConfig train_config_to_js(const attn::TrainConfig& t) {
+    return {static_cast<double>(t.batch_size), t.lr.learning_rate, t.lr.min_lr, static_cast<double>(t.lr.warmup_iters),
+            static_cast<double>(t.lr.lr_decay_iters), t.lr.cosine, t.adamw.beta1, t.adamw.beta2, t.adamw.eps,
+            t.adamw.weight_decay, t.grad_clip, static_cast<double>(t.eval_iters), static_cast<double>(t.seed)};
+}
+
+attn::TrainConfig train_config_from_js(const JsTrainConfig& j, const char* fn) {
+    auto count = [&](double d, const char* name) {
+        if (d != std::floor(d) || !(d >= 0) || d > 9007199254740991.0) {
+            throw attn::Error(std::string(fn) + ": expected " + name + " to be a non-negative integer, got " + format_number(d));
+        }
+        return static_cast<int64_t>(d);
+    };
+    attn::TrainConfig t;
+    t.batch_size = count(j.batchSize, "batchSize");
+    t.lr.learning_rate = static_cast<float>(j.learningRate);
+    t.lr.min_lr = static_cast<float>(j.minLr);
+    t.lr.warmup_iters = count(j.warmupIters, "warmupIters");
+    t.lr.lr_decay_iters = count(j.lrDecayIters, "lrDecayIters");
+    t.lr.cosine = j.cosine;
+    t.adamw.beta1 = static_cast<float>(j.beta1);
+    t.adamw.beta2 = static_cast<float>(j.beta2);
+    t.adamw.eps = static_cast<float>(j.eps);
+    t.adamw.weight_decay = static_cast<float>(j.weightDecay);
+    t.grad_clip = static_cast<float>(j.gradClip);
+    t.eval_iters = count(j.evalIters, "evalIters");
+    t.seed = static_cast<uint64_t>(count(j.seed, "seed"));
+    t.validate(fn);
+    return t;
+}
+
+JsTrainConfig default_train_config() { return train_config_to_js(attn::TrainConfig{}); }
+
+struct JsStepResult {
+    double iter, lr, loss, gradNorm;
+};
+struct JsEvalResult {
+    double train, val;
+};
+
+attn::Trainer* make_trainer(const JsGPTConfig& model, const JsTrainConfig& train, const std::string& text) {
+    return guarded("Trainer", [&] {
+        return new attn::Trainer(config_from_js(model, "Trainer"), train_config_from_js(train, "Trainer"), text);
+    });
+}
+
+attn::Trainer* resume_trainer(const val& bytes, const std::string& text) {
+    return guarded("Trainer.resume", [&] {
+        attn::Checkpoint ck = attn::load_checkpoint(bytes_from_js(bytes, "Trainer.resume"));
+        if (!ck.training) throw attn::Error("Trainer.resume: the checkpoint holds no training state (it was saved from a model, not a trainer)");
+        return new attn::Trainer(std::move(ck.model), std::move(ck.training->optimizer), ck.training->iter, ck.vocabulary,
+                                 ck.training->config, text);
+    });
+}
+
+JsStepResult trainer_step(attn::Trainer& t) {
+    return guarded("Trainer.step", [&] {
+        const attn::StepResult r = t.step();
+        return JsStepResult{static_cast<double>(r.iter), r.lr, r.loss, r.grad_norm};
+    });
+}
+
+JsEvalResult trainer_evaluate(attn::Trainer& t, double eval_iters) {
+    return guarded("Trainer.evaluate", [&] {
+        if (eval_iters != std::floor(eval_iters)) throw attn::Error("Trainer.evaluate: expected an integer evalIters, got " + format_number(eval_iters));
+        const attn::EvalResult r = t.evaluate(static_cast<int64_t>(eval_iters));
+        return JsEvalResult{r.train, r.val};
+    });
+}
+
+// A copy of the model being trained, owned by the caller.
+attn::GPT* trainer_snapshot(const attn::Trainer& t) { return new attn::GPT(t.model()); }
+
+val trainer_checkpoint(const attn::Trainer& t) {
+    return guarded("Trainer.checkpoint", [&] {
+        return bytes_to_js(attn::save_checkpoint(t.model(), t.data().tokenizer().vocabulary(), &t));
+    });
+}
+
+val gpt_checkpoint(const attn::GPT& m, const std::string& vocabulary) {
+    return guarded("GPT.checkpoint", [&] {
+        const attn::CharTokenizer tok(vocabulary);
+        if (tok.vocabulary() != vocabulary || tok.vocab_size() != m.config().vocab_size) {
+            throw attn::Error("GPT.checkpoint: expected a vocabulary of " + std::to_string(m.config().vocab_size) +
+                              " distinct characters in sorted order (a CharTokenizer's vocabulary)");
+        }
+        return bytes_to_js(attn::save_checkpoint(m, vocabulary));
+    });
+}
+
+// {vocabulary, iter | null} of a checkpoint (validated in full).
+val checkpoint_info(const val& bytes) {
+    return guarded("loadCheckpoint", [&] {
+        const attn::Checkpoint ck = attn::load_checkpoint(bytes_from_js(bytes, "loadCheckpoint"));
+        val out = val::object();
+        out.set("vocabulary", val(ck.vocabulary));
+        out.set("iter", ck.training ? val(static_cast<double>(ck.training->iter)) : val::null());
+        return out;
+    });
+}
+
+// The checkpoint's model, owned by the caller.
+attn::GPT* gpt_from_checkpoint(const val& bytes) {
+    return guarded("loadCheckpoint", [&] {
+        return new attn::GPT(attn::load_checkpoint(bytes_from_js(bytes, "loadCheckpoint")).model);
+    });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attn) {
@@ -628,7 +758,32 @@ EMSCRIPTEN_BINDINGS(attn) {
         .field("seed", &JsGenerateOptions::seed)
         .field("useKvCache", &JsGenerateOptions::useKvCache);
 
+    value_object<JsTrainConfig>("TrainConfig")
+        .field("batchSize", &JsTrainConfig::batchSize)
+        .field("learningRate", &JsTrainConfig::learningRate)
+        .field("minLr", &JsTrainConfig::minLr)
+        .field("warmupIters", &JsTrainConfig::warmupIters)
+        .field("lrDecayIters", &JsTrainConfig::lrDecayIters)
+        .field("cosine", &JsTrainConfig::cosine)
+        .field("beta1", &JsTrainConfig::beta1)
+        .field("beta2", &JsTrainConfig::beta2)
+        .field("eps", &JsTrainConfig::eps)
+        .field("weightDecay", &JsTrainConfig::weightDecay)
+        .field("gradClip", &JsTrainConfig::gradClip)
+        .field("evalIters", &JsTrainConfig::evalIters)
+        .field("seed", &JsTrainConfig::seed);
+    value_object<JsStepResult>("StepResult")
+        .field("iter", &JsStepResult::iter)
+        .field("lr", &JsStepResult::lr)
+        .field("loss", &JsStepResult::loss)
+        .field("gradNorm", &JsStepResult::gradNorm);
+    value_object<JsEvalResult>("EvalResult").field("train", &JsEvalResult::train).field("val", &JsEvalResult::val);
+
     function("manualSeed", &manual_seed);
+    function("defaultTrainConfig", &default_train_config);
+    function("checkpointInfo", &checkpoint_info);
+    function("gptFromCheckpoint", &gpt_from_checkpoint, allow_raw_pointers());
+    function("resumeTrainer", &resume_trainer, allow_raw_pointers());
     function("defaultGPTConfig", &default_gpt_config);
     function("notebook001Config", &notebook001_config);
     function("nanoGPTConfig", &nanogpt_config);
@@ -711,7 +866,19 @@ EMSCRIPTEN_BINDINGS(attn) {
             return static_cast<double>(m.num_parameters(non_embedding));
         })
         .function("parameterNames", &gpt_parameter_names)
+        .function("checkpoint", &gpt_checkpoint)
         .function("parameter", &gpt_parameter);
+
+    class_<attn::Trainer>("Trainer")
+        .constructor(&make_trainer, allow_raw_pointers())
+        .function("step", &trainer_step)
+        .function("evaluate", &trainer_evaluate)
+        .function("iter", +[](const attn::Trainer& t) { return static_cast<double>(t.iter()); })
+        .function("vocabulary", +[](const attn::Trainer& t) { return t.data().tokenizer().vocabulary(); })
+        .function("config", +[](const attn::Trainer& t) { return train_config_to_js(t.config()); })
+        .function("modelConfig", +[](const attn::Trainer& t) { return config_to_js(t.model().config()); })
+        .function("snapshot", &trainer_snapshot, allow_raw_pointers())
+        .function("checkpoint", &trainer_checkpoint);
 
     class_<attn::GenerationSession>("GenerationSession")
         .constructor(&make_session, allow_raw_pointers())

@@ -7,6 +7,7 @@
 //   attn-train corpus --out FILE [--sentences N] [--seed S]
 //
 // Ctrl-C during training saves a checkpoint before exiting.
+#include "attn/agreement_probe.hpp"
 #include "attn/checkpoint.hpp"
 #include "attn/generate.hpp"
 #include "attn/synthetic_corpus.hpp"
@@ -34,6 +35,7 @@ const char* kUsage = R"(usage:
   attn-train train --data FILE --resume CKPT --out CKPT [--max-iters N]
   attn-train generate --checkpoint CKPT [--prompt TEXT] [--max-new-tokens 200] [--temperature 0.8] [--top-k 0] [--seed 1337]
   attn-train corpus --out FILE [--sentences 20000] [--seed 1337]   the synthetic agreement corpus
+  attn-train probe --checkpoint CKPT [--sentences 500] [--seed 4242]  what a model learned on that corpus
 
 model flags (defaults: nanoGPT's train_shakespeare_char at laptop size):
   --n-layer 4 --n-head 4 --n-embd 128 --d-ff 4*n-embd --block-size 64 --dropout 0
@@ -233,6 +235,21 @@ int generate_cmd(const Args& a) {
     return 0;
 }
 
+int probe_cmd(const Args& a) {
+    const std::string path = a.str("checkpoint");
+    if (path.empty()) throw Error("probe needs --checkpoint CKPT");
+    const Checkpoint ck = load_checkpoint(read_file(path));
+    const AgreementReport r = probe_agreement(ck.model, CharTokenizer(ck.vocabulary),
+                                              agreement_sentences(a.integer("sentences", 500), static_cast<uint64_t>(a.integer("seed", 4242))));
+    std::printf("agreement: %.1f%% of %lld held-out sentences choose the agreeing verb form\n", 100 * r.accuracy,
+                static_cast<long long>(r.sentences));
+    for (size_t i = 0; i < r.subject_attention.size(); ++i)
+        std::printf("  layer %lld head %lld: verb attends most to the subject in %.1f%%\n",
+                    static_cast<long long>(i) / static_cast<long long>(ck.model.config().n_heads),
+                    static_cast<long long>(i) % static_cast<long long>(ck.model.config().n_heads), 100 * r.subject_attention[i]);
+    return 0;
+}
+
 int corpus_cmd(const Args& a) {
     const std::string out = a.str("out");
     if (out.empty()) throw Error("corpus needs --out FILE");
@@ -247,6 +264,7 @@ int main(int argc, char** argv) {
         if (a.command == "train") return train(a);
         if (a.command == "generate") return generate_cmd(a);
         if (a.command == "corpus") return corpus_cmd(a);
+        if (a.command == "probe") return probe_cmd(a);
         if (a.command == "help" || a.command == "--help") {
             std::cout << kUsage;
             return 0;

@@ -156,6 +156,13 @@ function idsArg(ids, fn) {
 
 // ---- the API object ----------------------------------------------------------
 
+/** Wraps an embind object that C++ created, so a JS class can own it. */
+class AdoptedHandle {
+  constructor(handle) {
+    this.handle = handle;
+  }
+}
+
 function makeApi(M) {
   // Frees handles the user forgot to dispose (a safety net, not a substitute).
   const registry = new FinalizationRegistry((handle) => handle.delete());
@@ -301,8 +308,14 @@ function makeApi(M) {
   class GPT extends Module {
     /** A config object (see GPTConfig); missing fields take the defaults. */
     constructor(config = {}) {
-      const full = gptConfig(config, 'GPT');
-      super('GPT', () => new M.GPT(full));
+      const handle = config instanceof AdoptedHandle ? config.handle : null;
+      const full = handle ? null : gptConfig(config, 'GPT');
+      super('GPT', () => handle ?? new M.GPT(full));
+    }
+    /** A safetensors checkpoint of the model (no optimizer state), for loadCheckpoint or Python. */
+    checkpoint(vocabulary) {
+      if (typeof vocabulary !== 'string') throw new Error(`GPT.checkpoint: expected the vocabulary as a string, got ${describe(vocabulary)}`);
+      return this._handle.checkpoint(vocabulary);
     }
     get config() { return this._handle.config(); }
     /** nanoGPT's count: tied tensors once; nonEmbedding leaves out the position embedding. */
@@ -360,6 +373,48 @@ function makeApi(M) {
       const t = idsArg(prompt, 'generate');
       return new M.GenerationSession(this._handle, t.data, t.batch, { maxNewTokens, temperature, topK, seed, useKvCache: Boolean(useKvCache) });
     }
+  }
+
+  const DEFAULT_TRAIN_CONFIG = M.defaultTrainConfig();
+
+  /**
+   * Training as nanoGPT's train.py does it, a step at a time. The model's
+   * vocabulary is the text's characters (vocabSize is set from the text).
+   */
+  class Trainer extends Module {
+    constructor({ model = {}, training = {}, text, ...rest } = {}) {
+      checkKeys(rest, [], 'Trainer', 'options');
+      if (typeof text !== 'string') throw new Error(`Trainer: expected text as a string, got ${describe(text)}`);
+      const handle = model instanceof AdoptedHandle ? model.handle : null;
+      checkKeys(training, Object.keys(DEFAULT_TRAIN_CONFIG), 'Trainer', 'config');
+      const modelConfig = handle ? null : gptConfig(model, 'Trainer');
+      super('Trainer', () => handle ?? new M.Trainer(modelConfig, { ...DEFAULT_TRAIN_CONFIG, ...training }, text));
+    }
+    /** Resumes from a checkpoint written by trainer.checkpoint(), on the given text. */
+    static resume(bytes, text) {
+      if (typeof text !== 'string') throw new Error(`Trainer.resume: expected text as a string, got ${describe(text)}`);
+      return new Trainer({ model: new AdoptedHandle(M.resumeTrainer(bytes, text)), text });
+    }
+    /** One optimisation step: {iter, lr, loss, gradNorm}. */
+    step() { return this._handle.step(); }
+    /** Mean loss over evalIters random batches of each split: {train, val}. */
+    evaluate(evalIters = this.config.evalIters) { return this._handle.evaluate(evalIters); }
+    get iter() { return this._handle.iter(); }
+    get vocabulary() { return this._handle.vocabulary(); }
+    get config() { return this._handle.config(); }
+    get modelConfig() { return this._handle.modelConfig(); }
+    /** A copy of the model as it is now (a GPT you dispose). */
+    snapshot() { return new GPT(new AdoptedHandle(this._handle.snapshot())); }
+    /** Model, vocabulary, optimizer state and progress as safetensors bytes. */
+    checkpoint() { return this._handle.checkpoint(); }
+  }
+
+  /** Reads a checkpoint (safetensors bytes): {model: GPT, tokenizer: CharTokenizer, vocabulary, iter}. */
+  function loadCheckpoint(bytes) {
+    if (!(bytes instanceof Uint8Array)) throw new Error(`loadCheckpoint: expected a Uint8Array, got ${describe(bytes)}`);
+    const info = M.checkpointInfo(bytes);
+    const model = new GPT(new AdoptedHandle(M.gptFromCheckpoint(bytes)));
+    return { model, tokenizer: new CharTokenizer(info.vocabulary), vocabulary: info.vocabulary, iter: info.iter };
   }
 
   class CharTokenizer extends Module {
@@ -434,6 +489,9 @@ function makeApi(M) {
     TorchMultiheadAttention,
     GPT,
     CharTokenizer,
+    Trainer,
+    loadCheckpoint,
+    defaultTrainConfig: () => ({ ...DEFAULT_TRAIN_CONFIG }),
     SelfAttentionV1,
     SelfAttentionV2,
     SelfAttentionU,

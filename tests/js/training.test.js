@@ -1,0 +1,119 @@
+// Training through the JS API: the same losses as the native tool, checkpoints
+// that follow the safetensors rules, resumption, and clear errors.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { createAttention } from '../../web/lib/index.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TEXT = Array.from({ length: 300 }, (_, i) =>
+  ['The cat, which sat on the mat, purrs.', 'The cats, which sat on the mats, purr.', 'The dog barks.', 'The dogs bark.'][i % 4],
+).join('\n');
+
+let attn;
+before(async () => {
+  attn = await createAttention();
+});
+const created = [];
+const own = (obj) => (created.push(obj), obj);
+afterEach(() => {
+  while (created.length) created.pop().dispose();
+});
+
+const SMALL = { nLayers: 2, nHeads: 2, dModel: 16, dFF: 64, blockSize: 16, bias: false, attentionBias: false, tieEmbeddings: true };
+
+describe('Trainer', () => {
+  test('a WASM run gives the native tool\'s losses, step for step', () => {
+    const cli = join(ROOT, 'build/native/attn-train');
+    assert.ok(existsSync(cli), `the native tool is built first by npm test (${cli})`);
+    const dir = mkdtempSync(join(tmpdir(), 'attn-train-'));
+    writeFileSync(join(dir, 'text.txt'), TEXT);
+    const out = execFileSync(cli, ['train', '--data', join(dir, 'text.txt'), '--out', join(dir, 'ck.safetensors'),
+      '--n-layer', '2', '--n-head', '2', '--n-embd', '16', '--d-ff', '64', '--block-size', '16', '--batch-size', '4',
+      '--max-iters', '12', '--warmup-iters', '3', '--lr-decay-iters', '12', '--lr', '3e-3', '--min-lr', '3e-4',
+      '--eval-interval', '0', '--log-interval', '1', '--final-eval-iters', '2', '--seed', '7'], { encoding: 'utf8' });
+    const native = [...out.matchAll(/^iter (\d+): loss ([0-9.]+)/gm)].map((m) => Number(m[2]));
+    assert.equal(native.length, 12);
+    const trainer = own(new attn.Trainer({
+      model: SMALL,
+      training: { batchSize: 4, warmupIters: 3, lrDecayIters: 12, learningRate: 3e-3, minLr: 3e-4, seed: 7 },
+      text: TEXT,
+    }));
+    const wasm = Array.from({ length: 12 }, () => trainer.step().loss);
+    for (let i = 0; i < 12; i++) assert.ok(Math.abs(wasm[i] - native[i]) < 2e-4, `step ${i}: wasm ${wasm[i]} vs native ${native[i]}`);
+    // The native checkpoint loads in WASM and carries the vocabulary.
+    const ck = attn.loadCheckpoint(new Uint8Array(readFileSync(join(dir, 'ck.safetensors'))));
+    own(ck.model);
+    own(ck.tokenizer);
+    assert.equal(ck.vocabulary, trainer.vocabulary);
+    assert.equal(ck.iter, 12);
+  });
+
+  test('loss falls; checkpoints round-trip and resume', () => {
+    const trainer = own(new attn.Trainer({ model: SMALL, training: { batchSize: 8, evalIters: 8, warmupIters: 5, lrDecayIters: 80, learningRate: 5e-3 }, text: TEXT }));
+    const before = trainer.evaluate();
+    for (let i = 0; i < 80; i++) trainer.step();
+    const after = trainer.evaluate();
+    assert.ok(after.val < before.val - 1, `val loss ${before.val} -> ${after.val}`);
+    const bytes = trainer.checkpoint();
+    const resumed = own(attn.Trainer.resume(bytes, TEXT));
+    assert.equal(resumed.iter, 80);
+    assert.equal(resumed.step().iter, 80);
+    const snap = own(trainer.snapshot());
+    const ck = attn.loadCheckpoint(snap.checkpoint(trainer.vocabulary));
+    own(ck.model);
+    own(ck.tokenizer);
+    assert.equal(ck.iter, null);
+    const ids = ck.tokenizer.encode('The cat');
+    assert.deepEqual(Array.from(ck.model.forward(ids).logits.data), Array.from(snap.forward(ids).logits.data));
+  });
+
+  test('checkpoints follow the safetensors rules', () => {
+    const trainer = own(new attn.Trainer({ model: SMALL, training: { batchSize: 2 }, text: TEXT }));
+    trainer.step();
+    const bytes = trainer.checkpoint();
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const n = Number(view.getBigUint64(0, true));
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+    const dataBytes = bytes.length - 8 - n;
+    // As safetensors' own validation demands: metadata str -> str; F32 tensors
+    // whose byte ranges tile the data buffer from 0 to its end without gaps.
+    const meta = header.__metadata__;
+    assert.ok(Object.values(meta).every((v) => typeof v === 'string'));
+    assert.equal(JSON.parse(meta.config).n_layer, 2);
+    const entries = Object.entries(header).filter(([k]) => k !== '__metadata__').map(([, e]) => e);
+    entries.sort((a, b) => a.data_offsets[0] - b.data_offsets[0]);
+    let end = 0;
+    for (const e of entries) {
+      assert.equal(e.dtype, 'F32');
+      assert.equal(e.data_offsets[0], end);
+      assert.equal(e.data_offsets[1] - e.data_offsets[0], 4 * e.shape.reduce((a, b) => a * b, 1));
+      end = e.data_offsets[1];
+    }
+    assert.equal(end, dataBytes);
+    assert.ok('transformer.h.1.attn.c_attn.weight' in header && 'optimizer.exp_avg.transformer.wte.weight' in header);
+  });
+
+  test('bad input is an Error, and the trainer survives it', () => {
+    assert.throws(() => new attn.Trainer({ model: SMALL, training: { batchSize: 0 }, text: TEXT }), { message: 'Trainer: expected batchSize > 0, got 0' });
+    assert.throws(() => new attn.Trainer({ model: SMALL, training: { batch: 4 }, text: TEXT }), /Trainer: unknown config field "batch"/);
+    assert.throws(() => new attn.Trainer({ model: { ...SMALL, blockSize: 4096 }, text: TEXT }), /too short for a block size of 4096/);
+    assert.throws(() => attn.loadCheckpoint(new Uint8Array([1, 2, 3])), {
+      message: 'loadCheckpoint: a file of 3 bytes is too short for a safetensors header',
+    });
+    assert.throws(() => attn.loadCheckpoint('nope'), /loadCheckpoint: expected a Uint8Array/);
+    const trainer = own(new attn.Trainer({ model: SMALL, training: { batchSize: 2 }, text: TEXT }));
+    const bytes = trainer.checkpoint();
+    const corrupt = bytes.slice();
+    corrupt[9] = 0x7b;
+    corrupt[10] = 0x7b;
+    assert.throws(() => attn.loadCheckpoint(corrupt), /loadCheckpoint: /);
+    assert.throws(() => attn.Trainer.resume(own(trainer.snapshot()).checkpoint(trainer.vocabulary), TEXT), /holds no training state/);
+    assert.equal(trainer.step().iter, 0);
+  });
+});
