@@ -14,7 +14,10 @@ have em++ || missing+=(emscripten)
 [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || missing+=(nlohmann-json3-dev)
 if [ "${1:-}" = "--browser" ]; then
+  # The test suite also needs Chromium and, for the checkpoint fuzzer, clang with libFuzzer.
   have chromium || missing+=(chromium)
+  have clang++ || missing+=(clang)
+  compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || missing+=(libclang-rt-dev)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

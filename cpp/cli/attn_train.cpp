@@ -36,6 +36,7 @@ const char* kUsage = R"(usage:
   attn-train generate --checkpoint CKPT [--prompt TEXT] [--max-new-tokens 200] [--temperature 0.8] [--top-k 0] [--seed 1337]
   attn-train corpus --out FILE [--sentences 20000] [--seed 1337]   the synthetic agreement corpus
   attn-train probe --checkpoint CKPT [--sentences 500] [--seed 4242]  what a model learned on that corpus
+  attn-train export --checkpoint CKPT --out FILE   the model alone (no optimizer state), for shipping
 
 model flags (defaults: nanoGPT's train_shakespeare_char at laptop size):
   --n-layer 4 --n-head 4 --n-embd 128 --d-ff 4*n-embd --block-size 64 --dropout 0
@@ -250,6 +251,16 @@ int probe_cmd(const Args& a) {
     return 0;
 }
 
+int export_cmd(const Args& a) {
+    const std::string in = a.str("checkpoint"), out = a.str("out");
+    if (in.empty() || out.empty()) throw Error("export needs --checkpoint CKPT and --out FILE");
+    const Checkpoint ck = load_checkpoint(read_file(in));
+    const std::string bytes = save_checkpoint(ck.model, ck.vocabulary);
+    write_file(out, bytes);
+    std::printf("wrote %s: the model without optimizer state, %zu bytes\n", out.c_str(), bytes.size());
+    return 0;
+}
+
 int corpus_cmd(const Args& a) {
     const std::string out = a.str("out");
     if (out.empty()) throw Error("corpus needs --out FILE");
@@ -265,6 +276,7 @@ int main(int argc, char** argv) {
         if (a.command == "generate") return generate_cmd(a);
         if (a.command == "corpus") return corpus_cmd(a);
         if (a.command == "probe") return probe_cmd(a);
+        if (a.command == "export") return export_cmd(a);
         if (a.command == "help" || a.command == "--help") {
             std::cout << kUsage;
             return 0;

@@ -17,8 +17,6 @@ const std::array<const char*, 32> kNouns = {
 const std::array<const char*, 24> kPast = {
     "sat",    "slept",   "waited", "stood",  "hid",    "danced", "rested",  "played", "jumped", "walked", "sang",  "ate",
     "looked", "worked",  "stayed", "sulked", "hopped", "napped", "laughed", "cried",  "paused", "lived",  "dozed", "read"};
-// Prepositions of the phrase after the subject ("The cats from the farm, ...").
-const std::array<const char*, 8> kSubjectPrep = {"from", "of", "with", "by", "at", "for", "like", "beside"};
 const std::array<const char*, 10> kPrep = {"on",     "under", "near",  "behind", "beside",
                                            "beyond", "above", "below", "past",   "around"};
 // Main verbs: {plural form, singular form}.
@@ -47,14 +45,12 @@ std::vector<AgreementSentence> agreement_sentences(int64_t n, uint64_t seed) {
         AgreementSentence s;
         s.plural = gen.random() % 2 == 1;
         const std::string subject = std::string(pick(kNouns, gen)) + (s.plural ? "s" : "");
-        const std::string modifier = std::string(pick(kSubjectPrep, gen)) + " the " + pick(kNouns, gen) +
-                                     (gen.random() % 2 == 1 ? "s" : "");
         const bool attractor_plural = gen.random() % 2 == 1;
         const std::string attractor = std::string(pick(kNouns, gen)) + (attractor_plural ? "s" : "");
         const char* past = pick(kPast, gen);
         const char* prep = pick(kPrep, gen);
         const auto& verb = pick(kVerbs, gen);
-        s.prefix = "The " + subject + " " + modifier + ", which " + past + " " + prep + " the " + attractor + ", ";
+        s.prefix = "The " + subject + ", which " + past + " " + prep + " the " + attractor + ", ";
         s.verb_correct = verb[s.plural ? 0 : 1];
         s.verb_wrong = verb[s.plural ? 1 : 0];
         s.text = s.prefix + s.verb_correct + ".";

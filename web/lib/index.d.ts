@@ -285,6 +285,78 @@ export interface GPT extends Disposable {
   generate(prompt: Ids, options?: GenerateOptions & { onToken?: (tokens: number[], step: number) => boolean | void }): IntTensor;
   /** The same generation as an iterator of each step's tokens. */
   stream(prompt: Ids, options?: GenerateOptions): Generator<number[], void, unknown>;
+  /** safetensors bytes of the model alone; vocabulary is its tokenizer's. */
+  checkpoint(vocabulary: string): Uint8Array;
+}
+
+/** Training hyper-parameters; defaults are nanoGPT's shakespeare_char at laptop size. */
+export interface TrainConfig {
+  /** default 12 */
+  batchSize: number;
+  /** peak learning rate, default 1e-3 */
+  learningRate: number;
+  /** end of the cosine decay, default 1e-4 */
+  minLr: number;
+  /** linear warm-up steps, default 100 */
+  warmupIters: number;
+  /** where the cosine reaches minLr, default 2000 */
+  lrDecayIters: number;
+  /** false: constant learningRate */
+  cosine: boolean;
+  /** AdamW, default 0.9 */
+  beta1: number;
+  /** AdamW, default 0.99 */
+  beta2: number;
+  /** AdamW, default 1e-8 */
+  eps: number;
+  /** on matrices and embeddings only, default 0.1 */
+  weightDecay: number;
+  /** global gradient norm limit, 0 = off; default 1 */
+  gradClip: number;
+  /** batches per split in evaluate(), default 200 */
+  evalIters: number;
+  /** torch.manual_seed for the initial weights, batches and dropout; default 1337 */
+  seed: number;
+}
+
+export interface StepResult {
+  /** the step just taken, from 0 */
+  iter: number;
+  lr: number;
+  /** training loss of the step's batch */
+  loss: number;
+  /** global gradient norm before clipping */
+  gradNorm: number;
+}
+
+export interface EvalResult {
+  train: number;
+  val: number;
+}
+
+/** nanoGPT's training loop, a step at a time (90/10 split of the text, random windows). */
+export interface Trainer extends Disposable {
+  step(): StepResult;
+  /** Mean loss over evalIters random batches of each split. */
+  evaluate(evalIters?: number): EvalResult;
+  readonly iter: number;
+  /** The text's characters in id order (the model's vocabulary). */
+  readonly vocabulary: string;
+  readonly config: TrainConfig;
+  readonly modelConfig: GPTConfig;
+  /** A copy of the model as it is now; dispose it. */
+  snapshot(): GPT;
+  /** Model, vocabulary, AdamW state and progress as safetensors bytes. */
+  checkpoint(): Uint8Array;
+}
+
+/** A loaded checkpoint. model and tokenizer are yours to dispose. */
+export interface LoadedCheckpoint {
+  model: GPT;
+  tokenizer: CharTokenizer;
+  vocabulary: string;
+  /** training progress when saved by a Trainer, else null */
+  iter: number | null;
 }
 
 /** nanoGPT's character tokenizer: the sorted set of a text's characters (code points). */
@@ -340,6 +412,17 @@ export interface Attention {
   TorchMultiheadAttention: new (embedDim: number, numHeads: number, options?: { bias?: boolean }) => TorchMultiheadAttention;
   GPT: new (config?: Partial<GPTConfig>) => GPT;
   CharTokenizer: new (text: string) => CharTokenizer;
+  /** Starts a training run; vocabSize comes from the text. */
+  Trainer: {
+    new (options: { model?: Partial<GPTConfig>; training?: Partial<TrainConfig>; text: string }): Trainer;
+    /** Continues a run from trainer.checkpoint() bytes. */
+    resume(bytes: Uint8Array, text: string): Trainer;
+  };
+  /** Reads safetensors bytes written by this library (validated; corrupt files throw). */
+  loadCheckpoint(bytes: Uint8Array): LoadedCheckpoint;
+  /** The pretrained model shipped with the package (synthetic agreement corpus). */
+  loadDefaultModel(): Promise<LoadedCheckpoint>;
+  defaultTrainConfig(): TrainConfig;
   SelfAttentionV1: new (dIn: number, dOut: number) => SelfAttentionV1;
   SelfAttentionV2: new (dIn: number, dOut: number, qkvBias?: boolean) => SelfAttentionV2;
   SelfAttentionU: new (d: number) => SelfAttentionU;

@@ -12,21 +12,22 @@
 import createAttentionModule from './wasm/attention_wasm.mjs';
 
 const WASM_URL = new URL('./wasm/attention_wasm.wasm', import.meta.url);
+// The pretrained model the package ships: tools/train-default-model.sh.
+const DEFAULT_MODEL_URL = new URL('./models/agreement.safetensors', import.meta.url);
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
-async function loadWasmBinary() {
-  if (WASM_URL.protocol === 'file:') {
+/** The bytes of a file shipped next to this module (read in Node, fetched in a browser). */
+async function loadBytes(url, fn) {
+  if (url.protocol === 'file:') {
     // Node: Emscripten 3.1.6's loader cannot fetch a file: URL (TOOLCHAIN.md),
     // so the bytes are read here. The specifier is a variable so that browser
     // bundlers leave the import alone.
     const fsModule = 'node:fs/promises';
     const { readFile } = await import(/* @vite-ignore */ fsModule);
-    return readFile(WASM_URL);
+    return new Uint8Array(await readFile(url));
   }
-  const response = await fetch(WASM_URL);
-  if (!response.ok) {
-    throw new Error(`createAttention: could not load ${WASM_URL}: HTTP ${response.status}`);
-  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${fn}: could not load ${url}: HTTP ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
 }
 
@@ -491,6 +492,11 @@ function makeApi(M) {
     CharTokenizer,
     Trainer,
     loadCheckpoint,
+    /**
+     * The model the package ships, trained on the synthetic agreement corpus
+     * ("The cats, which sat on the mat, purr."): {model, tokenizer, vocabulary, iter}.
+     */
+    loadDefaultModel: async () => loadCheckpoint(await loadBytes(DEFAULT_MODEL_URL, 'loadDefaultModel')),
     defaultTrainConfig: () => ({ ...DEFAULT_TRAIN_CONFIG }),
     SelfAttentionV1,
     SelfAttentionV2,
@@ -507,7 +513,7 @@ function makeApi(M) {
  * `wasmBinary` to supply the bytes yourself.
  */
 export async function createAttention({ wasmBinary } = {}) {
-  const bytes = wasmBinary ?? (await loadWasmBinary());
+  const bytes = wasmBinary ?? (await loadBytes(WASM_URL, 'createAttention'));
   const M = await createAttentionModule({
     wasmBinary: bytes,
     // The module prints nothing on success; route anything it does print to

@@ -3,16 +3,13 @@
 // "The cat, which was sitting on the mat, purrs." / "The cats, which were
 // sitting on the mat, purr."
 //
-// One sentence per line:
-//   The <subject> <prep> the <noun>, which <past verb> <prep> the <noun>, <verb>.
-//   The cats from the farmer, which slept near the dog, purr.
+// One sentence per line:  The <subject>, which <past verb> <prep> the <noun>, <verb>.
 // Only the subject carries the number the verb must agree with: the clause is
-// in the past tense (no was/were to copy from), and both other nouns
-// (attractors) have a random number of their own, so "agree with the nearest
-// noun" is wrong half the time. The phrase after the subject puts a variable
-// distance between the subject and "which", so "which" cannot stand in for the
-// subject as a fixed landmark. About 10^11 sentences per subject number: a
-// model cannot memorise them from a corpus of thousands.
+// in the past tense (no was/were to copy from), and its noun (an attractor) has
+// a random number of its own, so "agree with the nearest noun" is wrong half
+// the time. With 32 subjects, 24 clause verbs, 10 prepositions, 64 attractor
+// forms and 32 verbs there are about 16 million sentences per subject
+// number: a model cannot memorise them from a corpus of thousands.
 #pragma once
 
 #include <cstdint>

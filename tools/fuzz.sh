@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the checkpoint loader's libFuzzer target with AddressSanitizer and
+# UBSan (clang) and runs it for FUZZ_SECONDS (default 30) from a seed corpus of
+# real checkpoints written by attn-train. Exits non-zero on any crash.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-30}
+CXX=clang++ cmake -S . -B build/fuzz -DATTN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/fuzz -j "$(nproc)" --target checkpoint_fuzzer attn-train >/dev/null
+
+work=build/fuzz/run
+rm -rf "$work" && mkdir -p "$work/corpus"
+build/fuzz/attn-train corpus --out "$work/text.txt" --sentences 300 --seed 1 >/dev/null
+for layers in 1 2; do
+  build/fuzz/attn-train train --data "$work/text.txt" --out "$work/corpus/seed$layers.safetensors" --n-layer "$layers" \
+    --n-head 2 --n-embd 8 --block-size 8 --batch-size 2 --max-iters 1 --eval-interval 0 --final-eval-iters 1 >/dev/null
+done
+build/fuzz/checkpoint_fuzzer -max_total_time="$seconds" -max_len=16384 -print_final_stats=1 "$work/corpus" 2>&1 | tail -n 12
+echo "fuzz: no crash in ${seconds}s"
