@@ -117,3 +117,37 @@ describe('Trainer', () => {
     assert.equal(trainer.step().iter, 0);
   });
 });
+
+describe('the shipped model', () => {
+  test('loads and makes the verb agree with a distant subject', async () => {
+    const { model, tokenizer } = await attn.loadDefaultModel();
+    own(model);
+    own(tokenizer);
+    assert.deepEqual([model.config.nLayers, model.config.nHeads], [2, 4]);
+    // Sum of log-probabilities of a continuation after a prefix.
+    const score = (prefix, continuation) => {
+      const ids = tokenizer.encode(prefix + continuation);
+      const { logits } = model.forward(ids);
+      const V = model.config.vocabSize;
+      let total = 0;
+      for (let k = tokenizer.encode(prefix).length; k < ids.length; k++) {
+        const row = logits.data.subarray((k - 1) * V, k * V);
+        const max = Math.max(...row);
+        const logSum = Math.log(row.reduce((s, x) => s + Math.exp(x - max), 0)) + max;
+        total += row[ids[k]] - logSum;
+      }
+      return total;
+    };
+    const cases = [
+      ['\nThe cats, which slept near the dog, ', 'purr.', 'purrs.'],
+      ['\nThe cat, which slept near the dogs, ', 'purrs.', 'purr.'],
+      ['\nThe teachers, which waited beside the king, ', 'sing.', 'sings.'],
+      ['\nThe pilot, which danced behind the farmers, ', 'watches.', 'watch.'],
+    ];
+    for (const [prefix, right, wrong] of cases) {
+      assert.ok(score(prefix, right) > score(prefix, wrong), `${prefix.trim()} ${right}`);
+    }
+    const text = tokenizer.decode(model.generate(tokenizer.encode('\nThe dogs, which'), { maxNewTokens: 40, seed: 1, temperature: 0.5 }).data);
+    assert.match(text, /^\nThe dogs, which [a-z]+ [a-z]+ the [a-z]+, [a-z]+\./);
+  });
+});
