@@ -11,6 +11,7 @@
 //   a thrown JS Error carrying the C++ message (never Aborted() or a pointer).
 #include "attn/attn.hpp"
 #include "attn/checkpoint.hpp"
+#include "attn/synthetic_corpus.hpp"
 #include "attn/trainer.hpp"
 #include "attn/generate.hpp"
 #include "attn/gpt.hpp"
@@ -683,6 +684,16 @@ attn::GPT* gpt_from_checkpoint(const val& bytes) {
     });
 }
 
+std::string agreement_corpus(double sentences, double seed) {
+    return guarded("agreementCorpus", [&] {
+        if (sentences != std::floor(sentences) || seed != std::floor(seed) || seed < 0) {
+            throw attn::Error("agreementCorpus: expected integer sentences and seed >= 0, got " + format_number(sentences) +
+                              " and " + format_number(seed));
+        }
+        return attn::agreement_corpus(static_cast<int64_t>(sentences), static_cast<uint64_t>(seed));
+    });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attn) {
@@ -782,6 +793,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("manualSeed", &manual_seed);
     function("defaultTrainConfig", &default_train_config);
     function("checkpointInfo", &checkpoint_info);
+    function("agreementCorpus", &agreement_corpus);
     function("gptFromCheckpoint", &gpt_from_checkpoint, allow_raw_pointers());
     function("resumeTrainer", &resume_trainer, allow_raw_pointers());
     function("defaultGPTConfig", &default_gpt_config);

@@ -1,22 +1,12 @@
 // The JS API against the built WASM module: the notebooks' numbers through
 // the same calls a learner writes, and errors a user can read.
 import assert from 'node:assert/strict';
-import { afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { createAttention, tensor } from '../../web/lib/index.js';
-import { assertClose, notebook, rngCase, row } from './golden.js';
+import { tensor } from '../../web/lib/index.js';
+import { assertClose, attn, notebook, own, rngCase, row, useAttention } from './helpers.js';
 
-let attn;
-before(async () => {
-  attn = await createAttention();
-});
-
-// Node 20 cannot parse `using`; dispose through Symbol.dispose the same way.
-const created = [];
-const own = (obj) => (created.push(obj), obj);
-afterEach(() => {
-  while (created.length) created.pop()[Symbol.dispose]();
-});
+useAttention();
 
 describe('PyTorch-compatible random numbers', () => {
   test('rand, randn (both paths), randint, Linear init match TORCH_RNG.md', () => {

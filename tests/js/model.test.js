@@ -1,20 +1,11 @@
 // Multi-head attention, the tiny language model, its tokenizer and generation,
 // through the JS API.
 import assert from 'node:assert/strict';
-import { afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { createAttention } from '../../web/lib/index.js';
-import { assertClose } from './golden.js';
+import { assertClose, attn, own, useAttention } from './helpers.js';
 
-let attn;
-before(async () => {
-  attn = await createAttention();
-});
-const created = [];
-const own = (obj) => (created.push(obj), obj);
-afterEach(() => {
-  while (created.length) created.pop().dispose();
-});
+useAttention();
 
 describe('MultiHeadAttention', () => {
   test('equals the concatenation of single-head attentions through W_o', () => {

@@ -1,29 +1,22 @@
 // Training through the JS API: the same losses as the native tool, checkpoints
 // that follow the safetensors rules, resumption, and clear errors.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { createAttention } from '../../web/lib/index.js';
+import { attn, own, useAttention } from './helpers.js';
+
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TEXT = Array.from({ length: 300 }, (_, i) =>
   ['The cat, which sat on the mat, purrs.', 'The cats, which sat on the mats, purr.', 'The dog barks.', 'The dogs bark.'][i % 4],
 ).join('\n');
 
-let attn;
-before(async () => {
-  attn = await createAttention();
-});
-const created = [];
-const own = (obj) => (created.push(obj), obj);
-afterEach(() => {
-  while (created.length) created.pop().dispose();
-});
+useAttention();
 
 const SMALL = { nLayers: 2, nHeads: 2, dModel: 16, dFF: 64, blockSize: 16, bias: false, attentionBias: false, tieEmbeddings: true };
 
@@ -115,6 +108,34 @@ describe('Trainer', () => {
     assert.throws(() => attn.loadCheckpoint(corrupt), /loadCheckpoint: /);
     assert.throws(() => attn.Trainer.resume(own(trainer.snapshot()).checkpoint(trainer.vocabulary), TEXT), /holds no training state/);
     assert.equal(trainer.step().iter, 0);
+  });
+});
+
+describe('attn-train', () => {
+  test('Ctrl-C saves a checkpoint that resumes', async () => {
+    const cli = join(ROOT, 'build/native/attn-train');
+    const dir = mkdtempSync(join(tmpdir(), 'attn-sigint-'));
+    writeFileSync(join(dir, 'text.txt'), TEXT);
+    const out = join(dir, 'ck.safetensors');
+    const child = spawn(cli, ['train', '--data', join(dir, 'text.txt'), '--out', out, '--n-layer', '1', '--n-head', '2',
+      '--n-embd', '16', '--block-size', '16', '--batch-size', '4', '--max-iters', '100000000', '--eval-interval', '0',
+      '--log-interval', '1']);
+    let stdout = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      if (/iter 20:/.test(stdout)) child.kill('SIGINT');
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(code, 130, stdout.slice(-300));
+    assert.match(stdout, /interrupted at step \d+: saved/);
+    const saved = Number(stdout.match(/interrupted at step (\d+)/)[1]);
+    const bytes = new Uint8Array(readFileSync(out));
+    const ck = attn.loadCheckpoint(bytes);
+    own(ck.model);
+    own(ck.tokenizer);
+    assert.equal(ck.iter, saved);
+    const resumed = own(attn.Trainer.resume(bytes, TEXT));
+    assert.equal(resumed.step().iter, saved);
   });
 });
 

@@ -423,6 +423,8 @@ export interface Attention {
   /** The pretrained model shipped with the package (synthetic agreement corpus). */
   loadDefaultModel(): Promise<LoadedCheckpoint>;
   defaultTrainConfig(): TrainConfig;
+  /** The synthetic corpus ("The cats, which slept near the dog, purr."), one sentence per line. */
+  agreementCorpus(sentences?: number, seed?: number): string;
   SelfAttentionV1: new (dIn: number, dOut: number) => SelfAttentionV1;
   SelfAttentionV2: new (dIn: number, dOut: number, qkvBias?: boolean) => SelfAttentionV2;
   SelfAttentionU: new (d: number) => SelfAttentionU;

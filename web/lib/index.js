@@ -498,6 +498,8 @@ function makeApi(M) {
      */
     loadDefaultModel: async () => loadCheckpoint(await loadBytes(DEFAULT_MODEL_URL, 'loadDefaultModel')),
     defaultTrainConfig: () => ({ ...DEFAULT_TRAIN_CONFIG }),
+    /** The synthetic subject–verb agreement corpus, one sentence per line. */
+    agreementCorpus: (sentences = 20000, seed = 1337) => M.agreementCorpus(sentences, seed),
     SelfAttentionV1,
     SelfAttentionV2,
     SelfAttentionU,

@@ -3,16 +3,19 @@
 // and with a legend. Drawn with D3 into `container`, replacing what was there.
 import * as d3 from 'd3';
 
-const CELL = 52;
 const LABEL = 70;
 const HEADER = 22;
 
 /**
  * @param {HTMLElement} container
  * @param {{data: Float32Array, shape: number[]}} tensor
- * @param {{title: string, rowLabels?: string[], colLabels?: string[], digits?: number, domain?: [number, number]}} options
+ * @param {{title: string, rowLabels?: string[], colLabels?: string[], digits?: number, domain?: [number, number],
+ *          onCellClick?: (row: number, col: number) => void, cellState?: (row: number, col: number) => string}} options
+ *   onCellClick makes every cell a keyboard-operable button; cellState adds a class (e.g. "masked").
  */
-export function heatmap(container, tensor, { title, rowLabels, colLabels, digits = 4, domain } = {}) {
+export function heatmap(container, tensor, { title, rowLabels, colLabels, digits = 4, domain, onCellClick, cellState, cellSize = 52 } = {}) {
+  const CELL = cellSize;
+  const showValues = cellSize >= 36;
   const [rows, cols] = tensor.shape.length === 1 ? [1, tensor.shape[0]] : tensor.shape;
   const values = Array.from(tensor.data);
   const finite = values.filter(Number.isFinite);
@@ -21,7 +24,7 @@ export function heatmap(container, tensor, { title, rowLabels, colLabels, digits
   const rowName = (i) => rowLabels?.[i] ?? String(i);
   const colName = (j) => colLabels?.[j] ?? String(j);
 
-  const width = LABEL + cols * CELL;
+  const width = LABEL + Math.max(cols * CELL, 120);
   const legendHeight = 34;
   const height = HEADER + rows * CELL + legendHeight;
 
@@ -80,7 +83,7 @@ export function heatmap(container, tensor, { title, rowLabels, colLabels, digits
     .attr('height', CELL - 2)
     .attr('rx', 3)
     .attr('fill', (d) => (Number.isFinite(d.v) ? color(d.v) : '#bbb'));
-  cell
+  if (showValues) cell
     .append('text')
     .attr('x', (CELL - 2) / 2)
     .attr('y', (CELL - 2) / 2)
@@ -89,8 +92,22 @@ export function heatmap(container, tensor, { title, rowLabels, colLabels, digits
     .attr('class', (d) => (Number.isFinite(d.v) && d3.lab(color(d.v)).l > 60 ? 'value dark' : 'value light'))
     .text((d) => formatNumber(d.v, digits));
   cell.append('title').text((d) => `${rowName(d.i)} → ${colName(d.j)}: ${d.v}`);
+  if (cellState) cell.attr('class', (d) => `cell ${cellState(d.i, d.j)}`);
+  if (onCellClick) {
+    cell
+      .attr('tabindex', 0)
+      .attr('role', 'button')
+      .attr('aria-label', (d) => `${rowName(d.i)} to ${colName(d.j)}: ${formatNumber(d.v, digits)}; press to toggle`)
+      .on('click', (_, d) => onCellClick(d.i, d.j))
+      .on('keydown', (event, d) => {
+        if (event.key === 'Enter' || event.key === ' ') {
+          event.preventDefault();
+          onCellClick(d.i, d.j);
+        }
+      });
+  }
 
-  drawLegend(svg, color, lo, hi, LABEL, HEADER + rows * CELL + 8, cols * CELL - 2, digits);
+  drawLegend(svg, color, lo, hi, LABEL, HEADER + rows * CELL + 8, Math.max(120, cols * CELL - 2), digits);
 }
 
 function drawLegend(svg, color, lo, hi, x, y, width, digits) {
@@ -113,4 +130,37 @@ export function formatNumber(v, digits = 4) {
   if (v === Infinity) return '∞';
   if (v === -Infinity) return '−∞';
   return v.toFixed(digits);
+}
+
+/**
+ * The same picture on a <canvas>, for maps too large for one SVG node per cell
+ * (a character-level attention map of 40×40). Values are in the canvas's
+ * accessible label as a summary and in data-max-row/col for tests.
+ */
+export function heatmapCanvas(container, tensor, { title, rowLabels, colLabels, cellSize = 10, domain = [0, 1] } = {}) {
+  const [rows, cols] = tensor.shape;
+  const label = 14;
+  const color = d3.scaleSequential(d3.interpolateViridis).domain(domain);
+  const root = d3.select(container);
+  root.selectAll('*').remove();
+  root.append('h4').attr('class', 'heatmap-title').text(title);
+  const canvas = root
+    .append('canvas')
+    .attr('width', label + cols * cellSize)
+    .attr('height', label + rows * cellSize)
+    .attr('class', 'heatmap-canvas')
+    .attr('role', 'img')
+    .attr('aria-label', `${title}: ${rows} by ${cols} attention map`)
+    .node();
+  const ctx = canvas.getContext('2d');
+  ctx.font = `${Math.min(11, cellSize)}px monospace`;
+  ctx.textAlign = 'center';
+  ctx.fillStyle = '#1d1d24';
+  for (let j = 0; j < cols; j++) ctx.fillText(colLabels?.[j] ?? '', label + j * cellSize + cellSize / 2, label - 3);
+  for (let i = 0; i < rows; i++) ctx.fillText(rowLabels?.[i] ?? '', label / 2, label + i * cellSize + cellSize - 2);
+  for (let i = 0; i < rows; i++)
+    for (let j = 0; j < cols; j++) {
+      ctx.fillStyle = color(tensor.data[i * cols + j]);
+      ctx.fillRect(label + j * cellSize, label + i * cellSize, cellSize - 1, cellSize - 1);
+    }
 }

@@ -1,6 +1,26 @@
-// Golden numbers shared with the C++ and browser tests (tests/golden/*.json).
+// Shared by the Node tests: the loaded API, disposal of what a test creates,
+// and the golden numbers shared with the C++ and browser tests (tests/golden/*.json).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { afterEach, before } from 'node:test';
+
+import { createAttention } from '../../web/lib/index.js';
+
+/** The API, loaded once per test file by useAttention(). */
+export let attn;
+const created = [];
+/** Registers an object owning WASM memory to be disposed after the current test. */
+export const own = (obj) => (created.push(obj), obj);
+
+export function useAttention() {
+  before(async () => {
+    attn ??= await createAttention();
+  });
+  // Node 20 cannot parse `using`; dispose through Symbol.dispose the same way.
+  afterEach(() => {
+    while (created.length) created.pop()[Symbol.dispose]();
+  });
+}
 
 const load = (name) => JSON.parse(readFileSync(new URL(`../golden/${name}`, import.meta.url), 'utf8'));
 const notebooks = load('notebooks.json');

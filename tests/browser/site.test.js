@@ -1,0 +1,200 @@
+// The tutorial site in Debian's Chromium, served statically from dist/ under a
+// sub-path, with its Content-Security-Policy in force.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { artifactPath, launchBrowser, openPage, serveDist } from './harness.js';
+
+const PAGES = [
+  'index',
+  'chapters/1-why-attention',
+  'chapters/2-self-attention',
+  'chapters/3-trainable-weights',
+  'chapters/4-scaling',
+  'chapters/5-masking',
+  'chapters/6-multi-head',
+  'chapters/7-language-model',
+];
+const JOURNEY_WEIGHTS = ['0.1385', '0.2379', '0.2333', '0.1240', '0.1082', '0.1581']; // notebook 000, cell 119
+
+let server, browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+async function load(path, viewport) {
+  const opened = await openPage(browser, server.origin, viewport);
+  await opened.page.goto(`${server.url}${path}.html`);
+  await opened.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  return opened;
+}
+
+function assertClean(problems) {
+  assert.deepEqual(problems.pageErrors, []);
+  assert.deepEqual(problems.consoleErrors, []);
+  assert.deepEqual(problems.failedResponses, []);
+  assert.deepEqual(problems.foreignRequests, []);
+}
+
+const rowValues = (page, figure, row) =>
+  page.$$eval(`[data-figure="${figure}"] g.heatmap-row[data-row="${row}"] g.cell`, (els) => els.map((e) => e.querySelector('text')?.textContent ?? e.dataset.value));
+const rowData = (page, figure, row) =>
+  page.$$eval(`[data-figure="${figure}"] g.heatmap-row[data-row="${row}"] g.cell`, (els) => els.map((e) => Number(e.dataset.value)));
+
+describe('every page', () => {
+  for (const path of PAGES) {
+    test(`${path}: loads cleanly, desktop and phone`, async () => {
+      for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 375, height: 812 }]]) {
+        const { page, context, problems } = await load(path, viewport);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `${name}: the page scrolls sideways by ${overflow}px`);
+        await page.screenshot({ path: artifactPath(`${path.replace('chapters/', '')}-${name}.png`), fullPage: true });
+        await context.close();
+        assertClean(problems);
+      }
+    });
+  }
+});
+
+test('chapter 2 shows notebook 000 and recomputes on edits', async () => {
+  const { page, context, problems } = await load('chapters/2-self-attention');
+  assert.deepEqual(await rowValues(page, 'weights', 1), JOURNEY_WEIGHTS);
+  assert.deepEqual(await page.$$eval('[data-figure="softmax"] g.bar text.value', (t) => t.map((e) => e.textContent)), JOURNEY_WEIGHTS);
+  assert.deepEqual(await rowValues(page, 'context', 1), ['0.4419', '0.6515', '0.5683']);
+  // the naive softmax overflows where the stable one does not
+  await page.fill('#factor', '100');
+  await page.waitForFunction(() => document.querySelector('[data-figure="naive-softmax"] text.value')?.textContent === 'NaN');
+  const stable = await page.$$eval('[data-figure="softmax"] g.bar', (b) => b.map((e) => Number(e.dataset.value)));
+  assert.ok(stable.every(Number.isFinite) && Math.abs(stable.reduce((a, b) => a + b, 0) - 1) < 1e-5, `stable softmax ${stable}`);
+  assert.ok(Math.abs(stable[1] - 0.8765) < 1e-3); // exp(149.50 - 147.54) dominates
+  await page.fill('[data-editor="inputs"] input[data-row="1"][data-col="0"]', '0.9');
+  await page.waitForFunction((w) => document.querySelector('[data-figure="weights"] g.heatmap-row[data-row="1"] g.cell text').textContent !== w, JOURNEY_WEIGHTS[0]);
+  await context.close();
+  assertClean(problems);
+});
+
+test('chapter 3 shows the seed-123 numbers and redraws for a new seed and d_out', async () => {
+  const { page, context, problems } = await load('chapters/3-trainable-weights');
+  assert.deepEqual(await rowValues(page, 'queries', 1), ['0.4306', '1.4551']); // notebook 000, cell 125
+  assert.deepEqual(await rowValues(page, 'trainable-weights', 1), ['0.1500', '0.2264', '0.2199', '0.1311', '0.0906', '0.1820']);
+  assert.equal(await page.locator('[data-figure="space"] svg.scatter circle').count(), 18);
+  await page.fill('#d-out', '3');
+  await page.waitForSelector('[data-figure="space"] svg.scatter3d');
+  await page.fill('#seed', '7');
+  await page.waitForFunction(() => document.querySelector('[data-figure="W_query"] g.cell text').textContent !== '0.2961');
+  await context.close();
+  assertClean(problems);
+});
+
+test('chapter 4: larger scores make the softmax a step function', async () => {
+  const { page, context, problems } = await load('chapters/4-scaling');
+  const maxWeight = () => page.$$eval('[data-figure="scaled-softmax"] g.bar', (b) => Math.max(...b.map((e) => Number(e.dataset.value))));
+  const gentle = await maxWeight();
+  await page.locator('#factor').fill('2');
+  await page.waitForFunction(() => document.querySelector('#factor-value').textContent === '100');
+  assert.ok((await maxWeight()) > 0.99 && gentle < 0.6, `max weight ${gentle} -> ${await maxWeight()}`);
+  await context.close();
+  assertClean(problems);
+});
+
+test('chapter 5: the causal mask zeroes the upper triangle; a clicked cell renormalises its row', async () => {
+  const { page, context, problems } = await load('chapters/5-masking');
+  await page.check('#causal');
+  await page.waitForFunction(() => document.querySelector('[data-figure="weights-after"] g.heatmap-row[data-row="0"] g.cell[data-col="1"]').dataset.value === '0');
+  for (let i = 0; i < 6; i++) {
+    const row = await rowData(page, 'weights-after', i);
+    row.forEach((w, j) => j > i && assert.equal(w, 0, `row ${i} col ${j}`));
+    assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+  }
+  const before = await rowData(page, 'weights-after', 3);
+  await page.click('[data-figure="mask"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]');
+  await page.waitForFunction(() => document.querySelector('[data-figure="weights-after"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]').dataset.value === '0');
+  const after = await rowData(page, 'weights-after', 3);
+  const kept = before[0] + before[2] + before[3];
+  for (const j of [0, 2, 3]) assert.ok(Math.abs(after[j] - before[j] / kept) < 1e-5, `col ${j}: ${after[j]} vs ${before[j] / kept}`);
+  // the keyboard does the same: focus a cell and press Enter
+  await page.focus('[data-figure="mask"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-figure="weights-after"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]').dataset.value !== '0');
+  await context.close();
+  assertClean(problems);
+});
+
+test('chapter 6: the number of heads changes the grid and the head view', async () => {
+  const { page, context, problems } = await load('chapters/6-multi-head');
+  assert.equal(await page.locator('[data-figure="grid"] figure').count(), 4);
+  await page.selectOption('#heads', '2');
+  await page.waitForFunction(() => document.querySelectorAll('[data-figure="grid"] figure').length === 2);
+  assert.equal(await page.locator('.head-picker button').count(), 2);
+  const lines = await page.locator('svg.head-view line').count();
+  await page.hover('svg.head-view .query-tokens text >> nth=0');
+  assert.ok((await page.locator('svg.head-view line').count()) < lines, 'hovering a token keeps only its lines');
+  await context.close();
+  assertClean(problems);
+});
+
+test('chapter 7: generation streams; training in the worker lowers the loss, keeps the page responsive, survives a reload', async () => {
+  const { page, context, problems } = await load('chapters/7-language-model');
+  // generation streams: the text grows while the stream runs
+  await page.fill('#max-new', '120');
+  await page.click('#generate');
+  const lengths = [];
+  for (let k = 0; k < 4; k++) {
+    lengths.push(await page.evaluate(() => document.querySelector('#generated').textContent.length));
+    await page.waitForTimeout(30);
+  }
+  await page.waitForSelector('#generated[data-state="done"]');
+  const text = await page.textContent('#generated');
+  assert.ok(text.startsWith('The cats, which') && text.length > 60, text);
+  assert.ok(new Set(lengths).size > 1, `streamed lengths ${lengths}`);
+  assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 8); // 2 layers x 4 heads
+
+  // a short training run in the worker, watching the main thread for long tasks
+  await page.evaluate(() => {
+    window.longTasks = [];
+    new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
+  });
+  await page.fill('#iters', '80');
+  await page.fill('#embd', '32');
+  await page.click('#train');
+  await page.waitForSelector('body[data-training="done"]', { timeout: 120000 });
+  const first = Number(await page.getAttribute('#train-status', 'data-first-val'));
+  const last = Number(await page.getAttribute('#train-status', 'data-last-val'));
+  assert.ok(last < first - 0.3, `val loss ${first} -> ${last}`);
+  const longTasks = await page.evaluate(() => window.longTasks);
+  assert.ok(longTasks.every((d) => d <= 200), `main-thread long tasks: ${longTasks}`);
+  assert.ok((await page.locator('#samples li').count()) > 0);
+  await page.screenshot({ path: artifactPath('7-language-model-trained.png'), fullPage: true });
+
+  // the trained model is still there after a reload
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.getAttribute('#trained-info', 'data-iter'), '80');
+  assert.equal(await page.inputValue('#model-choice'), 'trained');
+
+  // a corrupt upload is refused with a message, and the trained model stays
+  await page.setInputFiles('#upload', { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('not a checkpoint') });
+  await page.waitForSelector('.status:not([hidden])');
+  assert.match(await page.textContent('.status'), /loadCheckpoint: /);
+  assert.equal(await page.getAttribute('#trained-info', 'data-iter'), '80');
+  await context.close();
+  assert.deepEqual(problems.pageErrors, []);
+  assert.deepEqual(problems.foreignRequests, []);
+});
+
+test('after one visit the site works offline', async () => {
+  const { page, context } = await load('index');
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.reload(); // now controlled by the service worker
+  await page.waitForSelector('body[data-ready="true"]');
+  await context.setOffline(true);
+  await page.goto(`${server.url}chapters/2-self-attention.html`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  assert.deepEqual(await rowValues(page, 'weights', 1), JOURNEY_WEIGHTS);
+  await context.close();
+});

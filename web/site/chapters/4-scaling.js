@@ -1,0 +1,51 @@
+// Chapter 4: notebook 004's scaling experiment with the library's softmax and
+// scaled dot-product attention.
+import { bars } from '../components/bars.js';
+import { chapter, perFrame, report } from '../components/page.js';
+
+const std = (xs) => {
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / xs.length);
+};
+
+chapter(async (attn) => {
+  const fig = (id) => document.querySelector(`[data-figure="${id}"]`);
+  const $ = (sel) => document.querySelector(sel);
+  const labels = Array.from({ length: 8 }, (_, i) => `k${i + 1}`);
+  attn.manualSeed(4);
+  const scores = attn.randn(8); // notebook 004: np.random.randn(8)
+
+  const draw = perFrame(() => {
+    try {
+      const factor = 10 ** Number($('#factor').value);
+      $('#factor-value').textContent = factor.toPrecision(3);
+      const scaled = { data: scores.data.map((s) => s * factor), shape: [8] };
+      const w = attn.softmax(scaled).data;
+      bars(fig('raw-scores'), scaled.data, { title: `scores × ${factor.toPrecision(3)}`, labels, digits: 2 });
+      bars(fig('scaled-softmax'), w, { title: 'softmax', labels, domain: [0, 1], digits: 3 });
+      $('#factor-readout').textContent = `Largest weight ${Math.max(...w).toFixed(3)}.`;
+
+      const dk = 2 ** Number($('#dk').value);
+      $('#dk-value').textContent = String(dk);
+      attn.manualSeed(7);
+      const q = attn.randn(1, dk);
+      const k = attn.randn(8, dk);
+      const v = attn.randn(8, 1);
+      const plain = attn.scaledDotProductAttention(q, k, v, { scale: 1 });
+      const scaledAttn = attn.scaledDotProductAttention(q, k, v);
+      bars(fig('unscaled-weights'), plain.weights.data, { title: 'softmax(q · k)', labels, domain: [0, 1], digits: 3 });
+      bars(fig('scaled-weights'), scaledAttn.weights.data, { title: `softmax(q · k / √${dk})`, labels, domain: [0, 1], digits: 3 });
+      $('#dk-readout').textContent =
+        `Scores' standard deviation ${std(Array.from(plain.scores.data)).toFixed(2)} (√d_k = ${Math.sqrt(dk).toFixed(2)}); ` +
+        `after scaling ${std(Array.from(scaledAttn.scaledScores.data)).toFixed(2)}. Largest weight ` +
+        `${Math.max(...plain.weights.data).toFixed(3)} unscaled, ${Math.max(...scaledAttn.weights.data).toFixed(3)} scaled.`;
+      report(null);
+    } catch (error) {
+      report(error);
+    }
+  });
+  $('#factor').addEventListener('input', draw);
+  $('#dk').addEventListener('input', draw);
+  draw();
+  await new Promise(requestAnimationFrame);
+});

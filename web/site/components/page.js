@@ -1,0 +1,87 @@
+// What every chapter page shares: the navigation between chapters, typeset
+// formulas, the WASM library loaded once, and a visible message (never a
+// silent failure) when something goes wrong.
+import 'katex/dist/katex.min.css';
+import '../style.css';
+
+import { createAttention } from '../../lib/index.js';
+import { renderMath } from './math.js';
+
+export const CHAPTERS = [
+  { file: '1-why-attention.html', title: 'Why attention' },
+  { file: '2-self-attention.html', title: 'Self-attention, no weights' },
+  { file: '3-trainable-weights.html', title: 'Trainable weights' },
+  { file: '4-scaling.html', title: 'Why scale by √d_k' },
+  { file: '5-masking.html', title: 'Masking' },
+  { file: '6-multi-head.html', title: 'Multi-head attention' },
+  { file: '7-language-model.html', title: 'A tiny language model' },
+];
+
+function renderNav() {
+  const nav = document.querySelector('nav.chapters');
+  if (!nav) return;
+  const here = location.pathname.split('/').pop();
+  const inChapters = document.body.dataset.root === '..';
+  const href = (file) => (inChapters ? `./${file}` : `./chapters/${file}`);
+  const list = document.createElement('ol');
+  for (const c of CHAPTERS) {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.href = href(c.file);
+    a.textContent = c.title;
+    if (c.file === here) a.setAttribute('aria-current', 'page');
+    li.appendChild(a);
+    list.appendChild(li);
+  }
+  const home = document.createElement('a');
+  home.href = inChapters ? '../index.html' : './index.html';
+  home.textContent = 'Attention, step by step';
+  home.className = 'home';
+  nav.replaceChildren(home, list);
+}
+
+/** Shows an error next to the content; the reader's inputs stay as they are. */
+export function report(error, where = document.querySelector('.status')) {
+  if (!where) return;
+  where.textContent = error ? `Could not compute: ${error.message}` : '';
+  where.hidden = !error;
+}
+
+// Precache the site for offline use (the service worker sits at the site's root).
+function registerServiceWorker() {
+  if (!('serviceWorker' in navigator) || import.meta.env.DEV) return;
+  navigator.serviceWorker.register(`${document.body.dataset.root}/sw.js`).catch(() => {});
+}
+
+/** Runs a chapter: navigation, math, then setup(attn); marks the body ready for tests. */
+export async function chapter(setup) {
+  registerServiceWorker();
+  renderNav();
+  renderMath(document);
+  try {
+    const attn = await createAttention();
+    await setup(attn);
+    document.body.dataset.ready = 'true';
+  } catch (error) {
+    report(error);
+    document.body.dataset.ready = 'error';
+    throw error;
+  }
+}
+
+/** Calls fn at most once per animation frame, with the latest arguments. */
+export function perFrame(fn) {
+  let pending = null;
+  return (...args) => {
+    if (pending) {
+      pending.args = args;
+      return;
+    }
+    pending = { args };
+    requestAnimationFrame(() => {
+      const { args: latest } = pending;
+      pending = null;
+      fn(...latest);
+    });
+  };
+}

@@ -1,0 +1,14 @@
+// The landing page: the chapters, in order.
+import { chapter, CHAPTERS } from './components/page.js';
+
+chapter(async () => {
+  const toc = document.querySelector('#toc');
+  for (const c of CHAPTERS) {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.href = `./chapters/${c.file}`;
+    a.textContent = c.title;
+    li.appendChild(a);
+    toc.appendChild(li);
+  }
+});
