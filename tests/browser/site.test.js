@@ -61,6 +61,18 @@ describe('every page', () => {
   }
 });
 
+test('chapter 1: the reader\'s scores set the attention lines', async () => {
+  const { page, context, problems } = await load('chapters/1-why-attention');
+  const opacity = (i) => page.getAttribute(`.attention-lines path[data-state="${i}"]`, 'stroke-opacity').then(Number);
+  assert.ok((await opacity(1)) > (await opacity(4)));
+  await page.fill('#bahdanau-scores label:nth-child(5) input', '9');
+  await page.waitForFunction(() => Number(document.querySelector('.attention-lines path[data-state="4"]').getAttribute('stroke-opacity')) > 0.95);
+  const weights = await page.$$eval('[data-figure="bahdanau-weights"] g.bar', (b) => b.map((e) => Number(e.dataset.value)));
+  assert.ok(Math.abs(weights.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+  await context.close();
+  assertClean(problems);
+});
+
 test('chapter 2 shows notebook 000 and recomputes on edits', async () => {
   const { page, context, problems } = await load('chapters/2-self-attention');
   assert.deepEqual(await rowValues(page, 'weights', 1), JOURNEY_WEIGHTS);
