@@ -97,6 +97,12 @@ test('chapter 3 shows the seed-123 numbers and redraws for a new seed and d_out'
   assert.equal(await page.locator('[data-figure="space"] svg.scatter circle').count(), 18);
   await page.fill('#d-out', '3');
   await page.waitForSelector('[data-figure="space"] svg.scatter3d');
+  // the 3-D view turns with the keyboard
+  const picture = () => page.innerHTML('[data-figure="space"] svg.scatter3d');
+  const before = await picture();
+  await page.focus('[data-figure="space"] svg.scatter3d');
+  await page.keyboard.press('ArrowLeft');
+  assert.notEqual(await picture(), before);
   await page.fill('#seed', '7');
   await page.waitForFunction(() => document.querySelector('[data-figure="W_query"] g.cell text').textContent !== '0.2961');
   await context.close();

@@ -74,8 +74,21 @@ function scatter3d(container, sets) {
     }
   });
   const controls = new OrbitControls(camera, renderer.domElement);
-  controls.listenToKeyEvents(renderer.domElement);
   const render = () => renderer.render(scene, camera);
   controls.addEventListener('change', render);
+  // Arrow keys rotate (OrbitControls' own keys pan): move the camera on its sphere.
+  const spherical = new THREE.Spherical();
+  renderer.domElement.addEventListener('keydown', (event) => {
+    const step = { ArrowLeft: [-0.15, 0], ArrowRight: [0.15, 0], ArrowUp: [0, -0.15], ArrowDown: [0, 0.15] }[event.key];
+    if (!step) return;
+    event.preventDefault();
+    spherical.setFromVector3(camera.position.clone().sub(controls.target));
+    spherical.theta += step[0];
+    spherical.phi = Math.min(Math.PI - 0.1, Math.max(0.1, spherical.phi + step[1]));
+    camera.position.setFromSpherical(spherical).add(controls.target);
+    camera.lookAt(controls.target);
+    controls.update();
+    render();
+  });
   render();
 }
