@@ -1,11 +1,11 @@
 // The tutorial site: a multi-page static build in dist/, every URL relative
 // (base './') so the folder works from any sub-path and any plain static
 // server, with a service worker that precaches it for offline use.
-import { readdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 
 import { defineConfig } from 'vite';
-import { generateSW } from 'workbox-build';
 
 const site = resolve(import.meta.dirname, 'web/site');
 const chapters = readdirSync(resolve(site, 'chapters')).filter((f) => f.endsWith('.html'));
@@ -40,20 +40,23 @@ function pageHead() {
   };
 }
 
+// dist/sw.js: web/site/service-worker.js with the list of built files to
+// precache and a hash of their contents (a new build, a new cache).
 function serviceWorker() {
   return {
     name: 'attn-service-worker',
     apply: 'build',
-    async closeBundle() {
-      await generateSW({
-        globDirectory: resolve(import.meta.dirname, 'dist'),
-        globPatterns: ['**/*.{html,js,css,wasm,svg,woff2,safetensors}'],
-        swDest: resolve(import.meta.dirname, 'dist/sw.js'),
-        maximumFileSizeToCacheInBytes: 8 * 1024 * 1024,
-        inlineWorkboxRuntime: true,
-        sourcemap: false,
-        mode: 'production',
-      });
+    closeBundle() {
+      const dist = resolve(import.meta.dirname, 'dist');
+      const files = readdirSync(dist, { recursive: true })
+        .filter((f) => /\.(html|js|css|wasm|svg|woff2|safetensors)$/.test(f) && f !== 'sw.js')
+        .sort();
+      const hash = createHash('sha256');
+      for (const f of files) hash.update(f).update(readFileSync(resolve(dist, f)));
+      const source = readFileSync(resolve(site, 'service-worker.js'), 'utf8')
+        .replace('self.__BUILD_HASH__', JSON.stringify(hash.digest('hex').slice(0, 16)))
+        .replace('self.__PRECACHE__', JSON.stringify(files.map((f) => `./${relative(dist, resolve(dist, f))}`)));
+      writeFileSync(resolve(dist, 'sw.js'), source);
     },
   };
 }
