@@ -12,6 +12,3 @@ export const NOTEBOOK_INPUTS = [
 ];
 
 export const dims = (n, prefix) => Array.from({ length: n }, (_, j) => `${prefix}${j + 1}`);
-
-/** Row r of a 2-D tensor. */
-export const row = (t, r) => t.data.subarray(r * t.shape[1], (r + 1) * t.shape[1]);
