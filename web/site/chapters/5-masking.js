@@ -40,8 +40,10 @@ chapter(async (attn) => {
         cellState: (i, j) => (clicked[i * T + j] ? 'clicked' : ''),
       });
       heatmap(fig('masked-scores'), after.maskedScores, { title: 'Masked scaled scores', rowLabels: TOKENS, colLabels: TOKENS, digits: 2 });
-      heatmap(fig('weights-before'), before.weights, { title: 'Weights without a mask', rowLabels: TOKENS, colLabels: TOKENS, domain: [0, 1] });
-      heatmap(fig('weights-after'), after.weights, { title: 'Weights with the mask', rowLabels: TOKENS, colLabels: TOKENS, domain: [0, 1] });
+      // One colour scale for both, so "before" and "after" compare at a glance.
+      const domain = [0, Math.max(...before.weights.data, ...after.weights.data)];
+      heatmap(fig('weights-before'), before.weights, { title: 'Weights without a mask', rowLabels: TOKENS, colLabels: TOKENS, domain });
+      heatmap(fig('weights-after'), after.weights, { title: 'Weights with the mask', rowLabels: TOKENS, colLabels: TOKENS, domain });
       report(null);
     } catch (error) {
       report(error);
