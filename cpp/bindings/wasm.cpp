@@ -266,6 +266,14 @@ JsSelfAttentionTrace to_js(const attn::SelfAttentionTrace& t) {
             to_js(t.scaled_scores), to_js(t.weights), to_js(t.context)};
 }
 
+// A config field that must be a whole number >= 0 (a JS number is a double).
+int64_t to_count(double d, const char* fn, const char* name) {
+    if (d != std::floor(d) || !(d >= 0) || d > 9007199254740991.0) {
+        throw attn::Error(std::string(fn) + ": expected " + name + " to be a non-negative integer, got " + format_number(d));
+    }
+    return static_cast<int64_t>(d);
+}
+
 int64_t to_size(double d, const char* fn, const char* name) {
     if (d != std::floor(d) || d < 1 || d > attn::kMaxElements) {
         throw attn::Error(std::string(fn) + ": expected " + name + " to be a positive integer, got " +
@@ -410,20 +418,13 @@ Enum parse_choice(const std::string& v, const char* fn, const char* field, const
 }
 
 attn::GPTConfig config_from_js(const JsGPTConfig& j, const char* fn) {
-    auto count = [&](double d, const char* name) {
-        if (d != std::floor(d) || !(d >= 0) || d > 9007199254740991.0) {
-            throw attn::Error(std::string(fn) + ": expected " + name + " to be a non-negative integer, got " +
-                              format_number(d));
-        }
-        return static_cast<int64_t>(d);
-    };
     attn::GPTConfig c;
-    c.vocab_size = count(j.vocabSize, "vocabSize");
-    c.d_model = count(j.dModel, "dModel");
-    c.n_heads = count(j.nHeads, "nHeads");
-    c.n_layers = count(j.nLayers, "nLayers");
-    c.d_ff = count(j.dFF, "dFF");
-    c.block_size = count(j.blockSize, "blockSize");
+    c.vocab_size = to_count(j.vocabSize, fn, "vocabSize");
+    c.d_model = to_count(j.dModel, fn, "dModel");
+    c.n_heads = to_count(j.nHeads, fn, "nHeads");
+    c.n_layers = to_count(j.nLayers, fn, "nLayers");
+    c.d_ff = to_count(j.dFF, fn, "dFF");
+    c.block_size = to_count(j.blockSize, fn, "blockSize");
     c.norm = parse_choice(j.norm, fn, "norm", "pre", attn::NormPlacement::Pre, "post", attn::NormPlacement::Post);
     c.activation = parse_choice(j.activation, fn, "activation", "gelu", attn::Activation::GELU, "relu", attn::Activation::ReLU);
     c.init = parse_choice(j.init, fn, "init", "gpt2", attn::InitScheme::GPT2, "pytorch", attn::InitScheme::PyTorch);
@@ -432,7 +433,7 @@ attn::GPTConfig config_from_js(const JsGPTConfig& j, const char* fn) {
     c.head_bias = j.headBias;
     c.tie_embeddings = j.tieEmbeddings;
     c.dropout = static_cast<float>(j.dropout);
-    c.seed = static_cast<uint64_t>(count(j.seed, "seed"));
+    c.seed = static_cast<uint64_t>(to_count(j.seed, fn, "seed"));
     c.validate(fn);
     return c;
 }
@@ -583,26 +584,20 @@ JsTrainConfig train_config_to_js(const attn::TrainConfig& t) {
 }
 
 attn::TrainConfig train_config_from_js(const JsTrainConfig& j, const char* fn) {
-    auto count = [&](double d, const char* name) {
-        if (d != std::floor(d) || !(d >= 0) || d > 9007199254740991.0) {
-            throw attn::Error(std::string(fn) + ": expected " + name + " to be a non-negative integer, got " + format_number(d));
-        }
-        return static_cast<int64_t>(d);
-    };
     attn::TrainConfig t;
-    t.batch_size = count(j.batchSize, "batchSize");
+    t.batch_size = to_count(j.batchSize, fn, "batchSize");
     t.lr.learning_rate = static_cast<float>(j.learningRate);
     t.lr.min_lr = static_cast<float>(j.minLr);
-    t.lr.warmup_iters = count(j.warmupIters, "warmupIters");
-    t.lr.lr_decay_iters = count(j.lrDecayIters, "lrDecayIters");
+    t.lr.warmup_iters = to_count(j.warmupIters, fn, "warmupIters");
+    t.lr.lr_decay_iters = to_count(j.lrDecayIters, fn, "lrDecayIters");
     t.lr.cosine = j.cosine;
     t.adamw.beta1 = static_cast<float>(j.beta1);
     t.adamw.beta2 = static_cast<float>(j.beta2);
     t.adamw.eps = static_cast<float>(j.eps);
     t.adamw.weight_decay = static_cast<float>(j.weightDecay);
     t.grad_clip = static_cast<float>(j.gradClip);
-    t.eval_iters = count(j.evalIters, "evalIters");
-    t.seed = static_cast<uint64_t>(count(j.seed, "seed"));
+    t.eval_iters = to_count(j.evalIters, fn, "evalIters");
+    t.seed = static_cast<uint64_t>(to_count(j.seed, fn, "seed"));
     t.validate(fn);
     return t;
 }

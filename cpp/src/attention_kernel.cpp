@@ -10,7 +10,7 @@ namespace attn {
 
 void multi_head_attention_forward(ConstMatrixRef q, ConstMatrixRef k, ConstMatrixRef v, int64_t B,
                                   int64_t H, const AttentionOptions& o, MatrixRef y, float* scores,
-                                  float* weights, const char* fn) {
+                                  float* weights, const char* fn, const float* keep) {
     const int64_t T_q = q.rows() / B, T_k = k.rows() / B;
     const int64_t d_k = q.cols() / H, d_v = v.cols() / H;
     if (!o.key_lengths.empty() && static_cast<int64_t>(o.key_lengths.size()) != B) {
@@ -26,7 +26,7 @@ void multi_head_attention_forward(ConstMatrixRef q, ConstMatrixRef k, ConstMatri
     if (std::isnan(o.fill_value) || o.fill_value == std::numeric_limits<float>::infinity()) {
         throw Error(std::string(fn) + ": expected fillValue finite or -Infinity, got " + format_number(o.fill_value));
     }
-    const Tensor keep = o.mask.dim() == 0 ? Tensor() : broadcast_mask(o.mask, {B, H, T_q, T_k}, fn);
+    const Tensor attend_mask = o.mask.dim() == 0 ? Tensor() : broadcast_mask(o.mask, {B, H, T_q, T_k}, fn);
     const float root = std::sqrt(static_cast<float>(d_k));
     const float neg_inf = -std::numeric_limits<float>::infinity();
 
@@ -40,7 +40,7 @@ void multi_head_attention_forward(ConstMatrixRef q, ConstMatrixRef k, ConstMatri
             } else {
                 s /= root;
             }
-            const float* m = keep.dim() == 0 ? nullptr : keep.data.data() + (b * H + h) * T_q * T_k;
+            const float* m = attend_mask.dim() == 0 ? nullptr : attend_mask.data.data() + (b * H + h) * T_q * T_k;
             for (int64_t i = 0; i < T_q; ++i) {
                 // Causal: query i is token i + (T_k - T_q) of the key sequence.
                 const int64_t last = o.causal ? i + (T_k - T_q) : T_k - 1;
@@ -59,6 +59,7 @@ void multi_head_attention_forward(ConstMatrixRef q, ConstMatrixRef k, ConstMatri
                 s.row(i) /= sum;
             }
             if (weights) std::copy_n(s.data(), T_q * T_k, weights + (b * H + h) * T_q * T_k);
+            if (keep) s = s.cwiseProduct(ConstMatrixMap(keep + (b * H + h) * T_q * T_k, T_q, T_k));
             y.block(b * T_q, h * d_v, T_q, d_v).noalias() = s * v.block(b * T_k, h * d_v, T_k, d_v);
         }
     }

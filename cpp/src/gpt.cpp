@@ -252,31 +252,34 @@ KVCache GPT::new_cache(int64_t batch) const {
     return cache;
 }
 
-Tensor GPT::forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace) const {
-    constexpr const char* fn = "GPT.forward";
+namespace {
+// T of ids laid out as (B, T); throws Error naming fn unless B, T > 0.
+int64_t sequence_length(const std::vector<int64_t>& ids, int64_t B, const char* fn) {
     if (B <= 0 || ids.empty() || ids.size() % static_cast<size_t>(B) != 0) {
         throw Error(std::string(fn) + ": expected ids of shape [B, T] with B, T > 0, got " + std::to_string(ids.size()) +
                     " ids for B=" + std::to_string(B));
     }
-    return run(ids, B, static_cast<int64_t>(ids.size()) / B, nullptr, trace, nullptr, nullptr, fn);
+    return static_cast<int64_t>(ids.size()) / B;
+}
+}  // namespace
+
+Tensor GPT::forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace) const {
+    constexpr const char* fn = "GPT.forward";
+    return run(ids, B, sequence_length(ids, B, fn), nullptr, trace, nullptr, nullptr, fn);
 }
 
 Tensor GPT::forward_train(const std::vector<int64_t>& ids, int64_t B, GPTActivations& acts, Generator* dropout_gen) const {
     constexpr const char* fn = "GPT.forwardTrain";
-    if (B <= 0 || ids.empty() || ids.size() % static_cast<size_t>(B) != 0) {
-        throw Error(std::string(fn) + ": expected ids of shape [B, T] with B, T > 0, got " + std::to_string(ids.size()) +
-                    " ids for B=" + std::to_string(B));
-    }
-    return run(ids, B, static_cast<int64_t>(ids.size()) / B, nullptr, nullptr, &acts, dropout_gen, fn);
+    return run(ids, B, sequence_length(ids, B, fn), nullptr, nullptr, &acts, dropout_gen, fn);
 }
 
 Tensor GPT::forward_cached(const std::vector<int64_t>& ids, int64_t B, KVCache& cache, GPTTrace* trace) const {
     constexpr const char* fn = "GPT.forwardCached";
-    if (B != cache.batch || ids.empty() || ids.size() % static_cast<size_t>(B) != 0) {
-        throw Error(std::string(fn) + ": expected ids of shape [" + std::to_string(cache.batch) + ", T] with T > 0, got " +
-                    std::to_string(ids.size()) + " ids for B=" + std::to_string(B));
+    if (B != cache.batch) {
+        throw Error(std::string(fn) + ": the cache holds " + std::to_string(cache.batch) + " sequences, got B=" +
+                    std::to_string(B));
     }
-    return run(ids, B, static_cast<int64_t>(ids.size()) / B, &cache, trace, nullptr, nullptr, fn);
+    return run(ids, B, sequence_length(ids, B, fn), &cache, trace, nullptr, nullptr, fn);
 }
 
 GPT GPT::zeros_like() const {
@@ -377,22 +380,13 @@ Tensor GPT::run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* 
                 lt->keys = split_heads(ks, B, H);
                 lt->values = split_heads(vs, B, H);
             }
-        } else if (p > 0) {
-            // Attention dropout acts on the weights between softmax and V.
-            multi_head_attention_forward(L.qkv.leftCols(C), L.qkv.middleCols(C, C), L.qkv.rightCols(C), B, H, causal,
-                                         L.y, scores, L.att.data(), fn);
-            dropout_mask(L.att_keep, B * H * T * T, p, *dropout_gen);
-            std::vector<float> dropped(L.att);
-            apply_mask(dropped.data(), L.att_keep);
-            for (int64_t b = 0; b < B; ++b)
-                for (int64_t hh = 0; hh < H; ++hh)
-                    L.y.block(b * T, hh * (C / H), T, C / H).noalias() =
-                        ConstMatrixMap(dropped.data() + (b * H + hh) * T * T, T, T) *
-                        L.qkv.block(b * T, 2 * C + hh * (C / H), T, C / H);
         } else {
+            // Attention dropout acts on the weights between softmax and V; the
+            // mask is drawn before the kernel runs (the kernel draws nothing).
             L.att_keep.clear();
+            if (p > 0) dropout_mask(L.att_keep, B * H * T * T, p, *dropout_gen);
             multi_head_attention_forward(L.qkv.leftCols(C), L.qkv.middleCols(C, C), L.qkv.rightCols(C), B, H, causal,
-                                         L.y, scores, L.att.data(), fn);
+                                         L.y, scores, L.att.data(), fn, L.att_keep.empty() ? nullptr : L.att_keep.data());
         }
         if (lt) {
             lt->queries = split_heads(L.qkv.leftCols(C), B, H);

@@ -20,11 +20,13 @@ using MatrixRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
 // q (B·T_q, H·d_k), k (B·T_k, H·d_k), v (B·T_k, H·d_v) -> y (B·T_q, H·d_v).
 // options.key_lengths has B entries; options.mask broadcasts to (B, H, T_q, T_k).
 // scores and weights, when not null, receive (B, H, T_q, T_k) each: the scaled
-// and masked scores, and the softmax weights.
+// and masked scores, and the softmax weights. keep, when not null, holds
+// attention-dropout multipliers (B, H, T_q, T_k), 0 or 1/(1-p), applied to the
+// weights before they multiply V (`weights` still receives them undropped).
 void multi_head_attention_forward(ConstMatrixRef q, ConstMatrixRef k, ConstMatrixRef v, int64_t B,
                                   int64_t H, const AttentionOptions& options, MatrixRef y,
                                   float* scores = nullptr, float* weights = nullptr,
-                                  const char* fn = "multiHeadAttention");
+                                  const char* fn = "multiHeadAttention", const float* keep = nullptr);
 
 // Gradients of multi_head_attention_forward given its weights (B, H, T_q, T_k)
 // (after any dropout: `weights` must be what multiplied V). dq, dk, dv are
