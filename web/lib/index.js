@@ -263,6 +263,13 @@ function makeApi(M) {
     get bias() { return this._handle.bias(); }
   }
 
+  /** A normalisation of M's along the last dimension, as (x, dim = -1) => Tensor. */
+  const alongLastDim = (name) => (x, dim = -1) => {
+    const t = asTensor(x, name, 'x');
+    lastDimOnly(t, dim, name);
+    return M[name](t);
+  };
+
   function scaledDotProductAttention(query, key, value, options = {}) {
     const fn = 'scaledDotProductAttention';
     const opts = attentionOptions(options, fn);
@@ -448,21 +455,9 @@ function makeApi(M) {
     rand: (...shape) => M.rand(shapeFromArgs(shape, 'rand')),
     randn: (...shape) => M.randn(shapeFromArgs(shape, 'randn')),
     randint: (low, high, shape) => M.randint(low, high, shapeFromArgs([shape], 'randint')),
-    softmax: (x, dim = -1) => {
-      const t = asTensor(x, 'softmax', 'x');
-      lastDimOnly(t, dim, 'softmax');
-      return M.softmax(t);
-    },
-    softmaxNaive: (x, dim = -1) => {
-      const t = asTensor(x, 'softmaxNaive', 'x');
-      lastDimOnly(t, dim, 'softmaxNaive');
-      return M.softmaxNaive(t);
-    },
-    normalizeSum: (x, dim = -1) => {
-      const t = asTensor(x, 'normalizeSum', 'x');
-      lastDimOnly(t, dim, 'normalizeSum');
-      return M.normalizeSum(t);
-    },
+    softmax: alongLastDim('softmax'),
+    softmaxNaive: alongLastDim('softmaxNaive'),
+    normalizeSum: alongLastDim('normalizeSum'),
     attentionScoresForQuery: (inputs, queryIndex) =>
       M.attentionScoresForQuery(asTensor(inputs, 'attentionScoresForQuery', 'inputs'), queryIndex),
     attentionScoresLoop: (inputs) => M.attentionScoresLoop(asTensor(inputs, 'attentionScoresLoop', 'inputs')),
