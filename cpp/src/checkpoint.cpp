@@ -255,7 +255,7 @@ Checkpoint load_checkpoint(const std::string& bytes) {
             if (!std::isfinite(x)) fail("tensor \"" + name + "\" holds a non-finite value");
     };
 
-    Checkpoint ck{GPT(config), meta["vocabulary"], std::nullopt};
+    Checkpoint ck{GPT::zeros(config), meta["vocabulary"], std::nullopt};  // every tensor is read below
     size_t expected = 0;
     for (auto& [name, t] : ck.model.named_parameters()) {
         read(name, *t);

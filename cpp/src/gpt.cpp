@@ -282,8 +282,11 @@ Tensor GPT::forward_cached(const std::vector<int64_t>& ids, int64_t B, KVCache& 
     return run(ids, B, sequence_length(ids, B, fn), &cache, trace, nullptr, nullptr, fn);
 }
 
-GPT GPT::zeros_like() const {
-    GPT g = *this;
+GPT::GPT(const GPTConfig& config, Uninitialised) : config_((config.validate("GPT"), config)) { allocate(); }
+
+GPT GPT::zeros(const GPTConfig& config) {
+    // allocate() leaves weights zero and LayerNorm gains at one: zero those too.
+    GPT g(config, Uninitialised{});
     for (auto& [name, t] : g.named_parameters()) std::fill(t->data.begin(), t->data.end(), 0.0f);
     return g;
 }

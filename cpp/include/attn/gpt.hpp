@@ -152,7 +152,9 @@ public:
     // gradient of a loss whose gradient w.r.t. the logits is dlogits (B·T, V).
     void backward(const GPTActivations& acts, const float* dlogits, GPT& grads) const;
     // A model of the same config with every parameter 0: a gradient buffer.
-    GPT zeros_like() const;
+    GPT zeros_like() const { return zeros(config_); }
+    // Every parameter allocated and 0, no random draws (for loading weights).
+    static GPT zeros(const GPTConfig& config);
 
     const GPTConfig& config() const { return config_; }
     // nanoGPT's get_num_params: shared (tied) tensors once; non_embedding
@@ -173,6 +175,8 @@ public:
     Tensor lm_head_bias;         // (V) or empty
 
 private:
+    struct Uninitialised {};
+    GPT(const GPTConfig& config, Uninitialised);
     Tensor run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* cache, GPTTrace* trace,
                GPTActivations* acts, Generator* dropout_gen, const char* fn) const;
     void allocate();
