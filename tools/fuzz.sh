@@ -12,8 +12,11 @@ work=build/fuzz/run
 rm -rf "$work" && mkdir -p "$work/corpus"
 build/fuzz/attn-train corpus --out "$work/text.txt" --sentences 300 --seed 1 >/dev/null
 for layers in 1 2; do
-  build/fuzz/attn-train train --data "$work/text.txt" --out "$work/corpus/seed$layers.safetensors" --n-layer "$layers" \
-    --n-head 2 --n-embd 8 --block-size 8 --batch-size 2 --max-iters 1 --eval-interval 0 --final-eval-iters 1 >/dev/null
+  for tokenizer in char word; do
+    build/fuzz/attn-train train --data "$work/text.txt" --out "$work/corpus/seed-$layers-$tokenizer.safetensors" \
+      --tokenizer "$tokenizer" --n-layer "$layers" --n-head 2 --n-embd 8 --block-size 8 --batch-size 2 --max-iters 1 \
+      --eval-interval 0 --final-eval-iters 1 >/dev/null
+  done
 done
 build/fuzz/checkpoint_fuzzer -max_total_time="$seconds" -max_len=16384 -print_final_stats=1 "$work/corpus" 2>&1 | tail -n 12
 echo "fuzz: no crash in ${seconds}s"

@@ -45,6 +45,7 @@ training flags:
   --batch-size 12 --max-iters 2000 --lr 1e-3 --min-lr 1e-4 --warmup-iters 100 --lr-decay-iters 2000
   --constant-lr --beta1 0.9 --beta2 0.99 --weight-decay 0.1 --grad-clip 1.0
   --eval-interval 250 --eval-iters 200 --final-eval-iters 200 --log-interval 10 --seed 1337
+  --tokenizer char|word (default char; a resumed run keeps its checkpoint's)
 )";
 
 struct Args {
@@ -149,6 +150,7 @@ TrainConfig train_config(const Args& a, TrainConfig t = {}) {
     t.grad_clip = static_cast<float>(a.number("grad-clip", t.grad_clip));
     t.eval_iters = a.integer("eval-iters", t.eval_iters);
     t.seed = static_cast<uint64_t>(a.integer("seed", static_cast<int64_t>(t.seed)));
+    if (a.has("tokenizer")) t.tokenizer = parse_tokenizer_kind(a.str("tokenizer"), "attn-train");
     return t;
 }
 
@@ -162,7 +164,7 @@ int train(const Args& a) {
         if (!ck.training) throw Error("\"" + a.str("resume") + "\" holds no training state to resume from");
         TrainConfig t = train_config(a, ck.training->config);
         trainer = std::make_unique<Trainer>(std::move(ck.model), std::move(ck.training->optimizer), ck.training->iter,
-                                            ck.vocabulary, t, text);
+                                            std::move(ck.tokenizer), t, text);
     } else {
         trainer = std::make_unique<Trainer>(model_config(a), train_config(a), text);
     }
@@ -179,7 +181,7 @@ int train(const Args& a) {
     std::fflush(stdout);
 
     auto save = [&] {
-        write_file(out, save_checkpoint(trainer->model(), trainer->data().tokenizer().vocabulary(), trainer.get()));
+        write_file(out, save_checkpoint(trainer->model(), trainer->data().tokenizer(), trainer.get()));
     };
     std::signal(SIGINT, on_sigint);
     const auto start = std::chrono::steady_clock::now();
@@ -220,7 +222,7 @@ int generate_cmd(const Args& a) {
     const std::string path = a.str("checkpoint");
     if (path.empty()) throw Error("generate needs --checkpoint CKPT");
     const Checkpoint ck = load_checkpoint(read_file(path));
-    const CharTokenizer tok(ck.vocabulary);
+    const Tokenizer& tok = ck.tokenizer;
     const std::string prompt = a.str("prompt", "\n");
     GenerateOptions o;
     o.max_new_tokens = a.integer("max-new-tokens", 200);
@@ -240,7 +242,7 @@ int probe_cmd(const Args& a) {
     const std::string path = a.str("checkpoint");
     if (path.empty()) throw Error("probe needs --checkpoint CKPT");
     const Checkpoint ck = load_checkpoint(read_file(path));
-    const AgreementReport r = probe_agreement(ck.model, CharTokenizer(ck.vocabulary),
+    const AgreementReport r = probe_agreement(ck.model, ck.tokenizer,
                                               agreement_sentences(a.integer("sentences", 500), static_cast<uint64_t>(a.integer("seed", 4242))));
     std::printf("agreement: %.1f%% of %lld held-out sentences choose the agreeing verb form\n", 100 * r.accuracy,
                 static_cast<long long>(r.sentences));
@@ -255,7 +257,7 @@ int export_cmd(const Args& a) {
     const std::string in = a.str("checkpoint"), out = a.str("out");
     if (in.empty() || out.empty()) throw Error("export needs --checkpoint CKPT and --out FILE");
     const Checkpoint ck = load_checkpoint(read_file(in));
-    const std::string bytes = save_checkpoint(ck.model, ck.vocabulary);
+    const std::string bytes = save_checkpoint(ck.model, ck.tokenizer);
     write_file(out, bytes);
     std::printf("wrote %s: the model without optimizer state, %zu bytes\n", out.c_str(), bytes.size());
     return 0;

@@ -22,27 +22,36 @@ double continuation_log_prob(const GPT& model, const std::vector<int64_t>& ids, 
 }
 }  // namespace
 
-AgreementReport probe_agreement(const GPT& model, const CharTokenizer& tok, const std::vector<AgreementSentence>& sentences) {
+AgreementReport probe_agreement(const GPT& model, const Tokenizer& tok, const std::vector<AgreementSentence>& sentences) {
     const GPTConfig& c = model.config();
     AgreementReport r;
     r.subject_attention.assign(static_cast<size_t>(c.n_layers * c.n_heads), 0.0);
     int64_t agree = 0;
     for (const AgreementSentence& s : sentences) {
-        const std::string prefix = "\n" + s.prefix;
-        const std::vector<int64_t> right = tok.encode(prefix + s.verb_correct + ".");
-        const std::vector<int64_t> wrong = tok.encode(prefix + s.verb_wrong + ".");
+        // The prompt's leading newline ends the previous sentence, as in the corpus.
+        const std::string text = "\n" + s.prefix + s.verb_correct + ".";
+        const std::vector<int64_t> right = tok.encode(text);
+        const std::vector<int64_t> wrong = tok.encode("\n" + s.prefix + s.verb_wrong + ".");
         if (static_cast<int64_t>(std::max(right.size(), wrong.size())) > c.block_size) {
             throw Error("probeAgreement: a sentence of " + std::to_string(right.size()) +
-                        " characters does not fit the block size " + std::to_string(c.block_size));
+                        " tokens does not fit the block size " + std::to_string(c.block_size));
         }
-        const size_t from = tok.encode(prefix).size();
+        size_t from = 0;  // the first token where the two forms differ
+        while (from < right.size() && from < wrong.size() && right[from] == wrong[from]) ++from;
         if (continuation_log_prob(model, right, from) > continuation_log_prob(model, wrong, from)) ++agree;
 
-        size_t shared = 0;
-        while (shared < s.verb_correct.size() && shared < s.verb_wrong.size() &&
-               s.verb_correct[shared] == s.verb_wrong[shared])
-            ++shared;
-        const int64_t query = static_cast<int64_t>(from + shared) - 1;  // last shared character (or the space)
+        // Tokens overlapping the subject's bytes (+1: the leading newline).
+        const std::vector<std::string> pieces = split_pieces(tok.kind(), text, "probeAgreement");
+        int64_t subject_first = -1, subject_last = -1, offset = 0;
+        for (size_t k = 0; k < pieces.size(); ++k) {
+            const int64_t end = offset + static_cast<int64_t>(pieces[k].size());
+            if (offset < s.subject_end + 1 && end > s.subject_begin + 1) {
+                if (subject_first < 0) subject_first = static_cast<int64_t>(k);
+                subject_last = static_cast<int64_t>(k);
+            }
+            offset = end;
+        }
+        const int64_t query = static_cast<int64_t>(from) - 1;  // predicts the first differing token
         GPTTrace trace;
         model.forward(std::vector<int64_t>(right.begin(), right.begin() + query + 1), 1, &trace);
         const int64_t T = query + 1;
@@ -50,8 +59,7 @@ AgreementReport probe_agreement(const GPT& model, const CharTokenizer& tok, cons
             for (int64_t h = 0; h < c.n_heads; ++h) {
                 const float* row = trace.layers[static_cast<size_t>(l)].weights.data.data() + (h * T + query) * T;
                 const int64_t top = std::max_element(row, row + T) - row;
-                // +1: the prompt's leading newline shifts the sentence by one.
-                if (top >= s.subject_begin + 1 && top < s.subject_end + 1) r.subject_attention[static_cast<size_t>(l * c.n_heads + h)] += 1;
+                if (top >= subject_first && top <= subject_last) r.subject_attention[static_cast<size_t>(l * c.n_heads + h)] += 1;
             }
     }
     r.sentences = static_cast<int64_t>(sentences.size());

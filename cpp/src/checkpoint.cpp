@@ -138,11 +138,15 @@ struct Entry {
 };
 }  // namespace
 
-std::string save_checkpoint(const GPT& model, const std::string& vocabulary, const Trainer* trainer) {
+std::string save_checkpoint(const GPT& model, const Tokenizer& tokenizer, const Trainer* trainer) {
     if (!little_endian()) throw Error("saveCheckpoint: only little-endian machines are supported");
+    if (tokenizer.vocab_size() != model.config().vocab_size) {
+        throw Error("saveCheckpoint: the tokenizer has " + std::to_string(tokenizer.vocab_size()) +
+                    " pieces but the model's vocab_size is " + std::to_string(model.config().vocab_size));
+    }
     std::vector<std::pair<std::string, const Tensor*>> tensors = model.named_parameters();
     json meta = {{"format", kFormat}, {"format_version", "1"}, {"config", config_json(model.config()).dump()},
-                 {"vocabulary", vocabulary}};
+                 {"tokenizer", tokenizer_kind_name(tokenizer.kind())}, {"vocabulary", tokenizer.vocabulary()}};
     if (trainer) {
         const AdamW& opt = trainer->optimizer();
         const auto names = model.named_parameters();
@@ -255,18 +259,25 @@ Checkpoint load_checkpoint(const std::string& bytes) {
             if (!std::isfinite(x)) fail("tensor \"" + name + "\" holds a non-finite value");
     };
 
-    Checkpoint ck{GPT::zeros(config), meta["vocabulary"], std::nullopt};  // every tensor is read below
+    // Checkpoints from before word tokenizers have no "tokenizer": they are character-level.
+    const std::string kind_name = meta.count("tokenizer") ? meta["tokenizer"] : "char";
+    if (kind_name != "char" && kind_name != "word") fail("__metadata__.tokenizer is \"" + kind_name + "\", expected \"char\" or \"word\"");
+    const TokenizerKind kind = parse_tokenizer_kind(kind_name, "loadCheckpoint");
+    std::optional<Tokenizer> tokenizer;
+    try {
+        tokenizer = Tokenizer::from_vocabulary(kind, meta["vocabulary"], "loadCheckpoint");
+    } catch (const Error&) {
+    }
+    if (!tokenizer || tokenizer->vocab_size() != config.vocab_size) {
+        fail("__metadata__.vocabulary must hold " + std::to_string(config.vocab_size) + " distinct " +
+             (kind == TokenizerKind::Char ? "characters" : "words (a JSON array of strings)") + " in sorted order");
+    }
+
+    Checkpoint ck{GPT::zeros(config), std::move(*tokenizer), std::nullopt};  // every tensor is read below
     size_t expected = 0;
     for (auto& [name, t] : ck.model.named_parameters()) {
         read(name, *t);
         ++expected;
-    }
-    try {
-        const CharTokenizer tok(ck.vocabulary);
-        if (tok.vocabulary() != ck.vocabulary || tok.vocab_size() != config.vocab_size) throw Error("");
-    } catch (const Error&) {
-        fail("__metadata__.vocabulary must hold " + std::to_string(config.vocab_size) +
-             " distinct characters in sorted order");
     }
 
     if (meta.count("iter")) {
@@ -278,6 +289,7 @@ Checkpoint load_checkpoint(const std::string& bytes) {
         if (train_j.is_discarded() || !train_j.is_object()) fail("__metadata__.train_config is not a JSON object");
         state.config = parse_train_config(train_j, &state.optimizer.steps);
         state.optimizer.options = state.config.adamw;
+        state.config.tokenizer = kind;
         const auto names = ck.model.named_parameters();
         for (size_t i = 0; i < names.size(); ++i) {
             read("optimizer.exp_avg." + names[i].first, state.optimizer.exp_avg[i]);

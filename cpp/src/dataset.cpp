@@ -4,15 +4,8 @@
 
 namespace attn {
 
-TextDataset::TextDataset(const std::string& text, double train_fraction) : tokenizer_(text) {
-    split(tokenizer_.encode(text), train_fraction);
-}
-
-TextDataset::TextDataset(const std::string& text, const std::string& vocabulary, double train_fraction)
-    : tokenizer_(vocabulary) {
-    if (tokenizer_.vocabulary() != vocabulary) {
-        throw Error("TextDataset: a vocabulary must list distinct characters in sorted order");
-    }
+TextDataset::TextDataset(const std::string& text, Tokenizer tokenizer, double train_fraction)
+    : tokenizer_(std::move(tokenizer)) {
     split(tokenizer_.encode(text), train_fraction);
 }
 
@@ -30,7 +23,7 @@ void TextDataset::check_block_size(int64_t T, const char* fn) const {
     const int64_t shortest = static_cast<int64_t>(std::min(train_.size(), val_.size()));
     if (T <= 0 || shortest <= T) {
         throw Error(std::string(fn) + ": the text is too short for a block size of " + std::to_string(T) +
-                    ": its smaller split has " + std::to_string(shortest) + " characters, windows need " +
+                    ": its smaller split has " + std::to_string(shortest) + " tokens, windows need " +
                     std::to_string(T + 1));
     }
 }
@@ -39,7 +32,7 @@ Batch TextDataset::get_batch(Split split, int64_t B, int64_t T, Generator& gen) 
     const std::vector<int64_t>& data = split == Split::Train ? train_ : val_;
     if (T <= 0 || static_cast<int64_t>(data.size()) <= T) {
         throw Error("getBatch: the " + std::string(split == Split::Train ? "training" : "validation") + " split has " +
-                    std::to_string(data.size()) + " characters, too few for windows of " + std::to_string(T + 1));
+                    std::to_string(data.size()) + " tokens, too few for windows of " + std::to_string(T + 1));
     }
     Batch batch;
     batch.B = B;

@@ -63,7 +63,12 @@ std::vector<AgreementSentence> agreement_sentences(int64_t n, uint64_t seed) {
 
 std::string agreement_corpus(int64_t n, uint64_t seed) {
     std::string text;
-    for (const AgreementSentence& s : agreement_sentences(n, seed)) text += s.text + "\n";
+    int64_t i = 0;
+    for (const AgreementSentence& s : agreement_sentences(n, seed)) {
+        // Every third sentence drops its clause: "The cats purr."
+        text += ++i % 3 == 0 ? s.prefix.substr(0, static_cast<size_t>(s.subject_end)) + " " + s.verb_correct + "." : s.text;
+        text += "\n";
+    }
     return text;
 }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 namespace attn {
 
 std::vector<char32_t> utf8_decode(const std::string& text, const char* fn) {
@@ -50,46 +52,121 @@ void utf8_append(std::string& out, char32_t c) {
     }
 }
 
-CharTokenizer::CharTokenizer(const std::string& text) : chars_(utf8_decode(text, "CharTokenizer")) {
-    if (chars_.empty()) throw Error("CharTokenizer: expected a non-empty text to build the vocabulary from, got \"\"");
-    std::sort(chars_.begin(), chars_.end());
-    chars_.erase(std::unique(chars_.begin(), chars_.end()), chars_.end());
+const char* tokenizer_kind_name(TokenizerKind kind) { return kind == TokenizerKind::Char ? "char" : "word"; }
+
+TokenizerKind parse_tokenizer_kind(const std::string& name, const char* fn) {
+    if (name == "char") return TokenizerKind::Char;
+    if (name == "word") return TokenizerKind::Word;
+    throw Error(std::string(fn) + ": expected the tokenizer \"char\" or \"word\", got \"" + name + "\"");
 }
 
-std::vector<int64_t> CharTokenizer::encode(const std::string& text) const {
-    const std::vector<char32_t> cs = utf8_decode(text, "CharTokenizer.encode");
-    std::vector<int64_t> ids;
-    ids.reserve(cs.size());
-    for (size_t i = 0; i < cs.size(); ++i) {
-        const auto it = std::lower_bound(chars_.begin(), chars_.end(), cs[i]);
-        if (it == chars_.end() || *it != cs[i]) {
-            std::string ch;
-            utf8_append(ch, cs[i]);
-            char code[16];
-            std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(cs[i]));
-            throw Error("CharTokenizer.encode: character '" + ch + "' (" + code + ") at position " + std::to_string(i) +
-                        " is not in the vocabulary of " + std::to_string(chars_.size()) + " characters");
-        }
-        ids.push_back(it - chars_.begin());
-    }
-    return ids;
-}
+namespace {
+const char* class_name(TokenizerKind kind) { return kind == TokenizerKind::Char ? "CharTokenizer" : "WordTokenizer"; }
+const char* unit_name(TokenizerKind kind) { return kind == TokenizerKind::Char ? "characters" : "words"; }
 
-std::string CharTokenizer::decode(const std::vector<int64_t>& ids) const {
-    std::string out;
-    for (size_t i = 0; i < ids.size(); ++i) {
-        if (ids[i] < 0 || ids[i] >= vocab_size()) {
-            throw Error("CharTokenizer.decode: expected ids in [0, " + std::to_string(vocab_size()) + "), got " +
-                        std::to_string(ids[i]) + " at index " + std::to_string(i));
+bool is_space(char32_t c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+// Letters and digits make words. Outside ASCII every character from U+00C0 on
+// counts as a letter except the ranges of punctuation and symbols, so that
+// "façade" and "naïve" stay one word and "—" does not join two.
+bool is_word_char(char32_t c) {
+    if (c < 0x80) return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    if (c < 0xC0 || c == 0xD7 || c == 0xF7) return false;
+    return !(c >= 0x2000 && c <= 0x2BFF) && !(c >= 0x3000 && c <= 0x303F);
+}
+}  // namespace
+
+std::vector<std::string> split_pieces(TokenizerKind kind, const std::string& text, const char* fn) {
+    const std::vector<char32_t> cs = utf8_decode(text, fn);
+    std::vector<std::string> out;
+    const size_t n = cs.size();
+    for (size_t i = 0; i < n;) {
+        std::string piece;
+        if (kind == TokenizerKind::Word && cs[i] == ' ' && i + 1 < n && !is_space(cs[i + 1])) {
+            piece = " ";  // the space belongs to the word after it
+            ++i;
         }
-        utf8_append(out, chars_[static_cast<size_t>(ids[i])]);
+        utf8_append(piece, cs[i]);
+        if (kind == TokenizerKind::Word && is_word_char(cs[i])) {
+            while (i + 1 < n && is_word_char(cs[i + 1])) utf8_append(piece, cs[++i]);
+        }
+        ++i;
+        out.push_back(std::move(piece));
     }
     return out;
 }
 
-std::string CharTokenizer::vocabulary() const {
+Tokenizer::Tokenizer(TokenizerKind kind, const std::string& text)
+    : kind_(kind), pieces_(split_pieces(kind, text, class_name(kind))) {
+    if (pieces_.empty()) {
+        throw Error(std::string(class_name(kind)) + ": expected a non-empty text to build the vocabulary from, got \"\"");
+    }
+    std::sort(pieces_.begin(), pieces_.end());
+    pieces_.erase(std::unique(pieces_.begin(), pieces_.end()), pieces_.end());
+}
+
+Tokenizer Tokenizer::from_vocabulary(TokenizerKind kind, const std::string& vocabulary, const char* fn) {
+    std::vector<std::string> pieces;
+    if (kind == TokenizerKind::Char) {
+        pieces = split_pieces(kind, vocabulary, fn);
+    } else {
+        const nlohmann::json j = nlohmann::json::parse(vocabulary, nullptr, false);
+        if (!j.is_array()) throw Error(std::string(fn) + ": a word vocabulary must be a JSON array of strings");
+        for (const nlohmann::json& p : j) {
+            if (!p.is_string()) throw Error(std::string(fn) + ": a word vocabulary must be a JSON array of strings");
+            const std::string piece = p.get<std::string>();
+            if (split_pieces(kind, piece, fn).size() != 1) {
+                throw Error(std::string(fn) + ": \"" + piece + "\" is not a single word piece");
+            }
+            pieces.push_back(piece);
+        }
+    }
+    if (pieces.empty()) throw Error(std::string(fn) + ": expected a non-empty vocabulary");
+    for (size_t i = 1; i < pieces.size(); ++i) {
+        if (!(pieces[i - 1] < pieces[i])) {
+            throw Error(std::string(fn) + ": a vocabulary must list distinct " + unit_name(kind) + " in sorted order");
+        }
+    }
+    return Tokenizer(kind, std::move(pieces));
+}
+
+std::vector<int64_t> Tokenizer::encode(const std::string& text) const {
+    const std::string fn = std::string(class_name(kind_)) + ".encode";
+    const std::vector<std::string> pieces = split_pieces(kind_, text, fn.c_str());
+    std::vector<int64_t> ids;
+    ids.reserve(pieces.size());
+    for (size_t i = 0; i < pieces.size(); ++i) {
+        const auto it = std::lower_bound(pieces_.begin(), pieces_.end(), pieces[i]);
+        if (it == pieces_.end() || *it != pieces[i]) {
+            std::string what = "word '" + pieces[i] + "'";
+            if (kind_ == TokenizerKind::Char) {
+                char code[16];
+                std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(utf8_decode(pieces[i], fn.c_str())[0]));
+                what = "character '" + pieces[i] + "' (" + code + ")";
+            }
+            throw Error(fn + ": " + what + " at position " + std::to_string(i) + " is not in the vocabulary of " +
+                        std::to_string(pieces_.size()) + " " + unit_name(kind_));
+        }
+        ids.push_back(it - pieces_.begin());
+    }
+    return ids;
+}
+
+std::string Tokenizer::decode(const std::vector<int64_t>& ids) const {
     std::string out;
-    for (char32_t c : chars_) utf8_append(out, c);
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] < 0 || ids[i] >= vocab_size()) {
+            throw Error(std::string(class_name(kind_)) + ".decode: expected ids in [0, " + std::to_string(vocab_size()) +
+                        "), got " + std::to_string(ids[i]) + " at index " + std::to_string(i));
+        }
+        out += pieces_[static_cast<size_t>(ids[i])];
+    }
+    return out;
+}
+
+std::string Tokenizer::vocabulary() const {
+    if (kind_ == TokenizerKind::Word) return nlohmann::json(pieces_).dump();
+    std::string out;
+    for (const std::string& p : pieces_) out += p;
     return out;
 }
 

@@ -53,7 +53,7 @@ void TrainConfig::validate(const char* fn) const {
 Trainer::Trainer(GPTConfig model_config, const TrainConfig& config, const std::string& text)
     : config_((config.validate("Trainer"), config)),
       gen_(config.seed),
-      data_(text),
+      data_(text, Tokenizer(config.tokenizer, text)),
       model_(with_vocab(model_config, data_.tokenizer().vocab_size()), gen_),
       grads_(static_cast<size_t>(parts_for(config.batch_size, model_config.dropout)), model_.zeros_like()),
       optimizer_(model_, config.adamw),
@@ -62,11 +62,11 @@ Trainer::Trainer(GPTConfig model_config, const TrainConfig& config, const std::s
     next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
 }
 
-Trainer::Trainer(GPT model, AdamW optimizer, int64_t iter, const std::string& vocabulary, const TrainConfig& config,
+Trainer::Trainer(GPT model, AdamW optimizer, int64_t iter, Tokenizer tokenizer, const TrainConfig& config,
                  const std::string& text)
     : config_((config.validate("Trainer"), config)),
       gen_(config.seed + static_cast<uint64_t>(iter)),
-      data_(text, vocabulary),
+      data_(text, std::move(tokenizer)),
       model_(std::move(model)),
       grads_(static_cast<size_t>(parts_for(config.batch_size, model_.config().dropout)), model_.zeros_like()),
       optimizer_(std::move(optimizer)),
@@ -74,9 +74,10 @@ Trainer::Trainer(GPT model, AdamW optimizer, int64_t iter, const std::string& vo
       iter_(iter) {
     if (data_.tokenizer().vocab_size() != model_.config().vocab_size) {
         throw Error("Trainer: the vocabulary has " + std::to_string(data_.tokenizer().vocab_size()) +
-                    " characters but the model expects " + std::to_string(model_.config().vocab_size));
+                    " pieces but the model expects " + std::to_string(model_.config().vocab_size));
     }
     optimizer_.options = config.adamw;
+    config_.tokenizer = data_.tokenizer().kind();
     data_.check_block_size(model_.config().block_size, "Trainer");
     next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -37,14 +38,27 @@ TEST(DefaultModel, IsSmallAndWellFormed) {
     EXPECT_LE(static_cast<int64_t>(in.tellg()), 1 << 20);  // <= 1 MB
     const Checkpoint ck = shipped();
     EXPECT_FALSE(ck.training.has_value());
-    EXPECT_EQ(CharTokenizer(ck.vocabulary).vocab_size(), ck.model.config().vocab_size);
+    EXPECT_EQ(ck.tokenizer.kind(), TokenizerKind::Word);
+    EXPECT_EQ(ck.tokenizer.vocab_size(), ck.model.config().vocab_size);
 }
 
 TEST(DefaultModel, ChoosesTheAgreeingVerbForm) {
     const Checkpoint ck = shipped();
     const std::vector<AgreementSentence> sentences = held_out();
     ASSERT_GE(sentences.size(), 590u);
-    const AgreementReport r = probe_agreement(ck.model, CharTokenizer(ck.vocabulary), sentences);
+    const AgreementReport r = probe_agreement(ck.model, ck.tokenizer, sentences);
     EXPECT_GE(r.accuracy, 0.95) << r.accuracy;
     ::testing::Test::RecordProperty("agreement", std::to_string(r.accuracy));
+}
+
+TEST(DefaultModel, AHeadAtTheVerbLooksAtTheSubject) {
+    const Checkpoint ck = shipped();
+    const AgreementReport r = probe_agreement(ck.model, ck.tokenizer, held_out());
+    // At the "," before the verb, the head's largest weight is on the subject
+    // noun (" cats"), seven tokens back across the clause and its own noun.
+    EXPECT_GE(r.best_subject_attention, 0.8) << "layer " << r.best_layer << " head " << r.best_head;
+    // Not every head: the others attend elsewhere (a probe that always said
+    // "subject" would pass the line above for a wrong reason).
+    const auto others = std::count_if(r.subject_attention.begin(), r.subject_attention.end(), [](double f) { return f < 0.2; });
+    EXPECT_GE(others, 1);
 }

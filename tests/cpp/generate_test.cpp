@@ -1,38 +1,9 @@
-// Tokenizer, sampling and generation.
+// Sampling and generation.
 #include "attn/generate.hpp"
-#include "attn/tokenizer.hpp"
 #include "golden.hpp"
 
 using namespace attn;
 using golden::near;
-
-TEST(CharTokenizer, SortedUniqueCharactersAndRoundTrip) {
-    const CharTokenizer tok("hello world");
-    EXPECT_EQ(tok.vocabulary(), " dehlorw");
-    EXPECT_EQ(tok.encode("hello"), (std::vector<int64_t>{3, 2, 4, 4, 5}));
-    EXPECT_EQ(tok.decode(tok.encode("low red")), "low red");
-}
-
-TEST(CharTokenizer, CodePointsNotBytes) {
-    const CharTokenizer tok("naïve café — ok");
-    EXPECT_EQ(tok.vocab_size(), 12);  // space a c e f i k n o v é ï — : 13 minus duplicates
-    EXPECT_EQ(tok.decode(tok.encode("café")), "café");
-    EXPECT_EQ(tok.encode("é").size(), 1u);
-}
-
-TEST(CharTokenizer, UnknownCharactersAndBadIdsAreErrors) {
-    const CharTokenizer tok("abc");
-    try {
-        tok.encode("abz");
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_STREQ(e.what(), "CharTokenizer.encode: character 'z' (U+007A) at position 2 is not in the vocabulary of 3 characters");
-    }
-    EXPECT_THROW(tok.decode({0, 3}), Error);
-    EXPECT_THROW(CharTokenizer(""), Error);
-    EXPECT_THROW(CharTokenizer(std::string("a\xff")), Error);
-    EXPECT_THROW(CharTokenizer(std::string("\xc0\xaf")), Error);  // overlong '/'
-}
 
 TEST(Sampling, MultinomialIsTheExponentialRaceOfTorchRngMd) {
     // Seed 42, rand(5), then exponential_(1) gives 1.6459 0.4294 0.0677 1.3809

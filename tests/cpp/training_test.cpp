@@ -14,7 +14,7 @@ using namespace attn;
 
 namespace {
 // 36 distinct characters in sorted order, for checkpoints of tiny().
-const std::string kVocab = CharTokenizer("abcdefghijklmnopqrstuvwxyz0123456789").vocabulary();
+const Tokenizer kVocab(TokenizerKind::Char, "abcdefghijklmnopqrstuvwxyz0123456789");
 
 GPTConfig tiny(float dropout = 0.0f) {
     GPTConfig c = GPTConfig::nanogpt(36, 16, 2, 2, 16, true, true);  // Trainer resets the vocabulary size
@@ -86,7 +86,8 @@ TEST(AdamW, ClipGradNormScalesToTheMaximum) {
 }
 
 TEST(TextDataset, NanoGPTSplitAndRandintWindows) {
-    const TextDataset data("abcdefghijklmnopqrstuvwxyz0123456789");  // 36 characters
+    const std::string text = "abcdefghijklmnopqrstuvwxyz0123456789";
+    const TextDataset data(text, Tokenizer(TokenizerKind::Char, text));  // 36 characters
     EXPECT_EQ(data.train().size(), 32u);  // int(36 * 0.9)
     EXPECT_EQ(data.val().size(), 4u);
     Generator gen(0), same(0);
@@ -140,10 +141,10 @@ TEST(Trainer, BadSettingsAreErrors) {
 TEST(Checkpoint, RoundTripsModelVocabularyAndTrainingState) {
     Trainer trainer(tiny(), quick(), text());
     for (int i = 0; i < 3; ++i) trainer.step();
-    const std::string vocab = trainer.data().tokenizer().vocabulary();
+    const Tokenizer& vocab = trainer.data().tokenizer();
     const std::string bytes = save_checkpoint(trainer.model(), vocab, &trainer);
     const Checkpoint ck = load_checkpoint(bytes);
-    EXPECT_EQ(ck.vocabulary, vocab);
+    EXPECT_EQ(ck.tokenizer.pieces(), vocab.pieces());
     const auto a = trainer.model().named_parameters(), b = ck.model.named_parameters();
     ASSERT_EQ(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i) {
@@ -158,11 +159,28 @@ TEST(Checkpoint, RoundTripsModelVocabularyAndTrainingState) {
     // Same logits from the loaded model; and a resumed trainer carries on.
     EXPECT_TRUE(golden::near(ck.model.forward({1, 2, 3}, 1), trainer.model().forward({1, 2, 3}, 1), 0.0f));
     Checkpoint copy = load_checkpoint(bytes);
-    Trainer resumed(std::move(copy.model), std::move(copy.training->optimizer), copy.training->iter, copy.vocabulary,
+    Trainer resumed(std::move(copy.model), std::move(copy.training->optimizer), copy.training->iter, copy.tokenizer,
                     copy.training->config, text());
     EXPECT_EQ(resumed.step().iter, 3);
     // A model-only checkpoint has no training state.
     EXPECT_FALSE(load_checkpoint(save_checkpoint(trainer.model(), vocab)).training.has_value());
+}
+
+TEST(Checkpoint, WordTokenizerTrainsSavesAndLoadsBack) {
+    TrainConfig t = quick();
+    t.tokenizer = TokenizerKind::Word;
+    Trainer trainer(tiny(), t, text());
+    // " cats", " purr", ",", ... : far fewer tokens than characters.
+    EXPECT_EQ(trainer.data().tokenizer().kind(), TokenizerKind::Word);
+    EXPECT_LT(trainer.data().train().size() * 3, text().size());
+    trainer.step();
+    const Checkpoint ck = load_checkpoint(save_checkpoint(trainer.model(), trainer.data().tokenizer(), &trainer));
+    EXPECT_EQ(ck.tokenizer.kind(), TokenizerKind::Word);
+    EXPECT_EQ(ck.tokenizer.pieces(), trainer.data().tokenizer().pieces());
+    EXPECT_EQ(ck.training->config.tokenizer, TokenizerKind::Word);
+    EXPECT_EQ(ck.tokenizer.encode("The cats purr."), trainer.data().tokenizer().encode("The cats purr."));
+    // A vocabulary of the wrong size for the model is refused when saving.
+    EXPECT_THROW(save_checkpoint(trainer.model(), kVocab), Error);
 }
 
 TEST(Checkpoint, LayoutIsSafetensors) {
@@ -234,6 +252,13 @@ TEST(Checkpoint, CorruptFilesAreClearErrors) {
               std::string::npos);
     EXPECT_NE(message_of(with_header(good, [](nlohmann::json& h) { h["__metadata__"]["vocabulary"] = "ba"; })).find("vocabulary"),
               std::string::npos);
+    EXPECT_EQ(message_of(with_header(good, [](nlohmann::json& h) { h["__metadata__"]["tokenizer"] = "bpe"; })),
+              "loadCheckpoint: __metadata__.tokenizer is \"bpe\", expected \"char\" or \"word\"");
+    EXPECT_EQ(message_of(with_header(good, [](nlohmann::json& h) { h["__metadata__"]["tokenizer"] = "word"; })),
+              "loadCheckpoint: __metadata__.vocabulary must hold 36 distinct words (a JSON array of strings) in sorted order");
+    // Checkpoints written before word tokenizers carry no "tokenizer": characters.
+    EXPECT_EQ(load_checkpoint(with_header(good, [](nlohmann::json& h) { h["__metadata__"].erase("tokenizer"); })).tokenizer.kind(),
+              TokenizerKind::Char);
     EXPECT_NE(message_of(with_header(good, [](nlohmann::json& h) { h["__metadata__"].erase("config"); })).find("config"),
               std::string::npos);
     std::string nan = good;

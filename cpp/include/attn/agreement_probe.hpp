@@ -2,13 +2,15 @@
 //
 // Agreement: for each held-out sentence, the model scores both verb forms
 // after the sentence's prefix ("\nThe cats, which slept near the dog, ") by
-// the total log-probability of "purr." and "purrs."; it agrees when the form
-// matching the subject scores higher.
+// the total log-probability of their tokens from the first one where they
+// differ ("s." against "." with characters, " purr" "." against " purrs" "."
+// with words); it agrees when the form matching the subject scores higher.
 //
-// Attention: the verb position is the last character the two forms share
-// ("purr|", "cr|y"), the position whose next-character prediction decides the
-// number. For every layer and head we count how often that position's largest
-// attention weight falls on the subject noun's characters.
+// Attention: the verb position is the last token the two forms share
+// ("purr|", "cr|y" with characters; the "," before the verb with words), the
+// position whose next-token prediction decides the number. For every layer
+// and head we count how often that position's largest attention weight falls
+// on a token of the subject noun.
 #pragma once
 
 #include "attn/gpt.hpp"
@@ -27,7 +29,7 @@ struct AgreementReport {
     double best_subject_attention = 0;
 };
 
-AgreementReport probe_agreement(const GPT& model, const CharTokenizer& tokenizer,
+AgreementReport probe_agreement(const GPT& model, const Tokenizer& tokenizer,
                                 const std::vector<AgreementSentence>& sentences);
 
 }  // namespace attn

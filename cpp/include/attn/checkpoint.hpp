@@ -6,7 +6,8 @@
 // "data_offsets": [begin, end]} (offsets into the raw data) and carries
 // "__metadata__", a string-to-string map. Tensors use nanoGPT's state_dict
 // names (transformer.h.0.attn.c_attn.weight, ...); the metadata holds the
-// model config ("config", JSON), the tokenizer's vocabulary ("vocabulary") and,
+// model config ("config", JSON), the tokenizer ("tokenizer": "char" or "word";
+// absent means "char") and its vocabulary ("vocabulary", see Tokenizer) and,
 // for a checkpoint written during training, the iteration, the training config
 // and AdamW's moments (tensors optimizer.exp_avg.<name>, optimizer.exp_avg_sq.<name>).
 // Python's safetensors.torch.load_file reads these files unchanged.
@@ -19,6 +20,7 @@
 
 #include "attn/adamw.hpp"
 #include "attn/gpt.hpp"
+#include "attn/tokenizer.hpp"
 #include "attn/trainer.hpp"
 
 #include <optional>
@@ -34,12 +36,13 @@ struct TrainingState {
 
 struct Checkpoint {
     GPT model;
-    std::string vocabulary;  // the CharTokenizer's characters in id order (UTF-8)
+    Tokenizer tokenizer;     // the model's vocabulary: vocab_size pieces
     std::optional<TrainingState> training;
 };
 
 // The bytes of a checkpoint of model (+ the trainer's optimizer and progress).
-std::string save_checkpoint(const GPT& model, const std::string& vocabulary, const Trainer* trainer = nullptr);
+// The tokenizer's vocabulary size must be the model's.
+std::string save_checkpoint(const GPT& model, const Tokenizer& tokenizer, const Trainer* trainer = nullptr);
 Checkpoint load_checkpoint(const std::string& bytes);
 
 // Largest header the loader accepts (bytes).

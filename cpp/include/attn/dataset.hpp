@@ -1,5 +1,5 @@
-// Character-level data as nanoGPT prepares and samples it: the text is encoded
-// with its own CharTokenizer, the first 90% is the training split and the rest
+// Data as nanoGPT prepares and samples it: the text is encoded with a
+// tokenizer (tokenizer.hpp), the first 90% is the training split and the rest
 // the validation split, and a batch is batch_size random windows of
 // block_size tokens (targets shifted by one), their starts drawn with
 // torch.randint(len(data) - block_size, (batch_size,)).
@@ -23,23 +23,21 @@ struct Batch {
 
 class TextDataset {
 public:
-    // Builds the tokenizer from the text itself.
-    explicit TextDataset(const std::string& text, double train_fraction = 0.9);
-    // Uses a given vocabulary (e.g. a checkpoint's); every character of the
-    // text must be in it.
-    TextDataset(const std::string& text, const std::string& vocabulary, double train_fraction = 0.9);
+    // The tokenizer is built from the text itself or comes from a checkpoint;
+    // every piece of the text must be in its vocabulary.
+    TextDataset(const std::string& text, Tokenizer tokenizer, double train_fraction = 0.9);
 
     // Throws Error if the split is too short for windows of T + 1 tokens.
     Batch get_batch(Split split, int64_t B, int64_t T, Generator& gen) const;
     void check_block_size(int64_t T, const char* fn) const;
 
-    const CharTokenizer& tokenizer() const { return tokenizer_; }
+    const Tokenizer& tokenizer() const { return tokenizer_; }
     const std::vector<int64_t>& train() const { return train_; }
     const std::vector<int64_t>& val() const { return val_; }
 
 private:
     void split(const std::vector<int64_t>& ids, double train_fraction);
-    CharTokenizer tokenizer_;
+    Tokenizer tokenizer_;
     std::vector<int64_t> train_, val_;
 };
 

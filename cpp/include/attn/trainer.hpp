@@ -24,6 +24,7 @@ struct TrainConfig {
     float grad_clip = 1.0f;                             // 0 turns clipping off
     int64_t eval_iters = 200;                           // batches per split in evaluate()
     uint64_t seed = 1337;
+    TokenizerKind tokenizer = TokenizerKind::Char;      // how a fresh run splits its text
 
     void validate(const char* fn) const;
 };
@@ -42,13 +43,14 @@ struct EvalResult {
 
 class Trainer {
 public:
-    // A fresh run. model_config.vocab_size is set to the text's vocabulary.
+    // A fresh run. model_config.vocab_size is set to the text's vocabulary
+    // (its characters or words, config.tokenizer).
     Trainer(GPTConfig model_config, const TrainConfig& config, const std::string& text);
     // A resumed run: the model, optimizer state and iteration from a
-    // checkpoint; the text is encoded with the model's vocabulary. The
+    // checkpoint; the text is encoded with the checkpoint's tokenizer. The
     // generator restarts from seed + iter (a resumed run is statistically, not
     // bitwise, the continuation).
-    Trainer(GPT model, AdamW optimizer, int64_t iter, const std::string& vocabulary, const TrainConfig& config,
+    Trainer(GPT model, AdamW optimizer, int64_t iter, Tokenizer tokenizer, const TrainConfig& config,
             const std::string& text);
 
     StepResult step();
