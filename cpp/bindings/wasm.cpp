@@ -542,19 +542,38 @@ JsTensor session_tokens(const attn::GenerationSession& s) {
 
 // ---- tokenizer ---------------------------------------------------------------
 
-attn::CharTokenizer* make_tokenizer(const std::string& text) {
-    return guarded("CharTokenizer", [&] { return new attn::CharTokenizer(text); });
+// JS names a tokenizer by its kind: CharTokenizer, WordTokenizer.
+std::string tokenizer_class(attn::TokenizerKind kind) {
+    return kind == attn::TokenizerKind::Char ? "CharTokenizer" : "WordTokenizer";
 }
 
-val tokenizer_encode(const attn::CharTokenizer& t, const std::string& text) {
-    return guarded("CharTokenizer.encode", [&] {
+attn::Tokenizer* make_tokenizer(const std::string& kind, const std::string& text) {
+    return guarded("Tokenizer", [&] { return new attn::Tokenizer(attn::parse_tokenizer_kind(kind, "Tokenizer"), text); });
+}
+
+attn::Tokenizer* tokenizer_from_vocabulary(const std::string& kind, const std::string& vocabulary) {
+    return guarded("Tokenizer.fromVocabulary", [&] {
+        return new attn::Tokenizer(attn::Tokenizer::from_vocabulary(
+            attn::parse_tokenizer_kind(kind, "Tokenizer.fromVocabulary"), vocabulary, "Tokenizer.fromVocabulary"));
+    });
+}
+
+val tokenizer_encode(const attn::Tokenizer& t, const std::string& text) {
+    return guarded((tokenizer_class(t.kind()) + ".encode").c_str(), [&] {
         const std::vector<int64_t> ids = t.encode(text);
         return int_tensor_to_js(ids, {static_cast<int64_t>(ids.size())}).data;
     });
 }
 
-std::string tokenizer_decode(const attn::CharTokenizer& t, const val& ids) {
-    return guarded("CharTokenizer.decode", [&] { return t.decode(to_ids(ids, "CharTokenizer.decode")); });
+std::string tokenizer_decode(const attn::Tokenizer& t, const val& ids) {
+    const std::string fn = tokenizer_class(t.kind()) + ".decode";
+    return guarded(fn.c_str(), [&] { return t.decode(to_ids(ids, fn.c_str())); });
+}
+
+val tokenizer_pieces(const attn::Tokenizer& t) {
+    val out = val::array();
+    for (const std::string& p : t.pieces()) out.call<void>("push", val(p));
+    return out;
 }
 
 // ---- training and checkpoints ---------------------------------------------------
@@ -575,12 +594,14 @@ struct JsTrainConfig {
     double batchSize, learningRate, minLr, warmupIters, lrDecayIters;
     bool cosine;
     double beta1, beta2, eps, weightDecay, gradClip, evalIters, seed;
+    std::string tokenizer;  // "char" | "word"
 };
 
 JsTrainConfig train_config_to_js(const attn::TrainConfig& t) {
     return {static_cast<double>(t.batch_size), t.lr.learning_rate, t.lr.min_lr, static_cast<double>(t.lr.warmup_iters),
             static_cast<double>(t.lr.lr_decay_iters), t.lr.cosine, t.adamw.beta1, t.adamw.beta2, t.adamw.eps,
-            t.adamw.weight_decay, t.grad_clip, static_cast<double>(t.eval_iters), static_cast<double>(t.seed)};
+            t.adamw.weight_decay, t.grad_clip, static_cast<double>(t.eval_iters), static_cast<double>(t.seed),
+            attn::tokenizer_kind_name(t.tokenizer)};
 }
 
 attn::TrainConfig train_config_from_js(const JsTrainConfig& j, const char* fn) {
@@ -598,6 +619,7 @@ attn::TrainConfig train_config_from_js(const JsTrainConfig& j, const char* fn) {
     t.grad_clip = static_cast<float>(j.gradClip);
     t.eval_iters = to_count(j.evalIters, fn, "evalIters");
     t.seed = static_cast<uint64_t>(to_count(j.seed, fn, "seed"));
+    t.tokenizer = attn::parse_tokenizer_kind(j.tokenizer, fn);
     t.validate(fn);
     return t;
 }
@@ -621,7 +643,7 @@ attn::Trainer* resume_trainer(const val& bytes, const std::string& text) {
     return guarded("Trainer.resume", [&] {
         attn::Checkpoint ck = attn::load_checkpoint(bytes_from_js(bytes, "Trainer.resume"));
         if (!ck.training) throw attn::Error("Trainer.resume: the checkpoint holds no training state (it was saved from a model, not a trainer)");
-        return new attn::Trainer(std::move(ck.model), std::move(ck.training->optimizer), ck.training->iter, ck.vocabulary,
+        return new attn::Trainer(std::move(ck.model), std::move(ck.training->optimizer), ck.training->iter, std::move(ck.tokenizer),
                                  ck.training->config, text);
     });
 }
@@ -646,27 +668,27 @@ attn::GPT* trainer_snapshot(const attn::Trainer& t) { return new attn::GPT(t.mod
 
 val trainer_checkpoint(const attn::Trainer& t) {
     return guarded("Trainer.checkpoint", [&] {
-        return bytes_to_js(attn::save_checkpoint(t.model(), t.data().tokenizer().vocabulary(), &t));
+        return bytes_to_js(attn::save_checkpoint(t.model(), t.data().tokenizer(), &t));
     });
 }
 
-val gpt_checkpoint(const attn::GPT& m, const std::string& vocabulary) {
+val gpt_checkpoint(const attn::GPT& m, const attn::Tokenizer& tokenizer) {
     return guarded("GPT.checkpoint", [&] {
-        const attn::CharTokenizer tok(vocabulary);
-        if (tok.vocabulary() != vocabulary || tok.vocab_size() != m.config().vocab_size) {
-            throw attn::Error("GPT.checkpoint: expected a vocabulary of " + std::to_string(m.config().vocab_size) +
-                              " distinct characters in sorted order (a CharTokenizer's vocabulary)");
+        if (tokenizer.vocab_size() != m.config().vocab_size) {
+            throw attn::Error("GPT.checkpoint: expected a tokenizer of vocabSize " + std::to_string(m.config().vocab_size) +
+                              ", got one of " + std::to_string(tokenizer.vocab_size()));
         }
-        return bytes_to_js(attn::save_checkpoint(m, vocabulary));
+        return bytes_to_js(attn::save_checkpoint(m, tokenizer));
     });
 }
 
-// {vocabulary, iter | null} of a checkpoint (validated in full).
+// {tokenizer: "char" | "word", vocabulary, iter | null} of a checkpoint (validated in full).
 val checkpoint_info(const val& bytes) {
     return guarded("loadCheckpoint", [&] {
         const attn::Checkpoint ck = attn::load_checkpoint(bytes_from_js(bytes, "loadCheckpoint"));
         val out = val::object();
-        out.set("vocabulary", val(ck.vocabulary));
+        out.set("tokenizer", val(std::string(attn::tokenizer_kind_name(ck.tokenizer.kind()))));
+        out.set("vocabulary", val(ck.tokenizer.vocabulary()));
         out.set("iter", ck.training ? val(static_cast<double>(ck.training->iter)) : val::null());
         return out;
     });
@@ -777,7 +799,8 @@ EMSCRIPTEN_BINDINGS(attn) {
         .field("weightDecay", &JsTrainConfig::weightDecay)
         .field("gradClip", &JsTrainConfig::gradClip)
         .field("evalIters", &JsTrainConfig::evalIters)
-        .field("seed", &JsTrainConfig::seed);
+        .field("seed", &JsTrainConfig::seed)
+        .field("tokenizer", &JsTrainConfig::tokenizer);
     value_object<JsStepResult>("StepResult")
         .field("iter", &JsStepResult::iter)
         .field("lr", &JsStepResult::lr)
@@ -893,12 +916,15 @@ EMSCRIPTEN_BINDINGS(attn) {
         .function("done", &attn::GenerationSession::done)
         .function("tokens", &session_tokens);
 
-    class_<attn::CharTokenizer>("CharTokenizer")
+    class_<attn::Tokenizer>("Tokenizer")
         .constructor(&make_tokenizer, allow_raw_pointers())
         .function("encode", &tokenizer_encode)
         .function("decode", &tokenizer_decode)
-        .function("vocabSize", +[](const attn::CharTokenizer& t) { return static_cast<double>(t.vocab_size()); })
-        .function("vocabulary", &attn::CharTokenizer::vocabulary);
+        .function("kind", +[](const attn::Tokenizer& t) { return std::string(attn::tokenizer_kind_name(t.kind())); })
+        .function("pieces", &tokenizer_pieces)
+        .function("vocabSize", +[](const attn::Tokenizer& t) { return static_cast<double>(t.vocab_size()); })
+        .function("vocabulary", &attn::Tokenizer::vocabulary);
+    function("tokenizerFromVocabulary", &tokenizer_from_vocabulary, allow_raw_pointers());
 
     class_<attn::LayerNorm>("LayerNorm")
         .constructor(&make_layer_norm, allow_raw_pointers())

@@ -131,6 +131,33 @@ describe('GPT', () => {
     });
     assert.throws(() => tok.decode([0, 9]), /CharTokenizer.decode: expected ids in \[0, 9\), got 9 at index 1/);
     assert.throws(() => new attn.CharTokenizer(''), /CharTokenizer: expected a non-empty text/);
+    assert.throws(() => new attn.CharTokenizer(3), { message: 'CharTokenizer: expected a string, got number 3' });
+  });
+
+  test('word tokenizer: words with their leading space, saved and loaded back', () => {
+    const tok = own(new attn.WordTokenizer('The cats, which sat on the mat, purr.\nThe cat purrs.\n'));
+    assert.equal(tok.kind, 'word');
+    assert.deepEqual(tok.encode('The cats purr.').map((i) => tok.pieces[i]), ['The', ' cats', ' purr', '.']);
+    assert.equal(tok.decode(tok.encode('The cat, which sat on the mat, purrs.')), 'The cat, which sat on the mat, purrs.');
+    assert.throws(() => tok.encode('The dog'), {
+      message: "WordTokenizer.encode: word ' dog' at position 1 is not in the vocabulary of 13 words",
+    });
+    assert.throws(() => tok.decode([13]), /WordTokenizer.decode: expected ids in \[0, 13\), got 13 at index 0/);
+    const back = own(attn.Tokenizer.fromVocabulary('word', tok.vocabulary));
+    assert.ok(back instanceof attn.WordTokenizer);
+    assert.deepEqual(back.pieces, tok.pieces);
+    assert.throws(() => attn.Tokenizer.fromVocabulary('word', '["b", "a"]'), /Tokenizer.fromVocabulary: a vocabulary must list distinct words in sorted order/);
+    assert.throws(() => attn.Tokenizer.fromVocabulary('bpe', 'ab'), /Tokenizer.fromVocabulary: expected kind 'char' or 'word', got the string "bpe"/);
+    // A model saved with its tokenizer; a tokenizer of the wrong size is refused.
+    const model = own(new attn.GPT({ vocabSize: tok.vocabSize, dModel: 8, nHeads: 2, nLayers: 1, dFF: 16, blockSize: 8 }));
+    const ck = attn.loadCheckpoint(model.checkpoint(tok));
+    own(ck.model);
+    own(ck.tokenizer);
+    assert.equal(ck.tokenizer.kind, 'word');
+    assert.deepEqual(ck.tokenizer.pieces, tok.pieces);
+    const chars = own(new attn.CharTokenizer('abc'));
+    assert.throws(() => model.checkpoint(chars), { message: 'GPT.checkpoint: expected a tokenizer of vocabSize 13, got one of 3' });
+    assert.throws(() => model.checkpoint(tok.vocabulary), /GPT.checkpoint: expected the model's tokenizer \(a CharTokenizer or WordTokenizer\), got the string/);
   });
 
   test('bad configs, ids and options raise clear errors', () => {

@@ -58,12 +58,28 @@ describe('Trainer', () => {
     assert.equal(resumed.iter, 80);
     assert.equal(resumed.step().iter, 80);
     const snap = own(trainer.snapshot());
-    const ck = attn.loadCheckpoint(snap.checkpoint(trainer.vocabulary));
+    const tok = own(attn.Tokenizer.fromVocabulary(trainer.config.tokenizer, trainer.vocabulary));
+    const ck = attn.loadCheckpoint(snap.checkpoint(tok));
     own(ck.model);
     own(ck.tokenizer);
     assert.equal(ck.iter, null);
     const ids = ck.tokenizer.encode('The cat');
     assert.deepEqual(Array.from(ck.model.forward(ids).logits.data), Array.from(snap.forward(ids).logits.data));
+  });
+
+  test('a word-level run: vocabulary from the text\'s words, kept through a checkpoint', () => {
+    const trainer = own(new attn.Trainer({ model: SMALL, training: { batchSize: 4, tokenizer: 'word' }, text: TEXT }));
+    const words = own(new attn.WordTokenizer(TEXT));
+    assert.equal(trainer.config.tokenizer, 'word');
+    assert.equal(trainer.modelConfig.vocabSize, words.vocabSize);
+    assert.equal(trainer.vocabulary, words.vocabulary);
+    trainer.step();
+    const resumed = own(attn.Trainer.resume(trainer.checkpoint(), TEXT));
+    assert.equal(resumed.config.tokenizer, 'word');
+    const ck = attn.loadCheckpoint(trainer.checkpoint());
+    own(ck.model);
+    own(ck.tokenizer);
+    assert.deepEqual(ck.tokenizer.pieces, words.pieces);
   });
 
   test('checkpoints follow the safetensors rules', () => {
@@ -106,7 +122,14 @@ describe('Trainer', () => {
     corrupt[9] = 0x7b;
     corrupt[10] = 0x7b;
     assert.throws(() => attn.loadCheckpoint(corrupt), /loadCheckpoint: /);
-    assert.throws(() => attn.Trainer.resume(own(trainer.snapshot()).checkpoint(trainer.vocabulary), TEXT), /holds no training state/);
+    const tok = own(new attn.CharTokenizer(TEXT));
+    assert.throws(() => attn.Trainer.resume(own(trainer.snapshot()).checkpoint(tok), TEXT), /holds no training state/);
+    assert.throws(() => new attn.Trainer({ model: SMALL, training: { tokenizer: 'bpe' }, text: TEXT }), {
+      message: 'Trainer: expected the tokenizer "char" or "word", got "bpe"',
+    });
+    assert.throws(() => new attn.Trainer({ model: SMALL, training: { tokenizer: 1 }, text: TEXT }), {
+      message: "Trainer: expected training.tokenizer as 'char' or 'word', got number 1",
+    });
     assert.equal(trainer.step().iter, 0);
   });
 });
@@ -140,35 +163,40 @@ describe('attn-train', () => {
 });
 
 describe('the shipped model', () => {
-  test('loads and makes the verb agree with a distant subject', async () => {
+  test('loads, makes the verb agree with a distant subject, and a head looks at the subject', async () => {
     const { model, tokenizer } = await attn.loadDefaultModel();
     own(model);
     own(tokenizer);
-    assert.deepEqual([model.config.nLayers, model.config.nHeads], [2, 4]);
-    // Sum of log-probabilities of a continuation after a prefix.
-    const score = (prefix, continuation) => {
-      const ids = tokenizer.encode(prefix + continuation);
-      const { logits } = model.forward(ids);
-      const V = model.config.vocabSize;
-      let total = 0;
-      for (let k = tokenizer.encode(prefix).length; k < ids.length; k++) {
-        const row = logits.data.subarray((k - 1) * V, k * V);
-        const max = Math.max(...row);
-        const logSum = Math.log(row.reduce((s, x) => s + Math.exp(x - max), 0)) + max;
-        total += row[ids[k]] - logSum;
-      }
-      return total;
-    };
+    assert.deepEqual([model.config.nLayers, model.config.nHeads, tokenizer.kind], [2, 4, 'word']);
+    const V = model.config.vocabSize;
     const cases = [
-      ['\nThe cats, which slept near the dog, ', 'purr.', 'purrs.'],
-      ['\nThe cat, which slept near the dogs, ', 'purrs.', 'purr.'],
-      ['\nThe teachers, which waited beside the king, ', 'sing.', 'sings.'],
-      ['\nThe pilot, which danced behind the farmers, ', 'watches.', 'watch.'],
+      ['\nThe cats, which slept near the dog,', ' purr', ' purrs'],
+      ['\nThe cat, which slept near the dogs,', ' purrs', ' purr'],
+      ['\nThe teachers, which waited beside the king,', ' sing', ' sings'],
+      ['\nThe pilot, which danced behind the farmers,', ' watches', ' watch'],
     ];
+    const subjectHeads = new Set();
     for (const [prefix, right, wrong] of cases) {
-      assert.ok(score(prefix, right) > score(prefix, wrong), `${prefix.trim()} ${right}`);
+      const ids = tokenizer.encode(prefix);
+      const T = ids.length;
+      assert.equal(T, 10); // "\n" "The" " cats" "," " which" " slept" " near" " the" " dog" ","
+      const { logits, trace } = model.forward(ids, { trace: true });
+      // The next token after the last ",": the agreeing form is more likely.
+      const row = logits.data.subarray((T - 1) * V, T * V);
+      const [r] = tokenizer.encode(right);
+      const [w] = tokenizer.encode(wrong);
+      assert.ok(row[r] > row[w], `${prefix.trim()}${right}`);
+      // Heads whose largest weight at the last "," is on the subject (token 2).
+      trace.layers.forEach((layer, l) => {
+        for (let h = 0; h < model.config.nHeads; h++) {
+          const weights = Array.from(layer.weights.data.subarray((h * T + T - 1) * T, (h * T + T) * T));
+          if (weights.indexOf(Math.max(...weights)) === 2) subjectHeads.add(`${l}.${h}`);
+        }
+      });
     }
-    const text = tokenizer.decode(model.generate(tokenizer.encode('\nThe dogs, which'), { maxNewTokens: 40, seed: 1, temperature: 0.5 }).data);
+    // The same heads as the native probe of tools/train-default-model.sh, and not all of them.
+    assert.deepEqual([...subjectHeads].sort(), ['0.0', '0.3', '1.2']);
+    const text = tokenizer.decode(model.generate(tokenizer.encode('\nThe dogs, which'), { maxNewTokens: 8, seed: 1, temperature: 0.5 }).data);
     assert.match(text, /^\nThe dogs, which [a-z]+ [a-z]+ the [a-z]+, [a-z]+\./);
   });
 });

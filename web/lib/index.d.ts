@@ -285,8 +285,8 @@ export interface GPT extends Disposable {
   generate(prompt: Ids, options?: GenerateOptions & { onToken?: (tokens: number[], step: number) => boolean | void }): IntTensor;
   /** The same generation as an iterator of each step's tokens. */
   stream(prompt: Ids, options?: GenerateOptions): Generator<number[], void, unknown>;
-  /** safetensors bytes of the model alone; vocabulary is its tokenizer's. */
-  checkpoint(vocabulary: string): Uint8Array;
+  /** safetensors bytes of the model alone, with its tokenizer (vocabSize must match). */
+  checkpoint(tokenizer: Tokenizer): Uint8Array;
 }
 
 /** Training hyper-parameters; defaults are nanoGPT's shakespeare_char at laptop size. */
@@ -317,6 +317,8 @@ export interface TrainConfig {
   evalIters: number;
   /** torch.manual_seed for the initial weights, batches and dropout; default 1337 */
   seed: number;
+  /** how a fresh run splits its text: 'char' (default, nanoGPT) or 'word'; a resumed run keeps its checkpoint's */
+  tokenizer: TokenizerKind;
 }
 
 export interface StepResult {
@@ -340,7 +342,7 @@ export interface Trainer extends Disposable {
   /** Mean loss over evalIters random batches of each split. */
   evaluate(evalIters?: number): EvalResult;
   readonly iter: number;
-  /** The text's characters in id order (the model's vocabulary). */
+  /** The model's vocabulary as checkpoints store it (see Tokenizer.vocabulary); its kind is config.tokenizer. */
   readonly vocabulary: string;
   readonly config: TrainConfig;
   readonly modelConfig: GPTConfig;
@@ -353,20 +355,38 @@ export interface Trainer extends Disposable {
 /** A loaded checkpoint. model and tokenizer are yours to dispose. */
 export interface LoadedCheckpoint {
   model: GPT;
-  tokenizer: CharTokenizer;
+  /** a CharTokenizer or WordTokenizer, as the model was trained */
+  tokenizer: Tokenizer;
   vocabulary: string;
   /** training progress when saved by a Trainer, else null */
   iter: number | null;
 }
 
-/** nanoGPT's character tokenizer: the sorted set of a text's characters (code points). */
-export interface CharTokenizer extends Disposable {
-  /** Throws on a character outside the vocabulary, naming it and its position. */
+export type TokenizerKind = 'char' | 'word';
+
+/**
+ * Ids are indices into the sorted set of a text's pieces (nanoGPT's prepare.py):
+ * - 'char': its characters (code points): "The cat" → T h e ␣ c a t
+ * - 'word': runs of letters/digits or single other characters, each with the
+ *   space before it attached: "The cats, purr.\n" → "The" " cats" "," " purr" "." "\n"
+ * decode(encode(text)) === text.
+ */
+export interface Tokenizer extends Disposable {
+  readonly kind: TokenizerKind;
+  /** Throws on a piece outside the vocabulary, naming it and its position. */
   encode(text: string): number[];
   decode(ids: ArrayLike<number>): string;
   readonly vocabSize: number;
-  /** The characters in id order. */
+  /** The pieces in id order: decode([i]) === pieces[i]. */
+  readonly pieces: string[];
+  /** As checkpoints store it: 'char' the characters in id order, 'word' a JSON array of the pieces. */
   readonly vocabulary: string;
+}
+export interface CharTokenizer extends Tokenizer {
+  readonly kind: 'char';
+}
+export interface WordTokenizer extends Tokenizer {
+  readonly kind: 'word';
 }
 
 export interface Attention {
@@ -411,7 +431,14 @@ export interface Attention {
   MultiHeadAttention: new (dModel: number, numHeads: number) => MultiHeadAttention;
   TorchMultiheadAttention: new (embedDim: number, numHeads: number, options?: { bias?: boolean }) => TorchMultiheadAttention;
   GPT: new (config?: Partial<GPTConfig>) => GPT;
+  /** The sorted set of a text's characters. */
   CharTokenizer: new (text: string) => CharTokenizer;
+  /** The sorted set of a text's words and punctuation. */
+  WordTokenizer: new (text: string) => WordTokenizer;
+  Tokenizer: {
+    /** From a saved vocabulary (Tokenizer.vocabulary); throws if it is not one. */
+    fromVocabulary(kind: TokenizerKind, vocabulary: string): Tokenizer;
+  };
   /** Starts a training run; vocabSize comes from the text. */
   Trainer: {
     new (options: { model?: Partial<GPTConfig>; training?: Partial<TrainConfig>; text: string }): Trainer;
@@ -420,7 +447,7 @@ export interface Attention {
   };
   /** Reads safetensors bytes written by this library (validated; corrupt files throw). */
   loadCheckpoint(bytes: Uint8Array): LoadedCheckpoint;
-  /** The pretrained model shipped with the package (synthetic agreement corpus). */
+  /** The pretrained model shipped with the package (synthetic agreement corpus, word tokens). */
   loadDefaultModel(): Promise<LoadedCheckpoint>;
   defaultTrainConfig(): TrainConfig;
   /** The synthetic corpus ("The cats, which slept near the dog, purr."), one sentence per line. */

@@ -321,9 +321,11 @@ function makeApi(M) {
       super('GPT', () => handle ?? new M.GPT(full));
     }
     /** A safetensors checkpoint of the model (no optimizer state), for loadCheckpoint or Python. */
-    checkpoint(vocabulary) {
-      if (typeof vocabulary !== 'string') throw new Error(`GPT.checkpoint: expected the vocabulary as a string, got ${describe(vocabulary)}`);
-      return this._handle.checkpoint(vocabulary);
+    checkpoint(tokenizer) {
+      if (!(tokenizer instanceof Tokenizer)) {
+        throw new Error(`GPT.checkpoint: expected the model's tokenizer (a CharTokenizer or WordTokenizer), got ${describe(tokenizer)}`);
+      }
+      return this._handle.checkpoint(tokenizer._handle);
     }
     get config() { return this._handle.config(); }
     /** nanoGPT's count: tied tensors once; nonEmbedding leaves out the position embedding. */
@@ -387,7 +389,8 @@ function makeApi(M) {
 
   /**
    * Training as nanoGPT's train.py does it, a step at a time. The model's
-   * vocabulary is the text's characters (vocabSize is set from the text).
+   * vocabulary is the text's characters, or its words with
+   * training.tokenizer = 'word' (vocabSize is set from the text).
    */
   class Trainer extends Module {
     constructor({ model = {}, training = {}, text, ...rest } = {}) {
@@ -395,6 +398,9 @@ function makeApi(M) {
       if (typeof text !== 'string') throw new Error(`Trainer: expected text as a string, got ${describe(text)}`);
       const handle = model instanceof AdoptedHandle ? model.handle : null;
       checkKeys(training, Object.keys(DEFAULT_TRAIN_CONFIG), 'Trainer', 'config');
+      if ('tokenizer' in training && typeof training.tokenizer !== 'string') {
+        throw new Error(`Trainer: expected training.tokenizer as 'char' or 'word', got ${describe(training.tokenizer)}`);
+      }
       const modelConfig = handle ? null : gptConfig(model, 'Trainer');
       super('Trainer', () => handle ?? new M.Trainer(modelConfig, { ...DEFAULT_TRAIN_CONFIG, ...training }, text));
     }
@@ -417,33 +423,71 @@ function makeApi(M) {
     checkpoint() { return this._handle.checkpoint(); }
   }
 
-  /** Reads a checkpoint (safetensors bytes): {model: GPT, tokenizer: CharTokenizer, vocabulary, iter}. */
+  /** Reads a checkpoint (safetensors bytes): {model: GPT, tokenizer, vocabulary, iter}. */
   function loadCheckpoint(bytes) {
     if (!(bytes instanceof Uint8Array)) throw new Error(`loadCheckpoint: expected a Uint8Array, got ${describe(bytes)}`);
     const info = M.checkpointInfo(bytes);
     const model = new GPT(new AdoptedHandle(M.gptFromCheckpoint(bytes)));
-    return { model, tokenizer: new CharTokenizer(info.vocabulary), vocabulary: info.vocabulary, iter: info.iter };
+    const tokenizer = Tokenizer.fromVocabulary(info.tokenizer, info.vocabulary);
+    return { model, tokenizer, vocabulary: info.vocabulary, iter: info.iter };
   }
 
-  class CharTokenizer extends Module {
-    /** The vocabulary is the sorted set of the text's characters (nanoGPT's prepare.py). */
-    constructor(text) {
-      if (typeof text !== 'string') throw new Error(`CharTokenizer: expected a string, got ${describe(text)}`);
-      super('CharTokenizer', () => new M.CharTokenizer(text));
+  const TOKENIZER_NAMES = { char: 'CharTokenizer', word: 'WordTokenizer' };
+
+  /**
+   * Ids are indices into the sorted set of a text's pieces (nanoGPT's
+   * prepare.py): its characters (CharTokenizer) or its words with the space
+   * before each attached (WordTokenizer: "The", " cats", ",", " purr", ".").
+   */
+  class Tokenizer extends Module {
+    #name;
+    constructor(kind, text) {
+      const name = TOKENIZER_NAMES[kind];
+      const handle = text instanceof AdoptedHandle ? text.handle : null;
+      if (!handle && typeof text !== 'string') throw new Error(`${name}: expected a string, got ${describe(text)}`);
+      super(name, () => handle ?? new M.Tokenizer(kind, text));
+      this.#name = name;
+    }
+    /** A tokenizer from a saved vocabulary (a checkpoint's, or tokenizer.vocabulary). */
+    static fromVocabulary(kind, vocabulary) {
+      if (!(kind in TOKENIZER_NAMES)) throw new Error(`Tokenizer.fromVocabulary: expected kind 'char' or 'word', got ${describe(kind)}`);
+      if (typeof vocabulary !== 'string') {
+        throw new Error(`Tokenizer.fromVocabulary: expected the vocabulary as a string, got ${describe(vocabulary)}`);
+      }
+      const handle = new AdoptedHandle(M.tokenizerFromVocabulary(kind, vocabulary));
+      return kind === 'char' ? new CharTokenizer(handle) : new WordTokenizer(handle);
     }
     encode(text) {
-      if (typeof text !== 'string') throw new Error(`CharTokenizer.encode: expected a string, got ${describe(text)}`);
+      if (typeof text !== 'string') throw new Error(`${this.#name}.encode: expected a string, got ${describe(text)}`);
       return Array.from(this._handle.encode(text));
     }
     decode(ids) {
       if (!(Array.isArray(ids) || ArrayBuffer.isView(ids))) {
-        throw new Error(`CharTokenizer.decode: expected an array of ids, got ${describe(ids)}`);
+        throw new Error(`${this.#name}.decode: expected an array of ids, got ${describe(ids)}`);
       }
       return this._handle.decode(ids);
     }
+    /** 'char' or 'word'. */
+    get kind() { return this._handle.kind(); }
     get vocabSize() { return this._handle.vocabSize(); }
-    /** The characters in id order, as one string. */
+    /** The pieces in id order: decode([i]) === pieces[i]. */
+    get pieces() { return this._handle.pieces(); }
+    /** The vocabulary as one string, as checkpoints store it. */
     get vocabulary() { return this._handle.vocabulary(); }
+  }
+
+  class CharTokenizer extends Tokenizer {
+    /** The vocabulary is the sorted set of the text's characters. */
+    constructor(text) {
+      super('char', text);
+    }
+  }
+
+  class WordTokenizer extends Tokenizer {
+    /** The vocabulary is the sorted set of the text's words and punctuation. */
+    constructor(text) {
+      super('word', text);
+    }
   }
 
   return {
@@ -484,12 +528,14 @@ function makeApi(M) {
     MultiHeadAttention,
     TorchMultiheadAttention,
     GPT,
+    Tokenizer,
     CharTokenizer,
+    WordTokenizer,
     Trainer,
     loadCheckpoint,
     /**
      * The model the package ships, trained on the synthetic agreement corpus
-     * ("The cats, which sat on the mat, purr."): {model, tokenizer, vocabulary, iter}.
+     * ("The cats, which sat on the mat, purr.") in word tokens: {model, tokenizer, vocabulary, iter}.
      */
     loadDefaultModel: async () => loadCheckpoint(await loadBytes(DEFAULT_MODEL_URL, 'loadDefaultModel')),
     defaultTrainConfig: () => ({ ...DEFAULT_TRAIN_CONFIG }),
