@@ -171,6 +171,17 @@ test('chapter 7: generation streams; training in the worker lowers the loss, kee
   assert.ok(text.startsWith('The cats, which') && text.length > 60, text);
   assert.ok(new Set(lengths).size > 1, `streamed lengths ${lengths}`);
   assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 8); // 2 layers x 4 heads
+  // At the comma before the verb the five likeliest tokens are plural verbs (singular ones end in s: " purrs",
+  // " flies"), and three heads look hardest at the subject " cats" (token 1).
+  const likeliest = async () => JSON.parse(await page.getAttribute('#probe-next', 'data-top'));
+  const plural = await likeliest();
+  assert.equal(plural.length, 5);
+  assert.ok(plural.every((p) => /^ [a-z]+[^s]$/.test(p)), `after "cats": ${plural}`);
+  const focus = await page.$$eval('#probe-heads li', (items) => items.map((li) => Number(li.dataset.focus)));
+  assert.deepEqual(focus.map((f, i) => (f === 1 ? i : -1)).filter((i) => i >= 0), [0, 3, 6], `focus per head ${focus}`);
+  await page.fill('#probe', 'The cat, which slept near the dogs,');
+  await page.waitForFunction(() => JSON.parse(document.querySelector('#probe-next').dataset.top).every((p) => p.endsWith('s')));
+  assert.equal((await likeliest()).length, 5);
 
   // a short training run in the worker, watching the main thread for long tasks
   await page.evaluate(() => {

@@ -45,7 +45,7 @@ chapter(async (attn) => {
     }
   }
 
-  // ---- generation, streamed a character at a time
+  // ---- generation, streamed a token at a time
   let stopGeneration = false;
   $('#generate').addEventListener('click', async () => {
     const { model, tokenizer } = current();
@@ -60,7 +60,7 @@ chapter(async (attn) => {
       return;
     }
     const options = {
-      maxNewTokens: Math.max(1, Math.min(2000, $('#max-new').valueAsNumber || 200)),
+      maxNewTokens: Math.max(1, Math.min(2000, $('#max-new').valueAsNumber || 60)),
       temperature: Math.max(0, $('#temperature').valueAsNumber || 0),
       topK: Math.max(0, Math.floor($('#top-k').valueAsNumber || 0)),
     };
@@ -87,30 +87,49 @@ chapter(async (attn) => {
     stopGeneration = true;
   });
 
-  // ---- attention of every layer and head on the reader's text
+  // ---- attention of every layer and head on the reader's text, and what the
+  // last token predicts and looks at
+  const shown = (piece) => piece.replace(/\n/g, '↵');
+  const quote = (piece) => `“${shown(piece)}”`;
   const drawAttention = perFrame(() => {
     const { model, tokenizer } = current();
     const grid = $('[data-figure="model-attention"]');
     try {
       const ids = tokenizer.encode($('#probe').value).slice(0, model.config.blockSize);
       if (ids.length === 0) return;
-      const chars = ids.map((i) => tokenizer.decode([i]));
-      const { trace } = model.forward(ids, { trace: true });
+      const vocabulary = tokenizer.pieces;
+      const pieces = ids.map((i) => vocabulary[i]);
+      const { logits, trace } = model.forward(ids, { trace: true });
       const T = ids.length;
       const H = model.config.nHeads;
+      const V = model.config.vocabSize;
+      const probs = attn.softmax(attn.tensor(logits.data.slice((T - 1) * V, T * V), [V])).data;
+      const top = [...probs.keys()].sort((a, b) => probs[b] - probs[a]).slice(0, 5);
+      $('#probe-next').textContent = `Next token after ${quote(pieces[T - 1])}: ` +
+        top.map((i) => `${quote(vocabulary[i])} ${(100 * probs[i]).toFixed(1)}%`).join(' · ');
+      $('#probe-next').dataset.top = JSON.stringify(top.map((i) => vocabulary[i]));
+      const looks = [];
       grid.replaceChildren();
       trace.layers.forEach((layer, l) => {
         for (let h = 0; h < H; h++) {
+          const weights = layer.weights.data.subarray(h * T * T, (h + 1) * T * T);
+          const lastRow = weights.subarray((T - 1) * T, T * T);
+          const focus = lastRow.indexOf(Math.max(...lastRow));
+          const item = document.createElement('li');
+          item.textContent = `layer ${l + 1}, head ${h + 1}: ${quote(pieces[focus])} (${lastRow[focus].toFixed(2)})`;
+          item.dataset.focus = String(focus);
+          looks.push(item);
           const cell = document.createElement('figure');
           grid.appendChild(cell);
-          heatmapCanvas(cell, { data: layer.weights.data.subarray(h * T * T, (h + 1) * T * T), shape: [T, T] }, {
+          heatmapCanvas(cell, { data: weights, shape: [T, T] }, {
             title: `layer ${l + 1}, head ${h + 1}`,
-            rowLabels: chars,
-            colLabels: chars,
-            cellSize: T > 40 ? 7 : 9,
+            rowLabels: pieces.map(shown),
+            colLabels: pieces.map(shown),
+            cellSize: T > 40 ? 7 : T > 20 ? 9 : 13,
           });
         }
       });
+      $('#probe-heads').replaceChildren(...looks);
       report(null);
     } catch (error) {
       report(error);
@@ -210,7 +229,7 @@ chapter(async (attn) => {
       sampleEvery: Math.max(10, Math.floor(iters / 5)),
       prompt: 'The cats, which',
       model: { nLayers: $('#layers').valueAsNumber, nHeads: $('#train-heads').valueAsNumber, dModel: embd, dFF: 4 * embd, blockSize: 64, bias: false, attentionBias: false, tieEmbeddings: true, dropout: 0 },
-      training: { batchSize: 16, learningRate: 3e-3, minLr: 3e-4, warmupIters: Math.min(50, iters - 1), lrDecayIters: Math.max(iters, 51), evalIters: 8 },
+      training: { batchSize: 16, learningRate: 3e-3, minLr: 3e-4, warmupIters: Math.min(50, iters - 1), lrDecayIters: Math.max(iters, 51), evalIters: 8, tokenizer: $('#tokenizer-choice').value },
     });
   });
   $('#pause').addEventListener('click', () => {

@@ -21,13 +21,23 @@ function checkpoint(done) {
 function sample(prompt) {
   const model = trainer.snapshot();
   try {
-    const chars = [...prompt].filter((c) => trainer.vocabulary.includes(c)).join('') || trainer.vocabulary[0];
-    const tok = new attn.CharTokenizer(trainer.vocabulary);
-    const ids = tok.encode(chars).slice(-model.config.blockSize + 1);
-    const out = model.generate(ids, { maxNewTokens: 60, temperature: 0.8, seed: trainer.iter });
-    const text = tok.decode(out.data);
-    tok.dispose();
-    return text;
+    const tok = attn.Tokenizer.fromVocabulary(trainer.config.tokenizer, trainer.vocabulary);
+    try {
+      // The prompt's pieces that this text's vocabulary has (a text file may lack "The").
+      const pieces = new Set(tok.pieces);
+      const known = tok.kind === 'char' ? [...prompt].filter((c) => pieces.has(c)).join('') : prompt;
+      let ids;
+      try {
+        ids = tok.encode(known);
+      } catch {
+        ids = [];
+      }
+      if (ids.length === 0) ids = [0];
+      const out = model.generate(ids.slice(-model.config.blockSize + 1), { maxNewTokens: tok.kind === 'char' ? 60 : 20, temperature: 0.8, seed: trainer.iter });
+      return tok.decode(out.data);
+    } finally {
+      tok.dispose();
+    }
   } finally {
     model.dispose();
   }

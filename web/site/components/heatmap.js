@@ -137,30 +137,50 @@ export function formatNumber(v, digits = 4) {
  * (a character-level attention map of 40×40). Values are in the canvas's
  * accessible label as a summary and in data-max-row/col for tests.
  */
-export function heatmapCanvas(container, tensor, { title, rowLabels, colLabels, cellSize = 10, domain = [0, 1] } = {}) {
+export function heatmapCanvas(container, tensor, { title, rowLabels = [], colLabels = [], cellSize = 10, domain = [0, 1] } = {}) {
   const [rows, cols] = tensor.shape;
-  const label = 14;
+  const font = `${Math.min(11, cellSize)}px monospace`;
+  // Label margins fit the longest label: one character (character tokens) or a word.
+  const measure = document.createElement('canvas').getContext('2d');
+  measure.font = font;
+  const widest = (labels) => Math.ceil(Math.max(0, ...labels.map((s) => measure.measureText(s).width)));
+  const left = Math.max(14, widest(rowLabels) + 6);
+  const rotate = widest(colLabels) > cellSize; // words stand upright above their column
+  const top = rotate ? widest(colLabels) + 6 : 14;
   const color = d3.scaleSequential(d3.interpolateViridis).domain(domain);
   const root = d3.select(container);
   root.selectAll('*').remove();
   root.append('h4').attr('class', 'heatmap-title').text(title);
   const canvas = root
     .append('canvas')
-    .attr('width', label + cols * cellSize)
-    .attr('height', label + rows * cellSize)
+    .attr('width', left + cols * cellSize)
+    .attr('height', top + rows * cellSize)
     .attr('class', 'heatmap-canvas')
     .attr('role', 'img')
     .attr('aria-label', `${title}: ${rows} by ${cols} attention map`)
     .node();
   const ctx = canvas.getContext('2d');
-  ctx.font = `${Math.min(11, cellSize)}px monospace`;
-  ctx.textAlign = 'center';
+  ctx.font = font;
   ctx.fillStyle = '#1d1d24';
-  for (let j = 0; j < cols; j++) ctx.fillText(colLabels?.[j] ?? '', label + j * cellSize + cellSize / 2, label - 3);
-  for (let i = 0; i < rows; i++) ctx.fillText(rowLabels?.[i] ?? '', label / 2, label + i * cellSize + cellSize - 2);
+  for (let j = 0; j < cols; j++) {
+    const x = left + j * cellSize + cellSize / 2;
+    if (!rotate) {
+      ctx.textAlign = 'center';
+      ctx.fillText(colLabels[j] ?? '', x, top - 3);
+      continue;
+    }
+    ctx.save();
+    ctx.translate(x + 4, top - 3);
+    ctx.rotate(-Math.PI / 2);
+    ctx.textAlign = 'left';
+    ctx.fillText(colLabels[j] ?? '', 0, 0);
+    ctx.restore();
+  }
+  ctx.textAlign = 'right';
+  for (let i = 0; i < rows; i++) ctx.fillText(rowLabels[i] ?? '', left - 3, top + i * cellSize + cellSize - 2);
   for (let i = 0; i < rows; i++)
     for (let j = 0; j < cols; j++) {
       ctx.fillStyle = color(tensor.data[i * cols + j]);
-      ctx.fillRect(label + j * cellSize, label + i * cellSize, cellSize - 1, cellSize - 1);
+      ctx.fillRect(left + j * cellSize, top + i * cellSize, cellSize - 1, cellSize - 1);
     }
 }
