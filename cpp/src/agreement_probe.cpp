@@ -6,7 +6,7 @@
 namespace attn {
 
 namespace {
-// Σ log P(text[k] | text[<k]) over the characters from `from` on.
+// Σ log P(ids[k] | ids[<k]) over the tokens from `from` on.
 double continuation_log_prob(const GPT& model, const std::vector<int64_t>& ids, size_t from) {
     const Tensor logits = model.forward(ids, 1);
     const int64_t V = model.config().vocab_size;

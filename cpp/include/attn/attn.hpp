@@ -38,7 +38,23 @@
 //   self_attention.hpp               SelfAttentionV1 / V2 / U with traces
 //   mask.hpp                         causal and padding masks
 //   scaled_dot_product_attention.hpp softmax(Q Kᵀ/√d_k) V with masks and a trace
+//   multi_head_attention.hpp         several heads (notebook 001 §7, nn.MultiheadAttention)
+//   gpt.hpp                          the tiny language model (notebook 001 §8, nanoGPT)
+//   tokenizer.hpp                    character and word tokens
+//   generate.hpp                     sampling with a KV cache
+//   trainer.hpp, checkpoint.hpp      training (notebook 001's "next steps") and safetensors files
+//   synthetic_corpus.hpp,
+//   agreement_probe.hpp              the agreement corpus and what a model learned from it
 #pragma once
+
+#include "attn/agreement_probe.hpp"
+#include "attn/checkpoint.hpp"
+#include "attn/generate.hpp"
+#include "attn/gpt.hpp"
+#include "attn/multi_head_attention.hpp"
+#include "attn/synthetic_corpus.hpp"
+#include "attn/tokenizer.hpp"
+#include "attn/trainer.hpp"
 
 #include "attn/embedding.hpp"
 #include "attn/layer_norm.hpp"
