@@ -6,6 +6,19 @@
 
 using namespace attn;
 
+namespace {
+// The message of the Error f throws ("no error" if it returns).
+template <typename F>
+std::string error_of(F f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+}  // namespace
+
 TEST(CharTokenizer, SortedUniqueCharactersAndRoundTrip) {
     const Tokenizer tok(TokenizerKind::Char, "hello world");
     EXPECT_EQ(tok.vocabulary(), " dehlorw");
@@ -22,12 +35,8 @@ TEST(CharTokenizer, CodePointsNotBytes) {
 
 TEST(CharTokenizer, UnknownCharactersAndBadIdsAreErrors) {
     const Tokenizer tok(TokenizerKind::Char, "abc");
-    try {
-        tok.encode("abz");
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_STREQ(e.what(), "CharTokenizer.encode: character 'z' (U+007A) at position 2 is not in the vocabulary of 3 characters");
-    }
+    EXPECT_EQ(error_of([&] { tok.encode("abz"); }),
+              "CharTokenizer.encode: character 'z' (U+007A) at position 2 is not in the vocabulary of 3 characters");
     EXPECT_THROW(tok.decode({0, 3}), Error);
     EXPECT_THROW(Tokenizer(TokenizerKind::Char, ""), Error);
     EXPECT_THROW(Tokenizer(TokenizerKind::Char, std::string("a\xff")), Error);
@@ -57,12 +66,8 @@ TEST(WordTokenizer, WhitespaceDigitsAndNonAsciiLetters) {
 
 TEST(WordTokenizer, UnknownWordsAreErrorsNamingTheWord) {
     const Tokenizer tok(TokenizerKind::Word, "The cat purrs.");
-    try {
-        tok.encode("The dog purrs.");
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_STREQ(e.what(), "WordTokenizer.encode: word ' dog' at position 1 is not in the vocabulary of 4 words");
-    }
+    EXPECT_EQ(error_of([&] { tok.encode("The dog purrs."); }),
+              "WordTokenizer.encode: word ' dog' at position 1 is not in the vocabulary of 4 words");
     EXPECT_THROW(tok.decode({4}), Error);
     EXPECT_THROW(Tokenizer(TokenizerKind::Word, ""), Error);
 }
@@ -77,12 +82,7 @@ TEST(WordTokenizer, VocabularyIsAJsonArrayThatLoadsBack) {
 
 TEST(Tokenizer, FromVocabularyRejectsWhatEncodeCouldNotHaveMade) {
     auto message = [](TokenizerKind kind, const std::string& v) {
-        try {
-            Tokenizer::from_vocabulary(kind, v, "load");
-        } catch (const Error& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
+        return error_of([&] { Tokenizer::from_vocabulary(kind, v, "load"); });
     };
     EXPECT_EQ(message(TokenizerKind::Char, "ba"), "load: a vocabulary must list distinct characters in sorted order");
     EXPECT_EQ(message(TokenizerKind::Char, "aa"), "load: a vocabulary must list distinct characters in sorted order");
