@@ -182,6 +182,13 @@ test('chapter 7: generation streams; training in the worker lowers the loss, kee
   await page.fill('#probe', 'The cat, which slept near the dogs,');
   await page.waitForFunction(() => JSON.parse(document.querySelector('#probe-next').dataset.top).every((p) => p.endsWith('s')));
   assert.equal((await likeliest()).length, 5);
+  // A word the model never saw is a clear error; the maps of the last good text stay.
+  await page.fill('#probe', 'The zebras,');
+  await page.waitForSelector('.status:not([hidden])');
+  assert.equal(await page.textContent('.status'), "Could not compute: WordTokenizer.encode: word ' zebras' at position 1 is not in the vocabulary of 167 words");
+  assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 8);
+  await page.fill('#probe', 'The cats, which slept near the dog,');
+  await page.waitForSelector('.status[hidden]', { state: 'attached' });
 
   // a short training run in the worker, watching the main thread for long tasks
   await page.evaluate(() => {
