@@ -10,13 +10,6 @@
 // - Every glue function runs inside `guarded`, which turns a C++ exception into
 //   a thrown JS Error carrying the C++ message (never Aborted() or a pointer).
 #include "attn/attn.hpp"
-#include "attn/checkpoint.hpp"
-#include "attn/synthetic_corpus.hpp"
-#include "attn/trainer.hpp"
-#include "attn/generate.hpp"
-#include "attn/gpt.hpp"
-#include "attn/multi_head_attention.hpp"
-#include "attn/tokenizer.hpp"
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -711,6 +704,26 @@ std::string agreement_corpus(double sentences, double seed) {
     });
 }
 
+struct JsAgreementReport {
+    double sentences, accuracy;
+    val subjectAttention = val::undefined();  // Float64Array (nLayers · nHeads), layer-major
+    double bestLayer, bestHead, bestSubjectAttention;
+};
+
+JsAgreementReport probe_agreement(const attn::GPT& m, const attn::Tokenizer& tokenizer, double sentences, double seed) {
+    return guarded("probeAgreement", [&] {
+        const char* fn = "probeAgreement";
+        if (sentences != std::floor(sentences) || sentences < 1 || sentences > 100000) {
+            throw attn::Error("probeAgreement: expected sentences to be an integer from 1 to 100000, got " + format_number(sentences));
+        }
+        const attn::AgreementReport r = attn::probe_agreement(
+            m, tokenizer, attn::agreement_sentences(static_cast<int64_t>(sentences), static_cast<uint64_t>(to_count(seed, fn, "seed"))));
+        const val view(emscripten::typed_memory_view(r.subject_attention.size(), r.subject_attention.data()));
+        return JsAgreementReport{static_cast<double>(r.sentences), r.accuracy, val::global("Float64Array").new_(view),
+                                 static_cast<double>(r.best_layer), static_cast<double>(r.best_head), r.best_subject_attention};
+    });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attn) {
@@ -812,6 +825,14 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("defaultTrainConfig", &default_train_config);
     function("checkpointInfo", &checkpoint_info);
     function("agreementCorpus", &agreement_corpus);
+    value_object<JsAgreementReport>("AgreementReport")
+        .field("sentences", &JsAgreementReport::sentences)
+        .field("accuracy", &JsAgreementReport::accuracy)
+        .field("subjectAttention", &JsAgreementReport::subjectAttention)
+        .field("bestLayer", &JsAgreementReport::bestLayer)
+        .field("bestHead", &JsAgreementReport::bestHead)
+        .field("bestSubjectAttention", &JsAgreementReport::bestSubjectAttention);
+    function("probeAgreement", &probe_agreement);
     function("gptFromCheckpoint", &gpt_from_checkpoint, allow_raw_pointers());
     function("resumeTrainer", &resume_trainer, allow_raw_pointers());
     function("defaultGPTConfig", &default_gpt_config);

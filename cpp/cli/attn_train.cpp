@@ -229,8 +229,9 @@ int generate_cmd(const Args& a) {
     o.sampling.temperature = static_cast<float>(a.number("temperature", 0.8));
     o.sampling.top_k = a.integer("top-k", 0);
     o.seed = static_cast<uint64_t>(a.integer("seed", 1337));
+    const std::vector<int64_t> ids = tok.encode(prompt);  // an unknown piece fails before anything is printed
     std::cout << prompt;
-    generate(ck.model, tok.encode(prompt), 1, o, [&](const std::vector<int64_t>& step) {
+    generate(ck.model, ids, 1, o, [&](const std::vector<int64_t>& step) {
         std::cout << tok.decode(step) << std::flush;
         return !interrupted;
     });

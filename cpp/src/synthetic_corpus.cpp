@@ -8,17 +8,6 @@
 namespace attn {
 
 namespace {
-// Regular nouns: the plural adds "s".
-const std::array<const char*, 32> kNouns = {
-    "cat",    "dog",    "bird",   "horse", "rabbit", "farmer", "teacher", "doctor", "pilot",  "singer", "baker",
-    "lawyer", "writer", "player", "driver", "nurse", "king",   "queen",   "robot",  "donkey", "camel",  "parrot",
-    "monkey", "tiger",  "lion",   "frog",   "snake", "eagle",  "wolf",    "bear",   "goat",   "duck"};
-// Clause verbs in the past tense: no number.
-const std::array<const char*, 24> kPast = {
-    "sat",    "slept",   "waited", "stood",  "hid",    "danced", "rested",  "played", "jumped", "walked", "sang",  "ate",
-    "looked", "worked",  "stayed", "sulked", "hopped", "napped", "laughed", "cried",  "paused", "lived",  "dozed", "read"};
-const std::array<const char*, 10> kPrep = {"on",     "under", "near",  "behind", "beside",
-                                           "beyond", "above", "below", "past",   "around"};
 // Main verbs: {plural form, singular form}.
 const std::array<std::array<const char*, 2>, 32> kVerbs = {{
     {"purr", "purrs"},     {"bark", "barks"},   {"sing", "sings"},     {"run", "runs"},       {"sleep", "sleeps"},
@@ -29,7 +18,41 @@ const std::array<std::array<const char*, 2>, 32> kVerbs = {{
     {"snore", "snores"},   {"listen", "listens"}, {"think", "thinks"}, {"work", "works"},     {"read", "reads"},
     {"pray", "prays"},     {"cheer", "cheers"},
 }};
+enum Verb { purr, bark, sing, run, sleep, swim, smile, wait, shout, dance, jump, walk, eat, laugh, cry, watch,
+            fly, hide, play, rest, sigh, yawn, hum, nod, wave, snore, listen, think, work, read, pray, cheer };
 
+// Regular nouns (the plural adds "s"), each with the four verbs it does:
+// cats purr, dogs bark. The subject decides the verb's number and its word.
+// People take "who", the others "which".
+struct Noun {
+    const char* word;
+    std::array<Verb, 4> verbs;
+    bool person = false;
+};
+const std::array<Noun, 32> kNouns = {{
+    {"cat", {purr, sleep, hide, yawn}},      {"dog", {bark, run, play, swim}},
+    {"bird", {sing, fly, hide, watch}},      {"horse", {run, jump, eat, rest}},
+    {"rabbit", {jump, hide, eat, sleep}},    {"farmer", {work, wait, walk, sigh}, true},
+    {"teacher", {read, think, smile, listen}, true}, {"doctor", {listen, work, think, wait}, true},
+    {"pilot", {fly, wave, nod, wait}, true},       {"singer", {sing, dance, hum, cheer}, true},
+    {"baker", {work, hum, smile, yawn}, true},     {"lawyer", {think, read, shout, sigh}, true},
+    {"writer", {read, think, sigh, work}, true},   {"player", {play, run, cheer, jump}, true},
+    {"driver", {wait, wave, yawn, shout}, true},   {"nurse", {listen, smile, work, rest}, true},
+    {"king", {wave, pray, laugh, shout}, true},    {"queen", {wave, smile, pray, dance}, true},
+    {"robot", {work, wait, nod, walk}},      {"donkey", {eat, rest, walk, snore}},
+    {"camel", {walk, rest, eat, snore}},     {"parrot", {sing, fly, laugh, watch}},
+    {"monkey", {jump, play, laugh, eat}},    {"tiger", {run, hide, watch, swim}},
+    {"lion", {sleep, yawn, watch, run}},     {"frog", {jump, swim, hide, sing}},
+    {"snake", {hide, watch, rest, swim}},    {"eagle", {fly, watch, cry, rest}},
+    {"otter", {swim, play, eat, sleep}},     {"bear", {sleep, eat, snore, swim}},
+    {"goat", {jump, eat, cry, walk}},        {"duck", {swim, walk, fly, nod}},
+}};
+// Clause verbs in the past tense: no number.
+const std::array<const char*, 24> kPast = {
+    "sat",    "slept",   "waited", "stood",  "hid",    "danced", "rested",  "played", "jumped", "walked", "sang",  "ate",
+    "looked", "worked",  "stayed", "sulked", "hopped", "napped", "laughed", "cried",  "paused", "lived",  "dozed", "read"};
+const std::array<const char*, 10> kPrep = {"on",     "under", "near",  "behind", "beside",
+                                           "beyond", "above", "below", "past",   "around"};
 template <size_t N, typename T>
 const T& pick(const std::array<T, N>& a, Generator& gen) {
     return a[gen.random() % N];
@@ -44,13 +67,14 @@ std::vector<AgreementSentence> agreement_sentences(int64_t n, uint64_t seed) {
     for (int64_t i = 0; i < n; ++i) {
         AgreementSentence s;
         s.plural = gen.random() % 2 == 1;
-        const std::string subject = std::string(pick(kNouns, gen)) + (s.plural ? "s" : "");
+        const Noun& noun = pick(kNouns, gen);
+        const std::string subject = std::string(noun.word) + (s.plural ? "s" : "");
         const bool attractor_plural = gen.random() % 2 == 1;
-        const std::string attractor = std::string(pick(kNouns, gen)) + (attractor_plural ? "s" : "");
+        const std::string attractor = std::string(pick(kNouns, gen).word) + (attractor_plural ? "s" : "");
         const char* past = pick(kPast, gen);
         const char* prep = pick(kPrep, gen);
-        const auto& verb = pick(kVerbs, gen);
-        s.prefix = "The " + subject + ", which " + past + " " + prep + " the " + attractor + ", ";
+        const auto& verb = kVerbs[pick(noun.verbs, gen)];
+        s.prefix = "The " + subject + (noun.person ? ", who " : ", which ") + past + " " + prep + " the " + attractor + ", ";
         s.verb_correct = verb[s.plural ? 0 : 1];
         s.verb_wrong = verb[s.plural ? 1 : 0];
         s.text = s.prefix + s.verb_correct + ".";

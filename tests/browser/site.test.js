@@ -171,21 +171,26 @@ test('chapter 7: generation streams; training in the worker lowers the loss, kee
   assert.ok(text.startsWith('The cats, which') && text.length > 60, text);
   assert.ok(new Set(lengths).size > 1, `streamed lengths ${lengths}`);
   assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 8); // 2 layers x 4 heads
-  // At the comma before the verb the five likeliest tokens are plural verbs (singular ones end in s: " purrs",
-  // " flies"), and three heads look hardest at the subject " cats" (token 1).
-  const likeliest = async () => JSON.parse(await page.getAttribute('#probe-next', 'data-top'));
-  const plural = await likeliest();
-  assert.equal(plural.length, 5);
-  assert.ok(plural.every((p) => /^ [a-z]+[^s]$/.test(p)), `after "cats": ${plural}`);
+  // Measured in a worker over 200 held-out sentences: agreement, and a head that looks at the subject.
+  await page.waitForSelector('#probe-summary[data-best]');
+  assert.ok(Number(await page.getAttribute('#probe-summary', 'data-accuracy')) >= 0.95);
+  assert.ok(Number(await page.getAttribute('#probe-summary', 'data-best')) >= 0.8);
+  assert.equal(await page.locator('[data-figure="subject-attention"] g.bar').count(), 8);
+  // At the comma before the verb the four likeliest tokens are what cats do, in the plural; layer 2 head 4 looks
+  // hardest at the subject " cats" (token 1), and not every head does.
+  const likeliest = async () => JSON.parse(await page.getAttribute('#probe-next', 'data-top')).slice(0, 4).sort();
+  assert.deepEqual(await likeliest(), [' hide', ' purr', ' sleep', ' yawn']);
   const focus = await page.$$eval('#probe-heads li', (items) => items.map((li) => Number(li.dataset.focus)));
-  assert.deepEqual(focus.map((f, i) => (f === 1 ? i : -1)).filter((i) => i >= 0), [0, 3, 6], `focus per head ${focus}`);
+  assert.equal(focus.length, 8);
+  assert.equal(focus[7], 1, `focus per head ${focus}`);
+  assert.ok(focus.some((f) => f !== 1), `focus per head ${focus}`);
   await page.fill('#probe', 'The cat, which slept near the dogs,');
-  await page.waitForFunction(() => JSON.parse(document.querySelector('#probe-next').dataset.top).every((p) => p.endsWith('s')));
-  assert.equal((await likeliest()).length, 5);
+  await page.waitForFunction(() => JSON.parse(document.querySelector('#probe-next').dataset.top).includes(' purrs'));
+  assert.deepEqual(await likeliest(), [' hides', ' purrs', ' sleeps', ' yawns']);
   // A word the model never saw is a clear error; the maps of the last good text stay.
   await page.fill('#probe', 'The zebras,');
   await page.waitForSelector('.status:not([hidden])');
-  assert.equal(await page.textContent('.status'), "Could not compute: WordTokenizer.encode: word ' zebras' at position 1 is not in the vocabulary of 167 words");
+  assert.equal(await page.textContent('.status'), "Could not compute: WordTokenizer.encode: word ' zebras' at position 1 is not in the vocabulary of 168 words");
   assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 8);
   await page.fill('#probe', 'The cats, which slept near the dog,');
   await page.waitForSelector('.status[hidden]', { state: 'attached' });

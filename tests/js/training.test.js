@@ -169,14 +169,15 @@ describe('the shipped model', () => {
     own(tokenizer);
     assert.deepEqual([model.config.nLayers, model.config.nHeads, tokenizer.kind], [2, 4, 'word']);
     const V = model.config.vocabSize;
+    // Cats purr, sleep, hide and yawn; teachers read, think, smile and listen; pilots fly, wave, nod and wait.
     const cases = [
-      ['\nThe cats, which slept near the dog,', ' purr', ' purrs'],
-      ['\nThe cat, which slept near the dogs,', ' purrs', ' purr'],
-      ['\nThe teachers, which waited beside the king,', ' sing', ' sings'],
-      ['\nThe pilot, which danced behind the farmers,', ' watches', ' watch'],
+      ['\nThe cats, which slept near the dog,', ' purr', ' purrs', [' purr', ' sleep', ' hide', ' yawn']],
+      ['\nThe cat, which slept near the dogs,', ' purrs', ' purr', [' purrs', ' sleeps', ' hides', ' yawns']],
+      ['\nThe teachers, who waited beside the king,', ' read', ' reads', [' read', ' think', ' smile', ' listen']],
+      ['\nThe pilot, who danced behind the farmers,', ' waves', ' wave', [' flies', ' waves', ' nods', ' waits']],
     ];
-    const subjectHeads = new Set();
-    for (const [prefix, right, wrong] of cases) {
+    const subjectCounts = new Array(8).fill(0);
+    for (const [prefix, right, wrong, verbs] of cases) {
       const ids = tokenizer.encode(prefix);
       const T = ids.length;
       assert.equal(T, 10); // "\n" "The" " cats" "," " which" " slept" " near" " the" " dog" ","
@@ -186,16 +187,32 @@ describe('the shipped model', () => {
       const [r] = tokenizer.encode(right);
       const [w] = tokenizer.encode(wrong);
       assert.ok(row[r] > row[w], `${prefix.trim()}${right}`);
+      // The four likeliest next tokens are the subject's own verbs, in the agreeing form.
+      const likeliest = [...row.keys()].sort((a, b) => row[b] - row[a]).slice(0, 4).map((i) => tokenizer.pieces[i]);
+      assert.deepEqual(likeliest.sort(), [...verbs].sort(), prefix.trim());
       // Heads whose largest weight at the last "," is on the subject (token 2).
       trace.layers.forEach((layer, l) => {
         for (let h = 0; h < model.config.nHeads; h++) {
           const weights = Array.from(layer.weights.data.subarray((h * T + T - 1) * T, (h * T + T) * T));
-          if (weights.indexOf(Math.max(...weights)) === 2) subjectHeads.add(`${l}.${h}`);
+          if (weights.indexOf(Math.max(...weights)) === 2) subjectCounts[l * model.config.nHeads + h] += 1;
         }
       });
     }
-    // The same heads as the native probe of tools/train-default-model.sh, and not all of them.
-    assert.deepEqual([...subjectHeads].sort(), ['0.0', '0.3', '1.2']);
+    // Layer 1 head 3 (0-based), the native probe's 100% head, looks at the subject every time; some heads never do.
+    assert.equal(subjectCounts[7], cases.length, `per head ${subjectCounts}`);
+    assert.equal(Math.min(...subjectCounts), 0, `per head ${subjectCounts}`);
+    // The native probe's measurement, through WASM, on 300 held-out sentences.
+    const report = attn.probeAgreement(model, tokenizer, { sentences: 300 });
+    assert.equal(report.sentences, 300);
+    assert.ok(report.accuracy >= 0.95, `agreement ${report.accuracy}`);
+    assert.equal(report.subjectAttention.length, 8);
+    assert.deepEqual([report.bestLayer, report.bestHead], [1, 3]);
+    assert.ok(report.bestSubjectAttention >= 0.8, `best head ${report.bestSubjectAttention}`);
+    assert.throws(() => attn.probeAgreement(model, tokenizer, { sentences: 0 }), {
+      message: 'probeAgreement: expected sentences to be an integer from 1 to 100000, got 0',
+    });
+    const chars = own(new attn.CharTokenizer('abc'));
+    assert.throws(() => attn.probeAgreement(model, chars), /CharTokenizer.encode: character '\n' \(U\+000A\) at position 0 is not in the vocabulary of 3 characters/);
     const text = tokenizer.decode(model.generate(tokenizer.encode('\nThe dogs, which'), { maxNewTokens: 8, seed: 1, temperature: 0.5 }).data);
     assert.match(text, /^\nThe dogs, which [a-z]+ [a-z]+ the [a-z]+, [a-z]+\./);
   });

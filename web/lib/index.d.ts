@@ -362,6 +362,20 @@ export interface LoadedCheckpoint {
   iter: number | null;
 }
 
+export interface AgreementReport {
+  sentences: number;
+  /** fraction of sentences where the agreeing verb form ("purr" after "cats") is the more likely */
+  accuracy: number;
+  /**
+   * (nLayers · nHeads), layer-major: per head, the fraction of sentences where the largest attention weight at
+   * the verb position (the last token both forms share) falls on the subject noun
+   */
+  subjectAttention: Float64Array;
+  bestLayer: number;
+  bestHead: number;
+  bestSubjectAttention: number;
+}
+
 export type TokenizerKind = 'char' | 'word';
 
 /**
@@ -452,6 +466,11 @@ export interface Attention {
   defaultTrainConfig(): TrainConfig;
   /** The synthetic corpus ("The cats, which slept near the dog, purr."), one sentence per line. */
   agreementCorpus(sentences?: number, seed?: number): string;
+  /**
+   * What a model learned on the agreement corpus, on generated sentences (seed 4242 by default, held out
+   * from the corpus's 1337). Throws if the model's vocabulary lacks the corpus's tokens.
+   */
+  probeAgreement(model: GPT, tokenizer: Tokenizer, options?: { sentences?: number; seed?: number }): AgreementReport;
   SelfAttentionV1: new (dIn: number, dOut: number) => SelfAttentionV1;
   SelfAttentionV2: new (dIn: number, dOut: number, qkvBias?: boolean) => SelfAttentionV2;
   SelfAttentionU: new (d: number) => SelfAttentionU;

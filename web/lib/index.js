@@ -541,6 +541,21 @@ function makeApi(M) {
     defaultTrainConfig: () => ({ ...DEFAULT_TRAIN_CONFIG }),
     /** The synthetic subject–verb agreement corpus, one sentence per line. */
     agreementCorpus: (sentences = 20000, seed = 1337) => M.agreementCorpus(sentences, seed),
+    /**
+     * What a model learned on that corpus, measured on generated sentences
+     * (seed 4242: held out from the corpus's 1337): how often it prefers the
+     * agreeing verb form, and per head how often the largest attention weight
+     * at the verb position falls on the subject noun.
+     */
+    probeAgreement: (model, tokenizer, { sentences = 200, seed = 4242, ...rest } = {}) => {
+      checkKeys(rest, [], 'probeAgreement', 'options');
+      if (!(model instanceof GPT)) throw new Error(`probeAgreement: expected a GPT, got ${describe(model)}`);
+      if (!(tokenizer instanceof Tokenizer)) throw new Error(`probeAgreement: expected a CharTokenizer or WordTokenizer, got ${describe(tokenizer)}`);
+      for (const [name, v] of Object.entries({ sentences, seed })) {
+        if (typeof v !== 'number') throw new Error(`probeAgreement: expected ${name} as a number, got ${describe(v)}`);
+      }
+      return M.probeAgreement(model._handle, tokenizer._handle, sentences, seed);
+    },
     SelfAttentionV1,
     SelfAttentionV2,
     SelfAttentionU,

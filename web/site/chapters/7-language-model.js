@@ -7,6 +7,7 @@ import 'uplot/dist/uPlot.min.css';
 import { get, set } from 'idb-keyval';
 import uPlot from 'uplot';
 
+import { bars } from '../components/bars.js';
 import { heatmapCanvas } from '../components/heatmap.js';
 import { chapter, perFrame, report } from '../components/page.js';
 
@@ -18,6 +19,40 @@ chapter(async (attn) => {
   const shipped = await attn.loadDefaultModel();
   let trained = null; // {model, tokenizer, iter, bytes}
   const current = () => ($('#model-choice').value === 'trained' && trained ? trained : shipped);
+
+  // ---- what the chosen model learned, over 200 held-out sentences, in a worker
+  const prober = new Worker(new URL('./probe-worker.js', import.meta.url), { type: 'module' });
+  const percent = (x) => `${(100 * x).toFixed(0)}%`;
+  let probeRequest = 0;
+  const measure = () => {
+    const summary = $('#probe-summary');
+    summary.textContent = 'Measuring on 200 held-out sentences…';
+    delete summary.dataset.best;
+    const bytes = current() === shipped ? null : current().bytes.slice();
+    prober.postMessage({ id: ++probeRequest, bytes, sentences: 200 });
+  };
+  prober.onmessage = ({ data }) => {
+    if (data.id !== probeRequest) return; // the model changed since; a newer answer is coming
+    const summary = $('#probe-summary');
+    const figure = $('[data-figure="subject-attention"]');
+    if (data.error) {
+      summary.textContent = `This model cannot be measured on the agreement corpus: ${data.error}`;
+      figure.replaceChildren();
+      return;
+    }
+    const r = data.report;
+    const H = current().model.config.nHeads;
+    summary.textContent = `It prefers the agreeing verb form in ${percent(r.accuracy)} of ${r.sentences} sentences; ` +
+      `layer ${r.bestLayer + 1}, head ${r.bestHead + 1} looks hardest at the subject in ${percent(r.bestSubjectAttention)} of them.`;
+    summary.dataset.accuracy = String(r.accuracy);
+    summary.dataset.best = String(r.bestSubjectAttention);
+    bars(figure, r.subjectAttention, {
+      title: 'Share of sentences where the head looks hardest at the subject',
+      labels: Array.from(r.subjectAttention, (_, i) => `L${Math.floor(i / H) + 1} H${(i % H) + 1}`),
+      digits: 2,
+      domain: [0, 1],
+    });
+  };
 
   // ---- the reader's own model: adopt checkpoint bytes (training, upload, IndexedDB)
   function adopt(bytes, source) {
@@ -34,6 +69,7 @@ chapter(async (attn) => {
     $('#trained-info').textContent = `Your model: ${ck.model.config.nLayers} layers, step ${ck.iter ?? '?'}, saved in this browser.`;
     $('#trained-info').dataset.iter = String(ck.iter ?? '');
     $('#download').disabled = false;
+    if (current() === trained) measure();
   }
   const saved = await get(STORE_KEY).catch(() => undefined);
   if (saved instanceof Uint8Array) {
@@ -136,8 +172,13 @@ chapter(async (attn) => {
     }
   });
   $('#probe').addEventListener('input', drawAttention);
-  $('#model-choice').addEventListener('change', drawAttention);
+
+  $('#model-choice').addEventListener('change', () => {
+    drawAttention();
+    measure();
+  });
   drawAttention();
+  measure();
 
   // ---- training in a worker
   const worker = new Worker(new URL('./training-worker.js', import.meta.url), { type: 'module' });
@@ -260,6 +301,7 @@ chapter(async (attn) => {
       await set(STORE_KEY, bytes);
       $('#model-choice').value = 'trained';
       drawAttention();
+      measure();
       report(null);
     } catch (error) {
       report(error);
