@@ -464,7 +464,10 @@ export interface Attention {
   /** The pretrained model shipped with the package (synthetic agreement corpus, word tokens). */
   loadDefaultModel(): Promise<LoadedCheckpoint>;
   defaultTrainConfig(): TrainConfig;
-  /** The synthetic corpus ("The cats, which slept near the dog, purr."), one sentence per line. */
+  /**
+   * The synthetic corpus, one sentence per line: "The cats, which slept near the dog, purr.", every third in
+   * the short form "The cats purr."; each subject does four verbs of its own (cats purr, dogs bark).
+   */
   agreementCorpus(sentences?: number, seed?: number): string;
   /**
    * What a model learned on the agreement corpus, on generated sentences (seed 4242 by default, held out
