@@ -6,10 +6,9 @@
 namespace attn {
 
 namespace {
-// Σ log P(ids[k] | ids[<k]) over the tokens from `from` on.
-double continuation_log_prob(const GPT& model, const std::vector<int64_t>& ids, size_t from) {
-    const Tensor logits = model.forward(ids, 1);
-    const int64_t V = model.config().vocab_size;
+// Σ log P(ids[k] | ids[<k]) over the tokens from `from` on, from the logits (T, V) of ids.
+double continuation_log_prob(const Tensor& logits, const std::vector<int64_t>& ids, size_t from) {
+    const int64_t V = logits.shape.back();
     double total = 0;
     for (size_t k = from; k < ids.size(); ++k) {
         const float* row = logits.data.data() + static_cast<int64_t>(k - 1) * V;
@@ -38,7 +37,11 @@ AgreementReport probe_agreement(const GPT& model, const Tokenizer& tok, const st
         }
         size_t from = 0;  // the first token where the two forms differ
         while (from < right.size() && from < wrong.size() && right[from] == wrong[from]) ++from;
-        if (continuation_log_prob(model, right, from) > continuation_log_prob(model, wrong, from)) ++agree;
+        // One traced forward of the agreeing sentence gives its score and, the mask being causal, the
+        // same attention rows as the prefix alone would.
+        GPTTrace trace;
+        const Tensor right_logits = model.forward(right, 1, &trace);
+        if (continuation_log_prob(right_logits, right, from) > continuation_log_prob(model.forward(wrong, 1), wrong, from)) ++agree;
 
         // Tokens overlapping the subject's bytes (+1: the leading newline).
         const std::vector<std::string> pieces = split_pieces(tok.kind(), text, "probeAgreement");
@@ -52,9 +55,7 @@ AgreementReport probe_agreement(const GPT& model, const Tokenizer& tok, const st
             offset = end;
         }
         const int64_t query = static_cast<int64_t>(from) - 1;  // predicts the first differing token
-        GPTTrace trace;
-        model.forward(std::vector<int64_t>(right.begin(), right.begin() + query + 1), 1, &trace);
-        const int64_t T = query + 1;
+        const auto T = static_cast<int64_t>(right.size());
         for (int64_t l = 0; l < c.n_layers; ++l)
             for (int64_t h = 0; h < c.n_heads; ++h) {
                 const float* row = trace.layers[static_cast<size_t>(l)].weights.data.data() + (h * T + query) * T;

@@ -261,8 +261,12 @@ Checkpoint load_checkpoint(const std::string& bytes) {
 
     // Checkpoints from before word tokenizers have no "tokenizer": they are character-level.
     const std::string kind_name = meta.count("tokenizer") ? meta["tokenizer"] : "char";
-    if (kind_name != "char" && kind_name != "word") fail("__metadata__.tokenizer is \"" + kind_name + "\", expected \"char\" or \"word\"");
-    const TokenizerKind kind = parse_tokenizer_kind(kind_name, "loadCheckpoint");
+    TokenizerKind kind = TokenizerKind::Char;
+    try {
+        kind = parse_tokenizer_kind(kind_name, "loadCheckpoint");
+    } catch (const Error&) {
+        fail("__metadata__.tokenizer is \"" + kind_name + "\", expected \"char\" or \"word\"");
+    }
     std::optional<Tokenizer> tokenizer;
     try {
         tokenizer = Tokenizer::from_vocabulary(kind, meta["vocabulary"], "loadCheckpoint");

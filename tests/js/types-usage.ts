@@ -20,7 +20,7 @@ const tok = new attn.CharTokenizer('abc');
 const text: string = tok.decode(tok.encode('cab'));
 const words = new attn.WordTokenizer('The cats purr.');
 const kind: 'word' = words.kind;
-const pieces: string[] = attn.Tokenizer.fromVocabulary('word', words.vocabulary).pieces;
+const pieces: readonly string[] = attn.Tokenizer.fromVocabulary('word', words.vocabulary).pieces;
 model.checkpoint(words);
 const mha = new attn.MultiHeadAttention(8, 2);
 mha.forward(attn.randn(1, 3, 8)).averageWeights.data;

@@ -391,8 +391,8 @@ export interface Tokenizer extends Disposable {
   encode(text: string): number[];
   decode(ids: ArrayLike<number>): string;
   readonly vocabSize: number;
-  /** The pieces in id order: decode([i]) === pieces[i]. */
-  readonly pieces: string[];
+  /** The pieces in id order: decode([i]) === pieces[i]. Read-only, copied once. */
+  readonly pieces: readonly string[];
   /** As checkpoints store it: 'char' the characters in id order, 'word' a JSON array of the pieces. */
   readonly vocabulary: string;
 }

@@ -441,6 +441,7 @@ function makeApi(M) {
    */
   class Tokenizer extends Module {
     #name;
+    #pieces = null; // the vocabulary never changes: copied out of WASM once
     constructor(kind, text) {
       const name = TOKENIZER_NAMES[kind];
       const handle = text instanceof AdoptedHandle ? text.handle : null;
@@ -471,7 +472,10 @@ function makeApi(M) {
     get kind() { return this._handle.kind(); }
     get vocabSize() { return this._handle.vocabSize(); }
     /** The pieces in id order: decode([i]) === pieces[i]. */
-    get pieces() { return this._handle.pieces(); }
+    get pieces() {
+      this.#pieces ??= Object.freeze(this._handle.pieces());
+      return this.#pieces;
+    }
     /** The vocabulary as one string, as checkpoints store it. */
     get vocabulary() { return this._handle.vocabulary(); }
   }

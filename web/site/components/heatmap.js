@@ -137,11 +137,13 @@ export function formatNumber(v, digits = 4) {
  * (a character-level attention map of 40×40). Values are in the canvas's
  * accessible label as a summary and in data-max-row/col for tests.
  */
+let measure = null; // a 2-D context for measuring label widths, shared by every map
+
 export function heatmapCanvas(container, tensor, { title, rowLabels = [], colLabels = [], cellSize = 10, domain = [0, 1] } = {}) {
   const [rows, cols] = tensor.shape;
   const font = `${Math.min(11, cellSize)}px monospace`;
   // Label margins fit the longest label: one character (character tokens) or a word.
-  const measure = document.createElement('canvas').getContext('2d');
+  measure ??= document.createElement('canvas').getContext('2d');
   measure.font = font;
   const widest = (labels) => Math.ceil(Math.max(0, ...labels.map((s) => measure.measureText(s).width)));
   const left = Math.max(14, widest(rowLabels) + 6);
