@@ -13,6 +13,7 @@ have em++ || missing+=(emscripten)
 [ -f /usr/include/eigen3/Eigen/Core ] || missing+=(libeigen3-dev)
 [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || missing+=(nlohmann-json3-dev)
+[ -f /usr/include/xxhash.h ] || missing+=(libxxhash-dev)
 if [ "${1:-}" = "--browser" ]; then
   # The test suite also needs Chromium and, for the checkpoint fuzzer, clang with libFuzzer.
   have chromium || missing+=(chromium)

@@ -12,28 +12,48 @@ AdamW::AdamW(const GPT& model, const AdamWOptions& o) : options(o) {
 }
 
 void AdamW::step(GPT& model, const GPT& grads, float lr) {
-    ++steps;
-    const double bias_correction1 = 1.0 - std::pow(static_cast<double>(options.beta1), static_cast<double>(steps));
-    const double bias_correction2 = 1.0 - std::pow(static_cast<double>(options.beta2), static_cast<double>(steps));
+    const int64_t t = steps + 1;
+    const double bias_correction1 = 1.0 - std::pow(static_cast<double>(options.beta1), static_cast<double>(t));
+    const double bias_correction2 = 1.0 - std::pow(static_cast<double>(options.beta2), static_cast<double>(t));
     const auto step_size = static_cast<float>(lr / bias_correction1);
     const auto bc2_sqrt = static_cast<float>(std::sqrt(bias_correction2));
     const float b1 = options.beta1, b2 = options.beta2, eps = options.eps;
     auto params = model.named_parameters();
     const auto gs = grads.named_parameters();
-    for (size_t i = 0; i < params.size(); ++i) {
-        float* p = params[i].second->data.data();
-        const float* g = gs[i].second->data.data();
-        float* m = exp_avg[i].data.data();
-        float* v = exp_avg_sq[i].data.data();
-        const float decay = params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f;
-        const int64_t n = params[i].second->numel();
-        for (int64_t j = 0; j < n; ++j) {
-            p[j] *= decay;
-            m[j] += (g[j] - m[j]) * (1.0f - b1);  // exp_avg.lerp_(grad, 1 - beta1)
-            v[j] = v[j] * b2 + (1.0f - b2) * g[j] * g[j];
-            p[j] -= step_size * m[j] / (std::sqrt(v[j]) / bc2_sqrt + eps);
+    // The update of element j, written through the pointers it is given.
+    const auto update = [&](float decay, float& p, float g, float& m, float& v) {
+        p *= decay;
+        m += (g - m) * (1.0f - b1);  // exp_avg.lerp_(grad, 1 - beta1)
+        v = v * b2 + (1.0f - b2) * g * g;
+        p -= step_size * m / (std::sqrt(v) / bc2_sqrt + eps);
+    };
+    // Two passes: the first computes every new value into temporaries and
+    // checks it, so that a non-finite one is refused before anything changes.
+    for (const bool write : {false, true}) {
+        for (size_t i = 0; i < params.size(); ++i) {
+            float* p = params[i].second->data.data();
+            const float* g = gs[i].second->data.data();
+            float* m = exp_avg[i].data.data();
+            float* v = exp_avg_sq[i].data.data();
+            const float decay = params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f;
+            const int64_t n = params[i].second->numel();
+            if (write) {
+                for (int64_t j = 0; j < n; ++j) update(decay, p[j], g[j], m[j], v[j]);
+                continue;
+            }
+            bool finite = true;
+            for (int64_t j = 0; j < n; ++j) {
+                float pj = p[j], mj = m[j], vj = v[j];
+                update(decay, pj, g[j], mj, vj);
+                finite = finite && std::isfinite(pj) && std::isfinite(mj) && std::isfinite(vj);
+            }
+            if (!finite) {
+                throw Error("AdamW: the update of " + params[i].first + " at step " + std::to_string(t) +
+                            " gives non-finite values; nothing was changed");
+            }
         }
     }
+    steps = t;
 }
 
 float clip_grad_norm(GPT& grads, float max_norm) {

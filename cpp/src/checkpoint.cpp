@@ -3,11 +3,19 @@
 #include "attn/tokenizer.hpp"
 
 #include <nlohmann/json.hpp>
+// xxHash as a header-only library (Debian's libxxhash-dev), so that the WASM
+// build needs no library of the host's; its portable code path (0 = scalar)
+// everywhere: checkpoints are small, and the digest is the same on every path.
+#define XXH_INLINE_ALL
+#define XXH_VECTOR 0
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <new>
+#include <set>
 
 namespace attn {
 
@@ -132,51 +140,44 @@ bool little_endian() {
     return b == 1;
 }
 
+// ---- the digest: XXH3-128 of the header without the digest, then the data.
+// The header is hashed as nlohmann::json dumps it (keys sorted, no spaces), so
+// writing and reading hash the same text whatever the file's whitespace.
+constexpr const char* kDigestPrefix = "xxh3-128:";
+
+std::string digest_of(const json& header_without_digest, const char* data, size_t size) {
+    const std::string text = header_without_digest.dump();
+    XXH3_state_t* state = XXH3_createState();
+    if (!state) throw std::bad_alloc();
+    XXH3_128bits_reset(state);
+    XXH3_128bits_update(state, text.data(), text.size());
+    XXH3_128bits_update(state, data, size);
+    XXH128_canonical_t canonical;
+    XXH128_canonicalFromHash(&canonical, XXH3_128bits_digest(state));
+    XXH3_freeState(state);
+    static const char* hex = "0123456789abcdef";
+    std::string out = kDigestPrefix;
+    for (unsigned char byte : canonical.digest) {
+        out += hex[byte >> 4];
+        out += hex[byte & 15];
+    }
+    return out;
+}
+
 struct Entry {
     std::vector<int64_t> shape;
     uint64_t begin = 0, end = 0;
 };
-}  // namespace
 
-std::string save_checkpoint(const GPT& model, const Tokenizer& tokenizer, const Trainer* trainer) {
-    if (!little_endian()) throw Error("saveCheckpoint: only little-endian machines are supported");
-    if (tokenizer.vocab_size() != model.config().vocab_size) {
-        throw Error("saveCheckpoint: the tokenizer has " + std::to_string(tokenizer.vocab_size()) +
-                    " pieces but the model's vocab_size is " + std::to_string(model.config().vocab_size));
-    }
-    std::vector<std::pair<std::string, const Tensor*>> tensors = model.named_parameters();
-    json meta = {{"format", kFormat}, {"format_version", "1"}, {"config", config_json(model.config()).dump()},
-                 {"tokenizer", tokenizer_kind_name(tokenizer.kind())}, {"vocabulary", tokenizer.vocabulary()}};
-    if (trainer) {
-        const AdamW& opt = trainer->optimizer();
-        const auto names = model.named_parameters();
-        for (size_t i = 0; i < names.size(); ++i) {
-            tensors.emplace_back("optimizer.exp_avg." + names[i].first, &opt.exp_avg[i]);
-            tensors.emplace_back("optimizer.exp_avg_sq." + names[i].first, &opt.exp_avg_sq[i]);
-        }
-        meta["iter"] = std::to_string(trainer->iter());
-        meta["train_config"] = train_json(trainer->config(), opt.steps).dump();
-    }
-    json header = json::object();
-    uint64_t offset = 0;
-    for (const auto& [name, t] : tensors) {
-        const uint64_t bytes = static_cast<uint64_t>(t->numel()) * 4;
-        header[name] = {{"dtype", "F32"}, {"shape", t->shape}, {"data_offsets", {offset, offset + bytes}}};
-        offset += bytes;
-    }
-    header["__metadata__"] = meta;
-    std::string text = header.dump();
-    text.append((8 - text.size() % 8) % 8, ' ');  // align the data to 8 bytes
-    std::string out(8, '\0');
-    const uint64_t n = text.size();
-    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xFF);
-    out += text;
-    out.reserve(out.size() + offset);
-    for (const auto& [name, t] : tensors) out.append(reinterpret_cast<const char*>(t->data.data()), t->data.size() * 4);
-    return out;
-}
+// A safetensors file split into its parts, the header parsed but not yet trusted.
+struct Parsed {
+    json header;
+    std::map<std::string, std::string> meta;  // __metadata__
+    const char* data = nullptr;               // the bytes after the header
+    uint64_t data_size = 0;
+};
 
-Checkpoint load_checkpoint(const std::string& bytes) {
+Parsed parse_file(const std::string& bytes) {
     if (!little_endian()) fail("only little-endian machines are supported");
     if (bytes.size() < 8) fail("a file of " + std::to_string(bytes.size()) + " bytes is too short for a safetensors header");
     uint64_t n = 0;
@@ -186,29 +187,42 @@ Checkpoint load_checkpoint(const std::string& bytes) {
              " bytes after the length field (truncated or not a safetensors file)");
     }
     if (n > kMaxHeaderBytes) fail("a header of " + std::to_string(n) + " bytes is larger than the 64 MiB limit");
-    const json header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<int64_t>(n), nullptr, false);
-    if (header.is_discarded()) fail("the header is not valid JSON");
-    if (!header.is_object()) fail("the header must be a JSON object");
-    const uint64_t data_size = bytes.size() - 8 - n;
-    const char* data = bytes.data() + 8 + n;
-
-    // ---- metadata
-    if (!header.contains("__metadata__") || !header["__metadata__"].is_object()) {
+    Parsed p;
+    p.header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<int64_t>(n), nullptr, false);
+    if (p.header.is_discarded()) fail("the header is not valid JSON");
+    if (!p.header.is_object()) fail("the header must be a JSON object");
+    p.data = bytes.data() + 8 + n;
+    p.data_size = bytes.size() - 8 - n;
+    if (!p.header.contains("__metadata__") || !p.header["__metadata__"].is_object()) {
         fail("the header has no __metadata__ object (not a checkpoint of this library)");
     }
-    std::map<std::string, std::string> meta;
-    for (const auto& [k, v] : header["__metadata__"].items()) {
+    for (const auto& [k, v] : p.header["__metadata__"].items()) {
         if (!v.is_string()) fail("__metadata__." + k + " must be a string, as safetensors requires");
-        meta[k] = v.get<std::string>();
+        p.meta[k] = v.get<std::string>();
     }
-    if (meta["format"] != kFormat) fail("__metadata__.format is \"" + meta["format"] + "\", expected \"" + kFormat + "\"");
-    const json config_j = json::parse(meta["config"], nullptr, false);
-    if (config_j.is_discarded() || !config_j.is_object()) fail("__metadata__.config is not a JSON object");
-    const GPTConfig config = parse_config(config_j);
+    return p;
+}
 
-    // ---- tensor entries: dtype, shape, offsets in bounds and disjoint
+// True when the file carries a digest and it matches; false when it carries
+// none (a file written by another tool). A mismatch is an Error.
+bool verify_digest(const Parsed& p) {
+    const auto it = p.meta.find("digest");
+    if (it == p.meta.end()) return false;
+    if (it->second.rfind(kDigestPrefix, 0) != 0) {
+        fail("__metadata__.digest \"" + it->second.substr(0, 40) + "\" is not an " + kDigestPrefix + " digest");
+    }
+    json unsigned_header = p.header;
+    unsigned_header["__metadata__"].erase("digest");
+    if (digest_of(unsigned_header, p.data, p.data_size) != it->second) {
+        fail("the file is damaged: its digest does not match its contents");
+    }
+    return true;
+}
+
+// Every tensor entry well-formed, in bounds, and disjoint from the others.
+std::map<std::string, Entry> check_entries(const Parsed& p) {
     std::map<std::string, Entry> entries;
-    for (const auto& [name, e] : header.items()) {
+    for (const auto& [name, e] : p.header.items()) {
         if (name == "__metadata__") continue;
         const std::string where = "tensor \"" + name + "\"";
         if (!e.is_object()) fail(where + " must be an object");
@@ -230,9 +244,9 @@ Checkpoint load_checkpoint(const std::string& bytes) {
         }
         entry.begin = offsets[0].get<uint64_t>();
         entry.end = offsets[1].get<uint64_t>();
-        if (entry.begin > entry.end || entry.end > data_size) {
+        if (entry.begin > entry.end || entry.end > p.data_size) {
             fail(where + " has data_offsets [" + std::to_string(entry.begin) + ", " + std::to_string(entry.end) +
-                 "] outside the " + std::to_string(data_size) + " data bytes");
+                 "] outside the " + std::to_string(p.data_size) + " data bytes");
         }
         if (entry.end - entry.begin != count * 4) {
             fail(where + " has " + std::to_string(entry.end - entry.begin) + " bytes for " + std::to_string(count) +
@@ -246,19 +260,11 @@ Checkpoint load_checkpoint(const std::string& bytes) {
     for (size_t i = 1; i < by_offset.size(); ++i) {
         if (by_offset[i]->begin < by_offset[i - 1]->end) fail("two tensors' data_offsets overlap");
     }
+    return entries;
+}
 
-    auto read = [&](const std::string& name, Tensor& into) {
-        const auto it = entries.find(name);
-        if (it == entries.end()) fail("tensor \"" + name + "\" is missing");
-        if (it->second.shape != into.shape) {
-            fail("tensor \"" + name + "\" has shape " + shape_str(it->second.shape) + ", the config needs " +
-                 shape_str(into.shape));
-        }
-        std::memcpy(into.data.data(), data + it->second.begin, it->second.end - it->second.begin);
-        for (float x : into.data)
-            if (!std::isfinite(x)) fail("tensor \"" + name + "\" holds a non-finite value");
-    };
-
+// The tokenizer the metadata describes, of the model's vocabulary size.
+Tokenizer read_tokenizer(std::map<std::string, std::string>& meta, int64_t vocab_size) {
     // Checkpoints from before word tokenizers have no "tokenizer": they are character-level.
     const std::string kind_name = meta.count("tokenizer") ? meta["tokenizer"] : "char";
     TokenizerKind kind = TokenizerKind::Char;
@@ -272,43 +278,127 @@ Checkpoint load_checkpoint(const std::string& bytes) {
         tokenizer = Tokenizer::from_vocabulary(kind, meta["vocabulary"], "loadCheckpoint");
     } catch (const Error&) {
     }
-    if (!tokenizer || tokenizer->vocab_size() != config.vocab_size) {
-        fail("__metadata__.vocabulary must hold " + std::to_string(config.vocab_size) + " distinct " +
+    if (!tokenizer || tokenizer->vocab_size() != vocab_size) {
+        fail("__metadata__.vocabulary must hold " + std::to_string(vocab_size) + " distinct " +
              (kind == TokenizerKind::Char ? "characters" : "words (a JSON array of strings)") + " in sorted order");
     }
+    return std::move(*tokenizer);
+}
 
-    Checkpoint ck{GPT::zeros(config), std::move(*tokenizer), std::nullopt};  // every tensor is read below
-    size_t expected = 0;
-    for (auto& [name, t] : ck.model.named_parameters()) {
-        read(name, *t);
-        ++expected;
+// Reads the named tensors out of the data, checking each against its entry.
+class TensorReader {
+public:
+    TensorReader(const Parsed& p, std::map<std::string, Entry> entries) : data_(p.data), entries_(std::move(entries)) {}
+
+    void read(const std::string& name, Tensor& into) {
+        const auto it = entries_.find(name);
+        if (it == entries_.end()) fail("tensor \"" + name + "\" is missing");
+        if (it->second.shape != into.shape) {
+            fail("tensor \"" + name + "\" has shape " + shape_str(it->second.shape) + ", the config needs " +
+                 shape_str(into.shape));
+        }
+        std::memcpy(into.data.data(), data_ + it->second.begin, it->second.end - it->second.begin);
+        for (float x : into.data)
+            if (!std::isfinite(x)) fail("tensor \"" + name + "\" holds a non-finite value");
+        read_.insert(name);
     }
 
-    if (meta.count("iter")) {
+    // Every tensor of the file was read: none is unexpected.
+    void check_all_read() const {
+        for (const auto& [name, e] : entries_)
+            if (!read_.count(name)) fail("unexpected tensor \"" + name + "\"");
+    }
+
+private:
+    const char* data_;
+    std::map<std::string, Entry> entries_;
+    std::set<std::string> read_;
+};
+
+// The tensors of a checkpoint, in the order they are written and read.
+std::vector<std::pair<std::string, const Tensor*>> checkpoint_tensors(const GPT& model, const AdamW* optimizer) {
+    std::vector<std::pair<std::string, const Tensor*>> tensors = model.named_parameters();
+    if (optimizer) {
+        const auto names = model.named_parameters();
+        for (size_t i = 0; i < names.size(); ++i) {
+            tensors.emplace_back("optimizer.exp_avg." + names[i].first, &optimizer->exp_avg[i]);
+            tensors.emplace_back("optimizer.exp_avg_sq." + names[i].first, &optimizer->exp_avg_sq[i]);
+        }
+    }
+    return tensors;
+}
+}  // namespace
+
+std::string save_checkpoint(const GPT& model, const Tokenizer& tokenizer, const Trainer* trainer) {
+    if (!little_endian()) throw Error("saveCheckpoint: only little-endian machines are supported");
+    if (tokenizer.vocab_size() != model.config().vocab_size) {
+        throw Error("saveCheckpoint: the tokenizer has " + std::to_string(tokenizer.vocab_size()) +
+                    " pieces but the model's vocab_size is " + std::to_string(model.config().vocab_size));
+    }
+    const auto tensors = checkpoint_tensors(model, trainer ? &trainer->optimizer() : nullptr);
+    // A file the loader would refuse is never written.
+    for (const auto& [name, t] : tensors) {
+        for (float x : t->data) {
+            if (!std::isfinite(x)) {
+                throw Error("saveCheckpoint: tensor \"" + name + "\" holds a non-finite value; a checkpoint of it could not be loaded");
+            }
+        }
+    }
+    json meta = {{"format", kFormat}, {"format_version", "1"}, {"config", config_json(model.config()).dump()},
+                 {"tokenizer", tokenizer_kind_name(tokenizer.kind())}, {"vocabulary", tokenizer.vocabulary()}};
+    if (trainer) {
+        meta["iter"] = std::to_string(trainer->iter());
+        meta["train_config"] = train_json(trainer->config(), trainer->optimizer().steps).dump();
+    }
+    json header = json::object();
+    std::string data;
+    for (const auto& [name, t] : tensors) {
+        const uint64_t offset = data.size(), bytes = static_cast<uint64_t>(t->numel()) * 4;
+        header[name] = {{"dtype", "F32"}, {"shape", t->shape}, {"data_offsets", {offset, offset + bytes}}};
+        data.append(reinterpret_cast<const char*>(t->data.data()), bytes);
+    }
+    header["__metadata__"] = meta;
+    header["__metadata__"]["digest"] = digest_of(header, data.data(), data.size());
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');  // align the data to 8 bytes
+    std::string out(8, '\0');
+    const uint64_t n = text.size();
+    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xFF);
+    out.reserve(out.size() + text.size() + data.size());
+    out += text;
+    out += data;
+    return out;
+}
+
+Checkpoint load_checkpoint(const std::string& bytes) {
+    Parsed p = parse_file(bytes);
+    const bool verified = verify_digest(p);
+    if (p.meta["format"] != kFormat) fail("__metadata__.format is \"" + p.meta["format"] + "\", expected \"" + kFormat + "\"");
+    const json config_j = json::parse(p.meta["config"], nullptr, false);
+    if (config_j.is_discarded() || !config_j.is_object()) fail("__metadata__.config is not a JSON object");
+    const GPTConfig config = parse_config(config_j);
+    TensorReader tensors(p, check_entries(p));
+    Checkpoint ck{GPT::zeros(config), read_tokenizer(p.meta, config.vocab_size), std::nullopt, verified};
+    for (auto& [name, t] : ck.model.named_parameters()) tensors.read(name, *t);  // every tensor is read here
+
+    if (p.meta.count("iter")) {
         TrainingState state{0, TrainConfig{}, AdamW(ck.model, AdamWOptions{})};
-        const json iter_j = json::parse(meta["iter"], nullptr, false);
+        const json iter_j = json::parse(p.meta["iter"], nullptr, false);
         if (!iter_j.is_number_unsigned()) fail("__metadata__.iter must be a non-negative integer");
         state.iter = iter_j.get<int64_t>();
-        const json train_j = json::parse(meta["train_config"], nullptr, false);
+        const json train_j = json::parse(p.meta["train_config"], nullptr, false);
         if (train_j.is_discarded() || !train_j.is_object()) fail("__metadata__.train_config is not a JSON object");
         state.config = parse_train_config(train_j, &state.optimizer.steps);
         state.optimizer.options = state.config.adamw;
-        state.config.tokenizer = kind;
+        state.config.tokenizer = ck.tokenizer.kind();
         const auto names = ck.model.named_parameters();
         for (size_t i = 0; i < names.size(); ++i) {
-            read("optimizer.exp_avg." + names[i].first, state.optimizer.exp_avg[i]);
-            read("optimizer.exp_avg_sq." + names[i].first, state.optimizer.exp_avg_sq[i]);
-            expected += 2;
+            tensors.read("optimizer.exp_avg." + names[i].first, state.optimizer.exp_avg[i]);
+            tensors.read("optimizer.exp_avg_sq." + names[i].first, state.optimizer.exp_avg_sq[i]);
         }
         ck.training = std::move(state);
     }
-    if (entries.size() != expected) {
-        for (const auto& [name, e] : entries) {
-            bool known = false;
-            for (const auto& [n2, t] : ck.model.named_parameters()) known = known || n2 == name;
-            if (!known && !(ck.training && name.rfind("optimizer.", 0) == 0)) fail("unexpected tensor \"" + name + "\"");
-        }
-    }
+    tensors.check_all_read();
     return ck;
 }
 

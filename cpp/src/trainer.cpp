@@ -44,8 +44,10 @@ void TrainConfig::validate(const char* fn) const {
     if (!(adamw.beta1 >= 0 && adamw.beta1 < 1) || !(adamw.beta2 >= 0 && adamw.beta2 < 1)) {
         fail("expected betas in [0, 1), got " + format_number(adamw.beta1) + " and " + format_number(adamw.beta2));
     }
-    if (!(adamw.eps > 0)) fail("expected eps > 0, got " + format_number(adamw.eps));
-    if (!(adamw.weight_decay >= 0)) fail("expected weightDecay >= 0, got " + format_number(adamw.weight_decay));
+    if (!(adamw.eps > 0) || !std::isfinite(adamw.eps)) fail("expected a finite eps > 0, got " + format_number(adamw.eps));
+    if (!(adamw.weight_decay >= 0) || !std::isfinite(adamw.weight_decay)) {
+        fail("expected a finite weightDecay >= 0, got " + format_number(adamw.weight_decay));
+    }
     if (!(grad_clip >= 0) || !std::isfinite(grad_clip)) fail("expected gradClip >= 0 (0 = off), got " + format_number(grad_clip));
     if (eval_iters <= 0) fail("expected evalIters > 0, got " + std::to_string(eval_iters));
 }
@@ -123,20 +125,42 @@ StepResult Trainer::step() {
     StepResult r;
     r.iter = iter_;
     r.lr = config_.lr.at(iter_);
-    const Batch batch = std::move(next_);
+    // A diverged step is refused and undone: the run keeps its generator and
+    // its prefetched batch, and the model and optimizer are only written by
+    // AdamW::step, which checks every new value before it writes one.
+    const Generator gen_before = gen_;
+    Batch upcoming;
     if (grads_.size() == 1) {
         // Sequential order of train.py: forward (dropout draws), next batch, backward.
-        r.loss = forward_backward(batch);
-        next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
+        r.loss = forward_backward(next_);
+        upcoming = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
     } else {
         // No dropout: the forward draws nothing, so fetching first is the same stream.
-        next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
-        r.loss = forward_backward(batch);
+        upcoming = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
+        r.loss = forward_backward(next_);
     }
+    const auto refuse = [&](const std::string& what) {
+        gen_ = gen_before;
+        diverged(what);
+    };
+    if (!std::isfinite(r.loss)) refuse("a loss of " + format_number(r.loss));
     r.grad_norm = clip_grad_norm(grads_[0], config_.grad_clip > 0 ? config_.grad_clip : INFINITY);
-    optimizer_.step(model_, grads_[0], r.lr);
+    if (!std::isfinite(r.grad_norm)) refuse("a gradient norm of " + format_number(r.grad_norm));
+    try {
+        optimizer_.step(model_, grads_[0], r.lr);
+    } catch (const Error& e) {
+        refuse(e.what());
+    }
+    next_ = std::move(upcoming);
     ++iter_;
     return r;
+}
+
+void Trainer::diverged(const std::string& what) const {
+    throw Error("Trainer.step: training diverged at step " + std::to_string(iter_) + " (" + what +
+                "); the model and optimizer are as they were before this step. Try a lower learningRate (now " +
+                format_number(config_.lr.learning_rate) + ")" +
+                (config_.grad_clip > 0 ? std::string() : std::string(" or gradient clipping (gradClip 1)")));
 }
 
 float Trainer::loss(const Batch& batch) const {

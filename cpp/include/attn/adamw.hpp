@@ -25,6 +25,7 @@ public:
     // config holding gradients), at learning rate lr:
     //   θ ← θ(1 - lr·λ);  m ← β₁m + (1-β₁)g;  v ← β₂v + (1-β₂)g²
     //   θ ← θ - lr/(1-β₁ᵗ) · m / (√v/√(1-β₂ᵗ) + ε)
+    // Throws Error, changing nothing, if any new θ, m or v would not be finite.
     void step(GPT& model, const GPT& grads, float lr);
 
     AdamWOptions options;

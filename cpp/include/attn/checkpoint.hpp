@@ -12,10 +12,18 @@
 // and AdamW's moments (tensors optimizer.exp_avg.<name>, optimizer.exp_avg_sq.<name>).
 // Python's safetensors.torch.load_file reads these files unchanged.
 //
+// The metadata also carries "digest": "xxh3-128:<32 hex digits>", the XXH3
+// 128-bit hash of the header without the digest (as nlohmann::json dumps it)
+// followed by the raw data. A flipped bit anywhere, in a weight or in the
+// vocabulary, changes it: the loader refuses such a file as damaged instead
+// of loading silently changed weights. Files without a digest (written by
+// another tool) still load, with Checkpoint::verified false.
+//
 // load_checkpoint validates everything before it trusts a byte: header length
-// within the file, well-formed JSON, dtypes, shapes, offsets in bounds and not
-// overlapping, sizes consistent with the config, finite values. Anything else
-// is an Error naming what is wrong, never a crash.
+// within the file, well-formed JSON, the digest, dtypes, shapes, offsets in
+// bounds and not overlapping, sizes consistent with the config, finite values.
+// Anything else is an Error naming what is wrong, never a crash. save_checkpoint
+// refuses to write what load_checkpoint would refuse (non-finite values).
 #pragma once
 
 #include "attn/adamw.hpp"
@@ -38,6 +46,7 @@ struct Checkpoint {
     GPT model;
     Tokenizer tokenizer;     // the model's vocabulary: vocab_size pieces
     std::optional<TrainingState> training;
+    bool verified = false;   // the file carried a digest and it matched
 };
 
 // The bytes of a checkpoint of model (+ the trainer's optimizer and progress).

@@ -53,6 +53,8 @@ public:
     Trainer(GPT model, AdamW optimizer, int64_t iter, Tokenizer tokenizer, const TrainConfig& config,
             const std::string& text);
 
+    // One optimisation step. A step whose loss, gradient norm or new weights
+    // are not finite throws Error and leaves the run as it was before it.
     StepResult step();
     EvalResult evaluate(int64_t eval_iters);
     EvalResult evaluate() { return evaluate(config_.eval_iters); }
@@ -65,6 +67,7 @@ public:
 
 private:
     float loss(const Batch& batch) const;
+    [[noreturn]] void diverged(const std::string& what) const;
     // Forward and backward of one batch; without dropout the batch is split
     // across the machine's cores (data parallel, gradients summed).
     float forward_backward(const Batch& batch);
