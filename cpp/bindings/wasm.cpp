@@ -6,17 +6,31 @@
 //   Arrays handed to JS are JS-owned copies (one copy out of a
 //   typed_memory_view), so they stay valid when WASM memory grows.
 // - Options and traces cross as value_objects; class_ is only for objects
-//   with a lifetime (layers holding parameters).
-// - Every glue function runs inside `guarded`, which turns a C++ exception into
-//   a thrown JS Error carrying the C++ message (never Aborted() or a pointer).
+//   with a lifetime (layers holding parameters, a model, a trainer). Their
+//   constructors are the static `create` functions, so that a bad argument
+//   is an Error like any other.
+// - Errors are returned, never thrown: every exported function runs inside
+//   `guarded` and returns its result or a JS Error, which index.js throws once
+//   the call has returned. A JS exception thrown from inside WASM would unwind
+//   the WASM frames without restoring the stack pointer or running the C++
+//   destructors of the call (its strings, vectors and the emval handles of
+//   its arguments): each caught error leaked, and some 60,000 of them
+//   overflowed the stack. For the same reason index.js hands every argument
+//   over already checked and in the exact type declared here (Float32Array
+//   data, number[] shapes, Float64Array ids, strings, booleans), so that no
+//   conversion can throw inside WASM either.
 #include "attn/attn.hpp"
 
 #include <emscripten/bind.h>
+#include <emscripten/stack.h>
 #include <emscripten/val.h>
+
+#include <malloc.h>
 
 #include <cmath>
 #include <new>
 #include <string>
+#include <type_traits>
 
 using attn::format_number;
 using emscripten::val;
@@ -25,19 +39,48 @@ namespace {
 
 // ---- errors ---------------------------------------------------------------
 
-[[noreturn]] void throw_js_error(const std::string& message) {
-    val::global("Error").new_(val(message)).throw_();
+val js_error(const std::string& message) { return val::global("Error").new_(val(message)); }
+
+// f's result as a JS value, or the Error describing why it failed.
+template <typename F>
+val guarded(const char* fn, F&& f) {
+    try {
+        if constexpr (std::is_void_v<decltype(f())>) {
+            f();
+            return val::undefined();
+        } else {
+            return val(f());
+        }
+    } catch (const std::bad_alloc&) {
+        return js_error(std::string(fn) + ": out of memory");
+    } catch (const std::exception& e) {
+        return js_error(e.what());
+    } catch (...) {
+        return js_error(std::string(fn) + ": unexpected C++ exception");
+    }
 }
 
-template <typename F>
-auto guarded(const char* fn, F&& f) -> decltype(f()) {
-    try {
-        return f();
-    } catch (const std::bad_alloc&) {
-        throw_js_error(std::string(fn) + ": out of memory");
-    } catch (const std::exception& e) {
-        throw_js_error(e.what());
-    }
+// A new C++ object as a JS handle that owns it (its delete() frees it), as
+// embind hands over a raw pointer returned with allow_raw_pointers(). val's
+// public constructor refuses raw pointers, hence the internal type id.
+template <typename T>
+val owned_by_js(T* object) {
+    using namespace emscripten::internal;
+    WireTypePack<T*> argv(std::move(object));
+    return val::take_ownership(_emval_take_value(TypeID<AllowedRawPointer<T>>::get(), argv));
+}
+
+// What the module holds, for tests and for apps that watch their memory.
+struct JsMemoryUsage {
+    double memoryBytes;  // size of the WASM memory (it grows, and never shrinks)
+    double heapBytes;    // bytes allocated by malloc and not yet freed
+    double stackBytes;   // bytes of the WASM stack in use, seen from this call (the same between calls)
+};
+
+JsMemoryUsage memory_usage() {
+    const struct mallinfo info = mallinfo();
+    return {static_cast<double>(__builtin_wasm_memory_size(0)) * 65536.0, static_cast<double>(info.uordblks),
+            static_cast<double>(emscripten_stack_get_base() - emscripten_stack_get_current())};
 }
 
 // ---- tensors --------------------------------------------------------------
@@ -72,10 +115,10 @@ attn::Shape to_shape(const val& shape, const char* fn, const char* name) {
 attn::Tensor to_tensor(const JsTensor& t, const char* fn, const char* name) {
     attn::Shape shape = to_shape(t.shape, fn, name);
     const int64_t n = attn::numel(shape, fn);
-    if (t.data["length"].as<double>() != static_cast<double>(n)) {
-        throw attn::Error(std::string(fn) + ": " + name + " of shape " + attn::shape_str(shape) +
-                          " needs " + std::to_string(n) + " values, got " +
-                          std::to_string(t.data["length"].as<int64_t>()));
+    const auto length = t.data["length"].as<double>();
+    if (length != static_cast<double>(n)) {
+        throw attn::Error(std::string(fn) + ": " + name + " of shape " + attn::shape_str(shape) + " needs " +
+                          std::to_string(n) + " values, got " + format_number(length));
     }
     return attn::Tensor(std::move(shape), copy_from_js<float>(t.data));
 }
@@ -113,8 +156,8 @@ std::vector<int64_t> to_ids(const val& ids, const char* fn) {
 
 // ---- random numbers ---------------------------------------------------------
 
-void manual_seed(double seed) {
-    guarded("manualSeed", [&] {
+val manual_seed(double seed) {
+    return guarded("manualSeed", [&] {
         if (seed != std::floor(seed) || std::fabs(seed) > 9007199254740991.0) {
             throw attn::Error("manualSeed: expected an integer seed, got " + format_number(seed));
         }
@@ -123,16 +166,16 @@ void manual_seed(double seed) {
     });
 }
 
-JsTensor rand_uniform(const val& shape) {
+val rand_uniform(const val& shape) {
     return guarded("rand", [&] { return to_js(attn::rand(to_shape(shape, "rand", "the"))); });
 }
 
-JsTensor rand_normal(const val& shape) {
+val rand_normal(const val& shape) {
     return guarded("randn", [&] { return to_js(attn::randn(to_shape(shape, "randn", "the"))); });
 }
 
 // Integers cross as {data: Int32Array, shape}; PyTorch would hold int64.
-JsTensor rand_int(double low, double high, const val& shape) {
+val rand_int(double low, double high, const val& shape) {
     return guarded("randint", [&] {
         if (low != std::floor(low) || high != std::floor(high) || low < -2147483648.0 ||
             high > 2147483648.0) {
@@ -147,7 +190,7 @@ JsTensor rand_int(double low, double high, const val& shape) {
 // ---- softmax and attention without weights -----------------------------------
 
 template <attn::Tensor (*F)(const attn::Tensor&)>
-JsTensor unary(const JsTensor& x, const char* fn, const char* name) {
+val unary(const JsTensor& x, const char* fn, const char* name) {
     return guarded(fn, [&] {
         attn::Tensor t = to_tensor(x, fn, name);
         attn::check_finite(t, fn, name);
@@ -155,15 +198,15 @@ JsTensor unary(const JsTensor& x, const char* fn, const char* name) {
     });
 }
 
-JsTensor softmax(const JsTensor& x) { return unary<attn::softmax>(x, "softmax", "scores"); }
-JsTensor softmax_naive(const JsTensor& x) { return unary<attn::softmax_naive>(x, "softmaxNaive", "scores"); }
-JsTensor normalize_sum(const JsTensor& x) { return unary<attn::normalize_sum>(x, "normalizeSum", "scores"); }
-JsTensor attention_scores(const JsTensor& x) { return unary<attn::attention_scores>(x, "attentionScores", "inputs"); }
-JsTensor attention_scores_loop(const JsTensor& x) {
+val softmax(const JsTensor& x) { return unary<attn::softmax>(x, "softmax", "scores"); }
+val softmax_naive(const JsTensor& x) { return unary<attn::softmax_naive>(x, "softmaxNaive", "scores"); }
+val normalize_sum(const JsTensor& x) { return unary<attn::normalize_sum>(x, "normalizeSum", "scores"); }
+val attention_scores(const JsTensor& x) { return unary<attn::attention_scores>(x, "attentionScores", "inputs"); }
+val attention_scores_loop(const JsTensor& x) {
     return unary<attn::attention_scores_loop>(x, "attentionScoresLoop", "inputs");
 }
 
-JsTensor attention_scores_for_query(const JsTensor& x, double q) {
+val attention_scores_for_query(const JsTensor& x, double q) {
     constexpr const char* fn = "attentionScoresForQuery";
     return guarded(fn, [&] {
         if (q != std::floor(q) || !std::isfinite(q)) {
@@ -173,14 +216,14 @@ JsTensor attention_scores_for_query(const JsTensor& x, double q) {
     });
 }
 
-JsTensor context_vector(const JsTensor& w, const JsTensor& x) {
+val context_vector(const JsTensor& w, const JsTensor& x) {
     return guarded("contextVector", [&] {
         return to_js(attn::context_vector(to_tensor(w, "contextVector", "weights"),
                                           to_tensor(x, "contextVector", "inputs")));
     });
 }
 
-JsTensor context_vectors(const JsTensor& w, const JsTensor& x) {
+val context_vectors(const JsTensor& w, const JsTensor& x) {
     return guarded("contextVectors", [&] {
         return to_js(attn::context_vectors(to_tensor(w, "contextVectors", "weights"),
                                            to_tensor(x, "contextVectors", "inputs")));
@@ -191,7 +234,7 @@ struct JsSimpleAttentionTrace {
     JsTensor scores, weights, context;
 };
 
-JsSimpleAttentionTrace simple_self_attention(const JsTensor& x) {
+val simple_self_attention(const JsTensor& x) {
     return guarded("simpleSelfAttention", [&] {
         const attn::SimpleAttentionTrace t =
             attn::simple_self_attention(to_tensor(x, "simpleSelfAttention", "inputs"));
@@ -201,14 +244,14 @@ JsSimpleAttentionTrace simple_self_attention(const JsTensor& x) {
 
 // ---- masks and scaled dot-product attention ----------------------------------
 
-JsTensor causal_mask(double T) {
+val causal_mask(double T) {
     return guarded("causalMask", [&] {
         if (T != std::floor(T)) throw attn::Error("causalMask: expected an integer length, got " + format_number(T));
         return to_js(attn::causal_mask(static_cast<int64_t>(T)));
     });
 }
 
-JsTensor padding_mask(const val& lengths, double T_k) {
+val padding_mask(const val& lengths, double T_k) {
     return guarded("paddingMask", [&] {
         return to_js(attn::padding_mask(to_ids(lengths, "paddingMask"), static_cast<int64_t>(T_k)));
     });
@@ -237,7 +280,7 @@ struct JsAttentionTrace {
     JsTensor scores, scaledScores, mask, maskedScores, weights, output;
 };
 
-JsAttentionTrace sdpa(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttentionOptions& o) {
+val sdpa(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttentionOptions& o) {
     constexpr const char* fn = "scaledDotProductAttention";
     return guarded(fn, [&] {
         const attn::AttentionOptions opts = to_options(o, fn);
@@ -275,66 +318,68 @@ int64_t to_size(double d, const char* fn, const char* name) {
     return static_cast<int64_t>(d);
 }
 
-// Constructors as factory functions so that argument errors become JS Errors.
-attn::SelfAttentionV1* make_v1(double d_in, double d_out) {
+// Constructors: `create` functions returning the new object (JS owns it) or an Error.
+val make_v1(double d_in, double d_out) {
     return guarded("SelfAttentionV1", [&] {
-        return new attn::SelfAttentionV1(to_size(d_in, "SelfAttentionV1", "dIn"),
-                                         to_size(d_out, "SelfAttentionV1", "dOut"));
+        return owned_by_js(new attn::SelfAttentionV1(to_size(d_in, "SelfAttentionV1", "dIn"),
+                                         to_size(d_out, "SelfAttentionV1", "dOut")));
     });
 }
-attn::SelfAttentionV2* make_v2(double d_in, double d_out, bool qkv_bias) {
+val make_v2(double d_in, double d_out, bool qkv_bias) {
     return guarded("SelfAttentionV2", [&] {
-        return new attn::SelfAttentionV2(to_size(d_in, "SelfAttentionV2", "dIn"),
-                                         to_size(d_out, "SelfAttentionV2", "dOut"), qkv_bias);
+        return owned_by_js(new attn::SelfAttentionV2(to_size(d_in, "SelfAttentionV2", "dIn"),
+                                         to_size(d_out, "SelfAttentionV2", "dOut"), qkv_bias));
     });
 }
-attn::SelfAttentionU* make_u(double d) {
-    return guarded("SelfAttentionU", [&] { return new attn::SelfAttentionU(to_size(d, "SelfAttentionU", "d")); });
+val make_u(double d) {
+    return guarded("SelfAttentionU", [&] { return owned_by_js(new attn::SelfAttentionU(to_size(d, "SelfAttentionU", "d"))); });
 }
-attn::Linear* make_linear(double in, double out, bool bias) {
+val make_linear(double in, double out, bool bias) {
     return guarded("Linear", [&] {
-        return new attn::Linear(to_size(in, "Linear", "inFeatures"), to_size(out, "Linear", "outFeatures"), bias);
+        return owned_by_js(new attn::Linear(to_size(in, "Linear", "inFeatures"), to_size(out, "Linear", "outFeatures"), bias));
     });
 }
-attn::Embedding* make_embedding(double num, double dim) {
+val make_embedding(double num, double dim) {
     return guarded("Embedding", [&] {
-        return new attn::Embedding(to_size(num, "Embedding", "numEmbeddings"),
-                                   to_size(dim, "Embedding", "embeddingDim"));
+        return owned_by_js(new attn::Embedding(to_size(num, "Embedding", "numEmbeddings"),
+                                   to_size(dim, "Embedding", "embeddingDim")));
     });
 }
-attn::LayerNorm* make_layer_norm(double c) {
-    return guarded("LayerNorm", [&] { return new attn::LayerNorm(to_size(c, "LayerNorm", "normalizedShape")); });
+val make_layer_norm(double c) {
+    return guarded("LayerNorm", [&] { return owned_by_js(new attn::LayerNorm(to_size(c, "LayerNorm", "normalizedShape"))); });
 }
 
 template <typename M>
-JsSelfAttentionTrace self_attention_forward(const M& m, const JsTensor& x, const char* fn) {
+val self_attention_forward(const M& m, const JsTensor& x, const char* fn) {
     return guarded(fn, [&] { return to_js(m.forward(to_tensor(x, fn, "x"))); });
 }
 
-JsTensor linear_forward(const attn::Linear& m, const JsTensor& x) {
+val linear_forward(const attn::Linear& m, const JsTensor& x) {
     return guarded("Linear.forward", [&] { return to_js(m.forward(to_tensor(x, "Linear.forward", "x"))); });
 }
-val linear_bias(const attn::Linear& m) { return m.has_bias() ? val(to_js(m.bias)) : val::null(); }
+val linear_bias_or_null(const attn::Linear& m) { return m.has_bias() ? val(to_js(m.bias)) : val::null(); }
 
 // A Linear owned by another object crosses as plain data: {weight, bias}.
 struct JsLinearParams {
     JsTensor weight;  // (out, in)
     val bias = val::null();  // Tensor (out) | null
 };
-JsLinearParams linear_params(const attn::Linear& m) { return {to_js(m.weight), linear_bias(m)}; }
+val linear_params(const attn::Linear& m) {
+    return guarded("parameter", [&] { return JsLinearParams{to_js(m.weight), linear_bias_or_null(m)}; });
+}
 
-JsTensor embedding_forward(const attn::Embedding& m, const val& ids, const val& shape) {
+val embedding_forward(const attn::Embedding& m, const val& ids, const val& shape) {
     constexpr const char* fn = "Embedding.forward";
     return guarded(fn, [&] { return to_js(m.forward(to_ids(ids, fn), to_shape(shape, fn, "ids"))); });
 }
 
-JsTensor layer_norm_forward(const attn::LayerNorm& m, const JsTensor& x) {
+val layer_norm_forward(const attn::LayerNorm& m, const JsTensor& x) {
     return guarded("LayerNorm.forward", [&] { return to_js(m.forward(to_tensor(x, "LayerNorm.forward", "x"))); });
 }
 
 template <typename M, attn::Tensor M::*P>
-JsTensor param(const M& m) {
-    return to_js(m.*P);
+val param(const M& m) {
+    return guarded("parameter", [&] { return to_js(m.*P); });
 }
 
 // ---- multi-head attention ----------------------------------------------------
@@ -348,26 +393,26 @@ JsMultiHeadAttentionTrace to_js(const attn::MultiHeadAttentionTrace& t) {
             to_js(t.weights), to_js(t.concat), to_js(t.output), to_js(t.average_weights)};
 }
 
-attn::MultiHeadAttention* make_mha(double d_model, double heads) {
+val make_mha(double d_model, double heads) {
     return guarded("MultiHeadAttention", [&] {
-        return new attn::MultiHeadAttention(to_size(d_model, "MultiHeadAttention", "dModel"),
-                                            to_size(heads, "MultiHeadAttention", "numHeads"));
+        return owned_by_js(new attn::MultiHeadAttention(to_size(d_model, "MultiHeadAttention", "dModel"),
+                                            to_size(heads, "MultiHeadAttention", "numHeads")));
     });
 }
 
-JsMultiHeadAttentionTrace mha_forward(const attn::MultiHeadAttention& m, const JsTensor& x, const JsAttentionOptions& o) {
+val mha_forward(const attn::MultiHeadAttention& m, const JsTensor& x, const JsAttentionOptions& o) {
     constexpr const char* fn = "MultiHeadAttention.forward";
     return guarded(fn, [&] { return to_js(m.forward(to_tensor(x, fn, "x"), to_options(o, fn))); });
 }
 
-attn::TorchMultiheadAttention* make_torch_mha(double e, double heads, bool bias) {
+val make_torch_mha(double e, double heads, bool bias) {
     return guarded("TorchMultiheadAttention", [&] {
-        return new attn::TorchMultiheadAttention(to_size(e, "TorchMultiheadAttention", "embedDim"),
-                                                 to_size(heads, "TorchMultiheadAttention", "numHeads"), bias);
+        return owned_by_js(new attn::TorchMultiheadAttention(to_size(e, "TorchMultiheadAttention", "embedDim"),
+                                                 to_size(heads, "TorchMultiheadAttention", "numHeads"), bias));
     });
 }
 
-JsMultiHeadAttentionTrace torch_mha_forward(const attn::TorchMultiheadAttention& m, const JsTensor& q, const JsTensor& k,
+val torch_mha_forward(const attn::TorchMultiheadAttention& m, const JsTensor& q, const JsTensor& k,
                                             const JsTensor& v, const JsAttentionOptions& o) {
     constexpr const char* fn = "TorchMultiheadAttention.forward";
     return guarded(fn, [&] {
@@ -431,26 +476,38 @@ attn::GPTConfig config_from_js(const JsGPTConfig& j, const char* fn) {
     return c;
 }
 
-JsGPTConfig default_gpt_config() { return config_to_js(attn::GPTConfig{}); }
-
-JsGPTConfig notebook001_config(double vocab, double d_model, double heads, double d_ff, double max_len) {
-    return config_to_js(attn::GPTConfig::notebook001(static_cast<int64_t>(vocab), static_cast<int64_t>(d_model),
-                                                     static_cast<int64_t>(heads), static_cast<int64_t>(d_ff),
-                                                     static_cast<int64_t>(max_len)));
+val default_gpt_config() {
+    return guarded("defaultGPTConfig", [] { return config_to_js(attn::GPTConfig{}); });
 }
 
-JsGPTConfig nanogpt_config(double vocab, double block, double layers, double heads, double embd, bool bias, bool tie) {
-    return config_to_js(attn::GPTConfig::nanogpt(static_cast<int64_t>(vocab), static_cast<int64_t>(block),
-                                                 static_cast<int64_t>(layers), static_cast<int64_t>(heads),
-                                                 static_cast<int64_t>(embd), bias, tie));
+val notebook001_config(double vocab, double d_model, double heads, double d_ff, double max_len) {
+    constexpr const char* fn = "notebook001Config";
+    return guarded(fn, [&] {
+        const attn::GPTConfig c = attn::GPTConfig::notebook001(
+            to_count(vocab, fn, "vocabSize"), to_count(d_model, fn, "dModel"), to_count(heads, fn, "numHeads"),
+            to_count(d_ff, fn, "dFF"), to_count(max_len, fn, "maxSeqLength"));
+        c.validate(fn);
+        return config_to_js(c);
+    });
+}
+
+val nanogpt_config(double vocab, double block, double layers, double heads, double embd, bool bias, bool tie) {
+    constexpr const char* fn = "nanoGPTConfig";
+    return guarded(fn, [&] {
+        const attn::GPTConfig c = attn::GPTConfig::nanogpt(
+            to_count(vocab, fn, "vocabSize"), to_count(block, fn, "blockSize"), to_count(layers, fn, "nLayer"),
+            to_count(heads, fn, "nHead"), to_count(embd, fn, "nEmbd"), bias, tie);
+        c.validate(fn);
+        return config_to_js(c);
+    });
 }
 
 struct JsGPTLayerTrace {
     JsTensor input, queries, keys, values, scores, weights, output;
 };
 
-attn::GPT* make_gpt(const JsGPTConfig& c) {
-    return guarded("GPT", [&] { return new attn::GPT(config_from_js(c, "GPT")); });
+val make_gpt(const JsGPTConfig& c) {
+    return guarded("GPT", [&] { return owned_by_js(new attn::GPT(config_from_js(c, "GPT"))); });
 }
 
 // {logits, trace}; trace is null unless asked for.
@@ -479,12 +536,14 @@ val gpt_forward(const attn::GPT& m, const val& ids, double B, bool want_trace) {
 }
 
 val gpt_parameter_names(const attn::GPT& m) {
-    val out = val::array();
-    for (const auto& [name, t] : m.named_parameters()) out.call<void>("push", val(name));
-    return out;
+    return guarded("GPT.parameterNames", [&] {
+        val out = val::array();
+        for (const auto& [name, t] : m.named_parameters()) out.call<void>("push", val(name));
+        return out;
+    });
 }
 
-JsTensor gpt_parameter(const attn::GPT& m, const std::string& name) {
+val gpt_parameter(const attn::GPT& m, const std::string& name) {
     return guarded("GPT.parameter", [&] {
         for (const auto& [n, t] : m.named_parameters())
             if (n == name) return to_js(*t);
@@ -500,7 +559,7 @@ struct JsGenerateOptions {
     bool useKvCache = true;
 };
 
-attn::GenerationSession* make_session(const attn::GPT& m, const val& prompt, double B, const JsGenerateOptions& o) {
+val make_session(const attn::GPT& m, const val& prompt, double B, const JsGenerateOptions& o) {
     constexpr const char* fn = "generate";
     return guarded(fn, [&] {
         attn::GenerateOptions g;
@@ -521,16 +580,16 @@ attn::GenerationSession* make_session(const attn::GPT& m, const val& prompt, dou
             g.seed = static_cast<uint64_t>(static_cast<int64_t>(s));
         }
         g.use_kv_cache = o.useKvCache;
-        return new attn::GenerationSession(m, to_ids(prompt, fn), static_cast<int64_t>(B), g);
+        return owned_by_js(new attn::GenerationSession(m, to_ids(prompt, fn), static_cast<int64_t>(B), g));
     });
 }
 
-JsTensor session_next(attn::GenerationSession& s) {
+val session_next(attn::GenerationSession& s) {
     return guarded("generate", [&] { return int_tensor_to_js(s.next(), {s.batch()}); });
 }
 
-JsTensor session_tokens(const attn::GenerationSession& s) {
-    return int_tensor_to_js(s.tokens(), {s.batch(), s.length()});
+val session_tokens(const attn::GenerationSession& s) {
+    return guarded("generate", [&] { return int_tensor_to_js(s.tokens(), {s.batch(), s.length()}); });
 }
 
 // ---- tokenizer ---------------------------------------------------------------
@@ -540,14 +599,14 @@ std::string tokenizer_class(attn::TokenizerKind kind) {
     return kind == attn::TokenizerKind::Char ? "CharTokenizer" : "WordTokenizer";
 }
 
-attn::Tokenizer* make_tokenizer(const std::string& kind, const std::string& text) {
-    return guarded("Tokenizer", [&] { return new attn::Tokenizer(attn::parse_tokenizer_kind(kind, "Tokenizer"), text); });
+val make_tokenizer(const std::string& kind, const std::string& text) {
+    return guarded("Tokenizer", [&] { return owned_by_js(new attn::Tokenizer(attn::parse_tokenizer_kind(kind, "Tokenizer"), text)); });
 }
 
-attn::Tokenizer* tokenizer_from_vocabulary(const std::string& kind, const std::string& vocabulary) {
+val tokenizer_from_vocabulary(const std::string& kind, const std::string& vocabulary) {
     return guarded("Tokenizer.fromVocabulary", [&] {
-        return new attn::Tokenizer(attn::Tokenizer::from_vocabulary(
-            attn::parse_tokenizer_kind(kind, "Tokenizer.fromVocabulary"), vocabulary, "Tokenizer.fromVocabulary"));
+        return owned_by_js(new attn::Tokenizer(attn::Tokenizer::from_vocabulary(
+            attn::parse_tokenizer_kind(kind, "Tokenizer.fromVocabulary"), vocabulary, "Tokenizer.fromVocabulary")));
     });
 }
 
@@ -558,15 +617,17 @@ val tokenizer_encode(const attn::Tokenizer& t, const std::string& text) {
     });
 }
 
-std::string tokenizer_decode(const attn::Tokenizer& t, const val& ids) {
+val tokenizer_decode(const attn::Tokenizer& t, const val& ids) {
     const std::string fn = tokenizer_class(t.kind()) + ".decode";
     return guarded(fn.c_str(), [&] { return t.decode(to_ids(ids, fn.c_str())); });
 }
 
 val tokenizer_pieces(const attn::Tokenizer& t) {
-    val out = val::array();
-    for (const std::string& p : t.pieces()) out.call<void>("push", val(p));
-    return out;
+    return guarded("Tokenizer.pieces", [&] {
+        val out = val::array();
+        for (const std::string& p : t.pieces()) out.call<void>("push", val(p));
+        return out;
+    });
 }
 
 // ---- training and checkpoints ---------------------------------------------------
@@ -617,7 +678,9 @@ attn::TrainConfig train_config_from_js(const JsTrainConfig& j, const char* fn) {
     return t;
 }
 
-JsTrainConfig default_train_config() { return train_config_to_js(attn::TrainConfig{}); }
+val default_train_config() {
+    return guarded("defaultTrainConfig", [] { return train_config_to_js(attn::TrainConfig{}); });
+}
 
 struct JsStepResult {
     double iter, lr, loss, gradNorm;
@@ -626,29 +689,29 @@ struct JsEvalResult {
     double train, val;
 };
 
-attn::Trainer* make_trainer(const JsGPTConfig& model, const JsTrainConfig& train, const std::string& text) {
+val make_trainer(const JsGPTConfig& model, const JsTrainConfig& train, const std::string& text) {
     return guarded("Trainer", [&] {
-        return new attn::Trainer(config_from_js(model, "Trainer"), train_config_from_js(train, "Trainer"), text);
+        return owned_by_js(new attn::Trainer(config_from_js(model, "Trainer"), train_config_from_js(train, "Trainer"), text));
     });
 }
 
-attn::Trainer* resume_trainer(const val& bytes, const std::string& text) {
+val resume_trainer(const val& bytes, const std::string& text) {
     return guarded("Trainer.resume", [&] {
         attn::Checkpoint ck = attn::load_checkpoint(bytes_from_js(bytes, "Trainer.resume"));
         if (!ck.training) throw attn::Error("Trainer.resume: the checkpoint holds no training state (it was saved from a model, not a trainer)");
-        return new attn::Trainer(std::move(ck.model), std::move(ck.training->optimizer), ck.training->iter, std::move(ck.tokenizer),
-                                 ck.training->config, text);
+        return owned_by_js(new attn::Trainer(std::move(ck.model), std::move(ck.training->optimizer), ck.training->iter, std::move(ck.tokenizer),
+                                 ck.training->config, text));
     });
 }
 
-JsStepResult trainer_step(attn::Trainer& t) {
+val trainer_step(attn::Trainer& t) {
     return guarded("Trainer.step", [&] {
         const attn::StepResult r = t.step();
         return JsStepResult{static_cast<double>(r.iter), r.lr, r.loss, r.grad_norm};
     });
 }
 
-JsEvalResult trainer_evaluate(attn::Trainer& t, double eval_iters) {
+val trainer_evaluate(attn::Trainer& t, double eval_iters) {
     return guarded("Trainer.evaluate", [&] {
         if (eval_iters != std::floor(eval_iters)) throw attn::Error("Trainer.evaluate: expected an integer evalIters, got " + format_number(eval_iters));
         const attn::EvalResult r = t.evaluate(static_cast<int64_t>(eval_iters));
@@ -657,7 +720,9 @@ JsEvalResult trainer_evaluate(attn::Trainer& t, double eval_iters) {
 }
 
 // A copy of the model being trained, owned by the caller.
-attn::GPT* trainer_snapshot(const attn::Trainer& t) { return new attn::GPT(t.model()); }
+val trainer_snapshot(const attn::Trainer& t) {
+    return guarded("Trainer.snapshot", [&] { return owned_by_js(new attn::GPT(t.model())); });
+}
 
 val trainer_checkpoint(const attn::Trainer& t) {
     return guarded("Trainer.checkpoint", [&] {
@@ -675,26 +740,22 @@ val gpt_checkpoint(const attn::GPT& m, const attn::Tokenizer& tokenizer) {
     });
 }
 
-// {tokenizer: "char" | "word", vocabulary, iter | null} of a checkpoint (validated in full).
-val checkpoint_info(const val& bytes) {
+// {model, tokenizer, vocabulary, iter | null, verified} of a checkpoint
+// (validated in full); the model and the tokenizer are handles JS owns.
+val load_checkpoint(const val& bytes) {
     return guarded("loadCheckpoint", [&] {
-        const attn::Checkpoint ck = attn::load_checkpoint(bytes_from_js(bytes, "loadCheckpoint"));
+        attn::Checkpoint ck = attn::load_checkpoint(bytes_from_js(bytes, "loadCheckpoint"));
         val out = val::object();
-        out.set("tokenizer", val(std::string(attn::tokenizer_kind_name(ck.tokenizer.kind()))));
         out.set("vocabulary", val(ck.tokenizer.vocabulary()));
         out.set("iter", ck.training ? val(static_cast<double>(ck.training->iter)) : val::null());
+        out.set("verified", val(ck.verified));
+        out.set("model", owned_by_js(new attn::GPT(std::move(ck.model))));
+        out.set("tokenizer", owned_by_js(new attn::Tokenizer(std::move(ck.tokenizer))));
         return out;
     });
 }
 
-// The checkpoint's model, owned by the caller.
-attn::GPT* gpt_from_checkpoint(const val& bytes) {
-    return guarded("loadCheckpoint", [&] {
-        return new attn::GPT(attn::load_checkpoint(bytes_from_js(bytes, "loadCheckpoint")).model);
-    });
-}
-
-std::string agreement_corpus(double sentences, double seed) {
+val agreement_corpus(double sentences, double seed) {
     return guarded("agreementCorpus", [&] {
         if (sentences != std::floor(sentences) || seed != std::floor(seed) || seed < 0) {
             throw attn::Error("agreementCorpus: expected integer sentences and seed >= 0, got " + format_number(sentences) +
@@ -710,7 +771,7 @@ struct JsAgreementReport {
     double bestLayer, bestHead, bestSubjectAttention;
 };
 
-JsAgreementReport probe_agreement(const attn::GPT& m, const attn::Tokenizer& tokenizer, double sentences, double seed) {
+val probe_agreement(const attn::GPT& m, const attn::Tokenizer& tokenizer, double sentences, double seed) {
     return guarded("probeAgreement", [&] {
         const char* fn = "probeAgreement";
         if (sentences != std::floor(sentences) || sentences < 1 || sentences > 100000) {
@@ -821,10 +882,10 @@ EMSCRIPTEN_BINDINGS(attn) {
         .field("gradNorm", &JsStepResult::gradNorm);
     value_object<JsEvalResult>("EvalResult").field("train", &JsEvalResult::train).field("val", &JsEvalResult::val);
 
-    function("manualSeed", &manual_seed);
-    function("defaultTrainConfig", &default_train_config);
-    function("checkpointInfo", &checkpoint_info);
-    function("agreementCorpus", &agreement_corpus);
+    value_object<JsMemoryUsage>("MemoryUsage")
+        .field("memoryBytes", &JsMemoryUsage::memoryBytes)
+        .field("heapBytes", &JsMemoryUsage::heapBytes)
+        .field("stackBytes", &JsMemoryUsage::stackBytes);
     value_object<JsAgreementReport>("AgreementReport")
         .field("sentences", &JsAgreementReport::sentences)
         .field("accuracy", &JsAgreementReport::accuracy)
@@ -832,9 +893,16 @@ EMSCRIPTEN_BINDINGS(attn) {
         .field("bestLayer", &JsAgreementReport::bestLayer)
         .field("bestHead", &JsAgreementReport::bestHead)
         .field("bestSubjectAttention", &JsAgreementReport::bestSubjectAttention);
+
+    // Every function below returns its result or an Error (see `guarded`);
+    // none throws.
+    function("memoryUsage", &memory_usage);
+    function("manualSeed", &manual_seed);
+    function("defaultTrainConfig", &default_train_config);
+    function("loadCheckpoint", &load_checkpoint);
+    function("agreementCorpus", &agreement_corpus);
     function("probeAgreement", &probe_agreement);
-    function("gptFromCheckpoint", &gpt_from_checkpoint, allow_raw_pointers());
-    function("resumeTrainer", &resume_trainer, allow_raw_pointers());
+    function("resumeTrainer", &resume_trainer);
     function("defaultGPTConfig", &default_gpt_config);
     function("notebook001Config", &notebook001_config);
     function("nanoGPTConfig", &nanogpt_config);
@@ -853,9 +921,10 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("causalMask", &causal_mask);
     function("paddingMask", &padding_mask);
     function("scaledDotProductAttention", &sdpa);
+    function("tokenizerFromVocabulary", &tokenizer_from_vocabulary);
 
     class_<attn::SelfAttentionV1>("SelfAttentionV1")
-        .constructor(&make_v1, allow_raw_pointers())
+        .class_function("create", &make_v1)
         .function("forward", +[](const attn::SelfAttentionV1& m, const JsTensor& x) {
             return self_attention_forward(m, x, "SelfAttentionV1.forward");
         })
@@ -864,7 +933,7 @@ EMSCRIPTEN_BINDINGS(attn) {
         .function("W_value", &param<attn::SelfAttentionV1, &attn::SelfAttentionV1::W_value>);
 
     class_<attn::SelfAttentionV2>("SelfAttentionV2")
-        .constructor(&make_v2, allow_raw_pointers())
+        .class_function("create", &make_v2)
         .function("forward", +[](const attn::SelfAttentionV2& m, const JsTensor& x) {
             return self_attention_forward(m, x, "SelfAttentionV2.forward");
         })
@@ -873,7 +942,7 @@ EMSCRIPTEN_BINDINGS(attn) {
         .function("W_value", +[](const attn::SelfAttentionV2& m) { return linear_params(m.W_value); });
 
     class_<attn::SelfAttentionU>("SelfAttentionU")
-        .constructor(&make_u, allow_raw_pointers())
+        .class_function("create", &make_u)
         .function("forward", +[](const attn::SelfAttentionU& m, const JsTensor& x) {
             return self_attention_forward(m, x, "SelfAttentionU.forward");
         })
@@ -882,37 +951,43 @@ EMSCRIPTEN_BINDINGS(attn) {
         .function("U_value", &param<attn::SelfAttentionU, &attn::SelfAttentionU::U_value>);
 
     class_<attn::Linear>("Linear")
-        .constructor(&make_linear, allow_raw_pointers())
+        .class_function("create", &make_linear)
         .function("forward", &linear_forward)
         .function("weight", &param<attn::Linear, &attn::Linear::weight>)
-        .function("bias", &linear_bias);
+        .function("bias", +[](const attn::Linear& m) { return guarded("Linear.bias", [&] { return linear_bias_or_null(m); }); });
 
     class_<attn::Embedding>("Embedding")
-        .constructor(&make_embedding, allow_raw_pointers())
+        .class_function("create", &make_embedding)
         .function("forward", &embedding_forward)
         .function("weight", &param<attn::Embedding, &attn::Embedding::weight>);
 
+    class_<attn::LayerNorm>("LayerNorm")
+        .class_function("create", &make_layer_norm)
+        .function("forward", &layer_norm_forward)
+        .function("weight", &param<attn::LayerNorm, &attn::LayerNorm::weight>)
+        .function("bias", &param<attn::LayerNorm, &attn::LayerNorm::bias>);
+
     class_<attn::MultiHeadAttention>("MultiHeadAttention")
-        .constructor(&make_mha, allow_raw_pointers())
+        .class_function("create", &make_mha)
         .function("forward", &mha_forward)
-        .function("W_q", +[](const attn::MultiHeadAttention& m) { return to_js(m.W_q.weight); })
-        .function("W_k", +[](const attn::MultiHeadAttention& m) { return to_js(m.W_k.weight); })
-        .function("W_v", +[](const attn::MultiHeadAttention& m) { return to_js(m.W_v.weight); })
-        .function("W_o", +[](const attn::MultiHeadAttention& m) { return to_js(m.W_o.weight); });
+        .function("W_q", +[](const attn::MultiHeadAttention& m) { return guarded("W_q", [&] { return to_js(m.W_q.weight); }); })
+        .function("W_k", +[](const attn::MultiHeadAttention& m) { return guarded("W_k", [&] { return to_js(m.W_k.weight); }); })
+        .function("W_v", +[](const attn::MultiHeadAttention& m) { return guarded("W_v", [&] { return to_js(m.W_v.weight); }); })
+        .function("W_o", +[](const attn::MultiHeadAttention& m) { return guarded("W_o", [&] { return to_js(m.W_o.weight); }); });
 
     class_<attn::TorchMultiheadAttention>("TorchMultiheadAttention")
-        .constructor(&make_torch_mha, allow_raw_pointers())
+        .class_function("create", &make_torch_mha)
         .function("forward", &torch_mha_forward)
         .function("inProjWeight", &param<attn::TorchMultiheadAttention, &attn::TorchMultiheadAttention::in_proj_weight>)
         .function("inProjBias", +[](const attn::TorchMultiheadAttention& m) {
-            return m.in_proj_bias.dim() == 1 ? val(to_js(m.in_proj_bias)) : val::null();
+            return guarded("inProjBias", [&] { return m.in_proj_bias.dim() == 1 ? val(to_js(m.in_proj_bias)) : val::null(); });
         })
         .function("outProj", +[](const attn::TorchMultiheadAttention& m) { return linear_params(m.out_proj); });
 
     class_<attn::GPT>("GPT")
-        .constructor(&make_gpt, allow_raw_pointers())
+        .class_function("create", &make_gpt)
         .function("forward", &gpt_forward)
-        .function("config", +[](const attn::GPT& m) { return config_to_js(m.config()); })
+        .function("config", +[](const attn::GPT& m) { return guarded("GPT.config", [&] { return config_to_js(m.config()); }); })
         .function("numParameters", +[](const attn::GPT& m, bool non_embedding) {
             return static_cast<double>(m.num_parameters(non_embedding));
         })
@@ -921,35 +996,37 @@ EMSCRIPTEN_BINDINGS(attn) {
         .function("parameter", &gpt_parameter);
 
     class_<attn::Trainer>("Trainer")
-        .constructor(&make_trainer, allow_raw_pointers())
+        .class_function("create", &make_trainer)
+        .class_function("resume", &resume_trainer)
         .function("step", &trainer_step)
         .function("evaluate", &trainer_evaluate)
         .function("iter", +[](const attn::Trainer& t) { return static_cast<double>(t.iter()); })
-        .function("vocabulary", +[](const attn::Trainer& t) { return t.data().tokenizer().vocabulary(); })
-        .function("config", +[](const attn::Trainer& t) { return train_config_to_js(t.config()); })
-        .function("modelConfig", +[](const attn::Trainer& t) { return config_to_js(t.model().config()); })
-        .function("snapshot", &trainer_snapshot, allow_raw_pointers())
+        .function("vocabulary", +[](const attn::Trainer& t) {
+            return guarded("Trainer.vocabulary", [&] { return t.data().tokenizer().vocabulary(); });
+        })
+        .function("config", +[](const attn::Trainer& t) {
+            return guarded("Trainer.config", [&] { return train_config_to_js(t.config()); });
+        })
+        .function("modelConfig", +[](const attn::Trainer& t) {
+            return guarded("Trainer.modelConfig", [&] { return config_to_js(t.model().config()); });
+        })
+        .function("snapshot", &trainer_snapshot)
         .function("checkpoint", &trainer_checkpoint);
 
     class_<attn::GenerationSession>("GenerationSession")
-        .constructor(&make_session, allow_raw_pointers())
+        .class_function("create", &make_session)
         .function("next", &session_next)
         .function("done", &attn::GenerationSession::done)
         .function("tokens", &session_tokens);
 
     class_<attn::Tokenizer>("Tokenizer")
-        .constructor(&make_tokenizer, allow_raw_pointers())
+        .class_function("create", &make_tokenizer)
         .function("encode", &tokenizer_encode)
         .function("decode", &tokenizer_decode)
         .function("kind", +[](const attn::Tokenizer& t) { return std::string(attn::tokenizer_kind_name(t.kind())); })
         .function("pieces", &tokenizer_pieces)
         .function("vocabSize", +[](const attn::Tokenizer& t) { return static_cast<double>(t.vocab_size()); })
-        .function("vocabulary", &attn::Tokenizer::vocabulary);
-    function("tokenizerFromVocabulary", &tokenizer_from_vocabulary, allow_raw_pointers());
-
-    class_<attn::LayerNorm>("LayerNorm")
-        .constructor(&make_layer_norm, allow_raw_pointers())
-        .function("forward", &layer_norm_forward)
-        .function("weight", &param<attn::LayerNorm, &attn::LayerNorm::weight>)
-        .function("bias", &param<attn::LayerNorm, &attn::LayerNorm::bias>);
+        .function("vocabulary", +[](const attn::Tokenizer& t) {
+            return guarded("Tokenizer.vocabulary", [&] { return t.vocabulary(); });
+        });
 }

@@ -158,7 +158,7 @@ describe('errors are Errors that say what went wrong', () => {
     assert.throws(() => attn.softmax('nope'), /softmax: expected x as a tensor \{data, shape\} or a nested array of numbers, got the string "nope"/);
     const embed = own(new attn.Embedding(4, 2));
     assert.throws(() => embed.forward([1, 9]), { message: 'Embedding.forward: expected ids in [0, 4), got 9 at index 1' });
-    assert.throws(() => embed.forward([1.5]), /Embedding.forward: expected integer ids, got 1.5/);
+    assert.throws(() => embed.forward([1.5]), /Embedding.forward: expected ids to hold integers, got number 1.5 at index 0/);
     // After all these errors the module still works.
     attn.manualSeed(123);
     assertClose(attn.rand(3, 2), rngCase('rand_3x2_seed123').data);

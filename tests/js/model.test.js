@@ -131,7 +131,7 @@ describe('GPT', () => {
     });
     assert.throws(() => tok.decode([0, 9]), /CharTokenizer.decode: expected ids in \[0, 9\), got 9 at index 1/);
     assert.throws(() => new attn.CharTokenizer(''), /CharTokenizer: expected a non-empty text/);
-    assert.throws(() => new attn.CharTokenizer(3), { message: 'CharTokenizer: expected a string, got number 3' });
+    assert.throws(() => new attn.CharTokenizer(3), { message: 'CharTokenizer: expected text as a string, got number 3' });
   });
 
   test('word tokenizer: words with their leading space, saved and loaded back', () => {

@@ -115,7 +115,7 @@ describe('Trainer', () => {
     assert.throws(() => attn.loadCheckpoint(new Uint8Array([1, 2, 3])), {
       message: 'loadCheckpoint: a file of 3 bytes is too short for a safetensors header',
     });
-    assert.throws(() => attn.loadCheckpoint('nope'), /loadCheckpoint: expected a Uint8Array/);
+    assert.throws(() => attn.loadCheckpoint('nope'), /loadCheckpoint: expected the checkpoint as a Uint8Array, got the string "nope"/);
     const trainer = own(new attn.Trainer({ model: SMALL, training: { batchSize: 2 }, text: TEXT }));
     const bytes = trainer.checkpoint();
     const corrupt = bytes.slice();
@@ -128,9 +128,96 @@ describe('Trainer', () => {
       message: 'Trainer: expected the tokenizer "char" or "word", got "bpe"',
     });
     assert.throws(() => new attn.Trainer({ model: SMALL, training: { tokenizer: 1 }, text: TEXT }), {
-      message: "Trainer: expected training.tokenizer as 'char' or 'word', got number 1",
+      message: 'Trainer: expected training.tokenizer as a string, got number 1',
     });
     assert.equal(trainer.step().iter, 0);
+  });
+
+  test('a diverged step throws, and the model and its checkpoint stay as they were', () => {
+    // Regression: learningRate 100 without clipping returned loss NaN at step 15,
+    // and the next checkpoint held NaN weights that loadCheckpoint refused.
+    const trainer = own(new attn.Trainer({ model: SMALL, training: { batchSize: 4, learningRate: 100, cosine: false, gradClip: 0 }, text: TEXT }));
+    let good;
+    let error;
+    for (let i = 0; i < 200 && !error; i++) {
+      good = trainer.checkpoint();
+      try {
+        assert.ok(Number.isFinite(trainer.step().loss));
+      } catch (e) {
+        error = e;
+      }
+    }
+    assert.ok(error, 'learningRate 100 without clipping did not diverge in 200 steps');
+    assert.match(error.message, new RegExp(`^Trainer.step: training diverged at step ${trainer.iter} \\(.*\\); the model and optimizer ` +
+      'are as they were before this step. Try a lower learningRate \\(now 100\\) or gradient clipping \\(gradClip 1\\)$'));
+    assert.deepEqual(trainer.checkpoint(), good);
+    const ck = attn.loadCheckpoint(trainer.checkpoint());
+    own(ck.model);
+    own(ck.tokenizer);
+    assert.equal(ck.iter, trainer.iter);
+  });
+
+  test('infinite hyper-parameters are refused', () => {
+    // Regression: eps or weightDecay Infinity were accepted and gave NaN weights at step 2.
+    assert.throws(() => new attn.Trainer({ model: SMALL, training: { eps: Infinity }, text: TEXT }),
+      { message: 'Trainer: expected training.eps as a finite number, got number Infinity' });
+    assert.throws(() => new attn.Trainer({ model: SMALL, training: { weightDecay: Infinity }, text: TEXT }),
+      { message: 'Trainer: expected training.weightDecay as a finite number, got number Infinity' });
+  });
+});
+
+describe('checkpoint integrity', () => {
+  /** The header of safetensors bytes, and a function that writes bytes with an edited header. */
+  function header(bytes) {
+    const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+    const json = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+    const rewrite = (edit) => {
+      const h = structuredClone(json);
+      edit(h);
+      const text = new TextEncoder().encode(JSON.stringify(h));
+      const out = new Uint8Array(8 + text.length + bytes.length - 8 - n);
+      new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+      out.set(text, 8);
+      out.set(bytes.subarray(8 + n), 8 + text.length);
+      return out;
+    };
+    return { json, size: 8 + n, rewrite };
+  }
+
+  test('the shipped model is verified; a flipped byte anywhere in its weights is refused as damaged', async () => {
+    // Regression: 4,367 of 5,000 random byte flips loaded with silently changed weights.
+    const bytes = new Uint8Array(readFileSync(join(ROOT, 'web/lib/models/agreement.safetensors')));
+    const { model, tokenizer, verified } = attn.loadCheckpoint(bytes);
+    own(model);
+    own(tokenizer);
+    assert.equal(verified, true);
+    const { size } = header(bytes);
+    for (let i = 0; i < 200; i++) {
+      const damaged = bytes.slice();
+      damaged[size + Math.floor(((i * 7919) % 1000) / 1000 * (bytes.length - size))] ^= 1 << (i % 8);
+      assert.throws(() => attn.loadCheckpoint(damaged), { message: 'loadCheckpoint: the file is damaged: its digest does not match its contents' });
+    }
+  });
+
+  test('an edited vocabulary is refused; a file without a digest loads, unverified', () => {
+    // Regression: header flips loaded with a silently changed vocabulary.
+    const bytes = new Uint8Array(readFileSync(join(ROOT, 'web/lib/models/agreement.safetensors')));
+    const { json, rewrite } = header(bytes);
+    // A word changed so that the vocabulary stays sorted and valid: only the digest can tell.
+    const words = JSON.parse(json.__metadata__.vocabulary);
+    const i = words.findIndex((w, k) => /^ ?[a-z]+$/.test(w) && k + 1 < words.length && w + 'z' < words[k + 1]);
+    words[i] += 'z';
+    const vocabulary = JSON.stringify(words);
+    assert.throws(() => attn.loadCheckpoint(rewrite((h) => { h.__metadata__.vocabulary = vocabulary; })),
+      { message: 'loadCheckpoint: the file is damaged: its digest does not match its contents' });
+    const unsigned = attn.loadCheckpoint(rewrite((h) => {
+      h.__metadata__.vocabulary = vocabulary;
+      delete h.__metadata__.digest;
+    }));
+    own(unsigned.model);
+    own(unsigned.tokenizer);
+    assert.equal(unsigned.verified, false);
+    assert.equal(unsigned.tokenizer.pieces[i], words[i]);
   });
 });
 

@@ -96,9 +96,18 @@ export interface LinearParams {
   bias: Tensor | null;
 }
 
-/** An object owning WASM memory: call dispose() (or use `using`) when done. */
+/**
+ * An object owning WASM memory: call dispose() (or use `using`) when done. One
+ * you forget is freed after the garbage collector reclaims it, which may be late:
+ * finalizers wait for the current task to end, and the JS engine does not see the
+ * WASM memory it holds.
+ */
 export interface Disposable {
-  /** Frees the WASM memory. Safe to call twice; using the object afterwards throws. */
+  /**
+   * Frees the WASM memory. Safe to call twice; using the object afterwards throws.
+   * Refused (throws) while one of the object's own calls is running a callback,
+   * e.g. from inside generate()'s onToken.
+   */
   dispose(): void;
   [Symbol.dispose](): void;
 }
@@ -280,13 +289,28 @@ export interface GPT extends Disposable {
   forward(ids: Ids, options?: { trace?: boolean }): { logits: Tensor; trace: GPTTrace | null };
   /**
    * Generates after the prompt. onToken(tokens, step) gets each step's tokens (one per batch
-   * row); returning false stops. Returns every token, shape [B, T].
+   * row); returning false stops, and an error it throws ends the call. The model cannot be
+   * disposed while this runs. Returns every token, shape [B, T].
    */
   generate(prompt: Ids, options?: GenerateOptions & { onToken?: (tokens: number[], step: number) => boolean | void }): IntTensor;
   /** The same generation as an iterator of each step's tokens. */
-  stream(prompt: Ids, options?: GenerateOptions): Generator<number[], void, unknown>;
+  stream(prompt: Ids, options?: GenerateOptions): GenerationStream;
   /** safetensors bytes of the model alone, with its tokenizer (vocabSize must match). */
   checkpoint(tokenizer: Tokenizer): Uint8Array;
+}
+
+/**
+ * A generation in progress, as an iterator of each step's tokens (one per batch row). Its
+ * WASM memory is freed when it ends, when it is returned early (`break` in for...of),
+ * by close(), or, if dropped half-way, once it is garbage-collected. If its model is
+ * disposed meanwhile, next() throws.
+ */
+export interface GenerationStream extends IterableIterator<number[]> {
+  next(): IteratorResult<number[], undefined>;
+  return(value?: undefined): IteratorResult<number[], undefined>;
+  /** Frees the generation's memory; the iterator is then done. Safe to call twice. */
+  close(): void;
+  [Symbol.dispose](): void;
 }
 
 /** Training hyper-parameters; defaults are nanoGPT's shakespeare_char at laptop size. */
@@ -338,6 +362,11 @@ export interface EvalResult {
 
 /** nanoGPT's training loop, a step at a time (90/10 split of the text, random windows). */
 export interface Trainer extends Disposable {
+  /**
+   * One optimisation step. If its loss, gradient norm or new weights are not finite it
+   * throws ("training diverged …") and leaves the model, the optimizer and the batch as
+   * they were before it, so trainer.checkpoint() still saves the last good state.
+   */
   step(): StepResult;
   /** Mean loss over evalIters random batches of each split. */
   evaluate(evalIters?: number): EvalResult;
@@ -360,6 +389,21 @@ export interface LoadedCheckpoint {
   vocabulary: string;
   /** training progress when saved by a Trainer, else null */
   iter: number | null;
+  /**
+   * true: the file's digest matched its contents. false: the file had no digest (written by
+   * another tool), so damage could not be detected. A damaged file with a digest throws.
+   */
+  verified: boolean;
+}
+
+/** What the WASM module holds, in bytes. */
+export interface MemoryUsage {
+  /** size of the WASM memory; it grows when needed and never shrinks (freed memory is reused) */
+  memoryBytes: number;
+  /** allocated and not yet freed */
+  heapBytes: number;
+  /** of the WASM stack, in use during this call (the same between calls) */
+  stackBytes: number;
 }
 
 export interface AgreementReport {
@@ -459,8 +503,13 @@ export interface Attention {
     /** Continues a run from trainer.checkpoint() bytes. */
     resume(bytes: Uint8Array, text: string): Trainer;
   };
-  /** Reads safetensors bytes written by this library (validated; corrupt files throw). */
+  /**
+   * Reads safetensors bytes (validated; corrupt files throw, and a file whose digest does not
+   * match is refused as damaged).
+   */
   loadCheckpoint(bytes: Uint8Array): LoadedCheckpoint;
+  /** What the WASM module holds: for tests and apps that watch their memory. */
+  memoryUsage(): MemoryUsage;
   /** The pretrained model shipped with the package (synthetic agreement corpus, word tokens). */
   loadDefaultModel(): Promise<LoadedCheckpoint>;
   defaultTrainConfig(): TrainConfig;

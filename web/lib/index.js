@@ -9,6 +9,13 @@
 // Tensors are plain objects { data: Float32Array, shape: number[] }; every
 // array handed back is a JS-owned copy. Objects that own WASM memory have
 // dispose() and [Symbol.dispose].
+//
+// The boundary with WASM: every argument is checked here and handed over in
+// the exact type the bindings declare, so nothing can fail while converting
+// it inside WASM; the bindings return an Error instead of throwing, and
+// `throwingErrors` below throws it once the call has returned. Together they
+// keep a failed call from leaking memory or breaking the module (wasm.cpp
+// explains why a throw from inside WASM would).
 import createAttentionModule from './wasm/attention_wasm.mjs';
 
 const WASM_URL = new URL('./wasm/attention_wasm.wasm', import.meta.url);
@@ -31,15 +38,82 @@ async function loadBytes(url, fn) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-// ---- tensors (pure JS) -------------------------------------------------------
+// ---- argument checks (pure JS) -----------------------------------------------
 
+/** A value as an error message names it. */
 function describe(value) {
   if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return `an array of length ${value.length}`;
   if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of length ${value.length}`;
-  if (typeof value === 'object') return `an object with keys [${Object.keys(value).join(', ')}]`;
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
-  return `${typeof value} ${String(value)}`;
+  switch (typeof value) {
+    case 'object': return `an object with keys [${Object.keys(value).join(', ')}]`;
+    case 'string': return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+    case 'bigint': return `the BigInt ${value}n`;
+    case 'symbol': return `a symbol (${String(value)})`;
+    case 'function': return 'a function';
+    default: return `${typeof value} ${String(value)}`;
+  }
+}
+
+function fail(fn, expected, value) {
+  throw new Error(`${fn}: expected ${expected}, got ${describe(value)}`);
+}
+
+function number(value, fn, name) {
+  if (typeof value !== 'number' || Number.isNaN(value)) fail(fn, `${name} as a number`, value);
+  return value;
+}
+
+function integer(value, fn, name) {
+  if (!Number.isSafeInteger(value)) fail(fn, `${name} as an integer`, value);
+  return value;
+}
+
+function boolean(value, fn, name) {
+  if (typeof value !== 'boolean') fail(fn, `${name} as true or false`, value);
+  return value;
+}
+
+function string(value, fn, name) {
+  if (typeof value !== 'string') fail(fn, `${name} as a string`, value);
+  return value;
+}
+
+/** Options as a plain object with only known keys (a typo is an error, not a silent default). */
+function options(value, allowed, fn, what = 'options') {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value)) {
+    fail(fn, `${what} as an object`, value);
+  }
+  for (const k of Object.keys(value)) {
+    if (!allowed.includes(k)) {
+      throw new Error(`${fn}: unknown ${what === 'config' ? 'config field' : 'option'} "${k}"; expected one of ${allowed.join(', ')}`);
+    }
+  }
+  return value;
+}
+
+const isBigIntArray = (data) => data instanceof BigInt64Array || data instanceof BigUint64Array;
+
+/** Numbers as a Float32Array (the array itself when it already is one). */
+function float32(data, fn, name) {
+  if (data instanceof Float32Array) return data;
+  if (ArrayBuffer.isView(data) && !(data instanceof DataView) && !isBigIntArray(data)) return Float32Array.from(data);
+  if (!Array.isArray(data)) fail(fn, `${name} as a Float32Array or an array of numbers`, data);
+  const out = new Float32Array(data.length);
+  for (let i = 0; i < data.length; i++) {
+    if (typeof data[i] !== 'number') throw new Error(`${fn}: expected ${name} to hold numbers, got ${describe(data[i])} at index ${i}`);
+    out[i] = data[i];
+  }
+  return out;
+}
+
+function shapeOf(shape, fn, name) {
+  if (!Array.isArray(shape) || !shape.every((s) => Number.isSafeInteger(s) && s >= 0)) {
+    fail(fn, `${name} as an array of non-negative integers`, shape);
+  }
+  return [...shape];
 }
 
 function flatten(nested, fn, name) {
@@ -49,17 +123,13 @@ function flatten(nested, fn, name) {
   let offset = 0;
   const walk = (node, depth) => {
     if (depth === shape.length) {
-      if (typeof node !== 'number') {
-        throw new Error(`${fn}: expected ${name} to hold numbers, got ${describe(node)}`);
-      }
+      if (typeof node !== 'number') fail(fn, `${name} to hold numbers`, node);
       data[offset++] = node;
       return;
     }
     if (!Array.isArray(node) || node.length !== shape[depth]) {
-      throw new Error(
-        `${fn}: expected ${name} to be a rectangular nested array of shape [${shape.join(', ')}], ` +
-          `got ${describe(node)} at depth ${depth}`,
-      );
+      throw new Error(`${fn}: expected ${name} to be a rectangular nested array of shape [${shape.join(', ')}], ` +
+        `got ${describe(node)} at depth ${depth}`);
     }
     for (const child of node) walk(child, depth + 1);
   };
@@ -67,29 +137,36 @@ function flatten(nested, fn, name) {
   return { data, shape };
 }
 
-/** Normalises what a user may pass as a tensor into {data, shape}. */
+/** What a user may pass as a tensor, as {data: Float32Array, shape} of matching length. */
 function asTensor(value, fn, name) {
   if (Array.isArray(value)) return flatten(value, fn, name);
   if (typeof value === 'number') return { data: new Float32Array([value]), shape: [] };
   if (value && typeof value === 'object' && 'data' in value && 'shape' in value) {
-    const { data, shape } = value;
-    if (!Array.isArray(shape) || !shape.every((s) => Number.isInteger(s) && s >= 0)) {
-      throw new Error(`${fn}: expected ${name}.shape to be an array of non-negative integers, got ${describe(shape)}`);
-    }
-    if (!(ArrayBuffer.isView(data) || Array.isArray(data))) {
-      throw new Error(`${fn}: expected ${name}.data to be a Float32Array or an array, got ${describe(data)}`);
-    }
+    const shape = shapeOf(value.shape, fn, `${name}.shape`);
+    const data = float32(value.data, fn, `${name}.data`);
+    const n = shape.reduce((a, b) => a * b, 1);
+    if (data.length !== n) throw new Error(`${fn}: ${name} of shape [${shape.join(', ')}] needs ${n} values, got ${data.length}`);
     return { data, shape };
   }
-  throw new Error(`${fn}: expected ${name} as a tensor {data, shape} or a nested array of numbers, got ${describe(value)}`);
+  return fail(fn, `${name} as a tensor {data, shape} or a nested array of numbers`, value);
+}
+
+/** Integers (token ids, lengths) as a Float64Array. */
+function integers(values, fn, name) {
+  if (!(Array.isArray(values) || (ArrayBuffer.isView(values) && !(values instanceof DataView) && !isBigIntArray(values)))) {
+    fail(fn, `${name} as an array of integers`, values);
+  }
+  const out = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    if (!Number.isSafeInteger(values[i])) throw new Error(`${fn}: expected ${name} to hold integers, got ${describe(values[i])} at index ${i}`);
+    out[i] = values[i];
+  }
+  return out;
 }
 
 function shapeFromArgs(args, fn) {
   const shape = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
-  if (!shape.every((s) => Number.isInteger(s) && s >= 0)) {
-    throw new Error(`${fn}: expected sizes as non-negative integers, got [${shape.map(String).join(', ')}]`);
-  }
-  return [...shape];
+  return shapeOf(shape, fn, 'sizes');
 }
 
 /**
@@ -97,65 +174,98 @@ function shapeFromArgs(args, fn) {
  * @returns {{data: Float32Array, shape: number[]}}
  */
 export function tensor(data, shape) {
-  if (shape === undefined) {
-    const t = asTensor(data, 'tensor', 'data');
-    return { data: Float32Array.from(t.data), shape: [...t.shape] };
-  }
-  const t = asTensor({ data, shape }, 'tensor', 'data');
-  const n = t.shape.reduce((a, b) => a * b, 1);
-  if (t.data.length !== n) {
-    throw new Error(`tensor: shape [${t.shape.join(', ')}] needs ${n} values, got ${t.data.length}`);
-  }
-  return { data: Float32Array.from(t.data), shape: [...t.shape] };
+  const source = shape === undefined ? data : { data, shape };
+  const t = asTensor(source, 'tensor', 'data');
+  // Always a fresh array, never an alias of the caller's.
+  return { data: t.data === source?.data ? Float32Array.from(t.data) : t.data, shape: t.shape };
 }
 
 function lastDimOnly(x, dim, fn) {
   if (dim !== -1 && dim !== x.shape.length - 1) {
-    throw new Error(`${fn}: only the last dimension (dim=-1) is supported, got dim=${dim}`);
+    throw new Error(`${fn}: only the last dimension (dim=-1) is supported, got dim=${describe(dim)}`);
   }
 }
 
 const ATTENTION_OPTIONS = ['causal', 'keyLengths', 'mask', 'fillValue', 'scale'];
 const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'seed', 'useKvCache'];
 
-/** Rejects anything but a plain object with known keys (a typo is an error, not a silent default). */
-function checkKeys(options, allowed, fn, what) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new Error(`${fn}: expected ${what} as an object, got ${describe(options)}`);
-  }
-  for (const k of Object.keys(options)) {
-    if (!allowed.includes(k)) {
-      throw new Error(`${fn}: unknown ${what === 'config' ? 'config field' : 'option'} "${k}"; expected one of ${allowed.join(', ')}`);
-    }
-  }
-}
-
-function attentionOptions(options, fn) {
-  checkKeys(options, ATTENTION_OPTIONS, fn, 'options');
-  const { causal = false, keyLengths = null, mask = null, fillValue = -Infinity, scale = null } = options;
-  if (typeof fillValue !== 'number' || (scale !== null && typeof scale !== 'number')) {
-    throw new Error(`${fn}: expected fillValue and scale as numbers, got ${describe(fillValue)} and ${describe(scale)}`);
-  }
-  if (keyLengths !== null && !(Array.isArray(keyLengths) || ArrayBuffer.isView(keyLengths))) {
-    throw new Error(`${fn}: expected keyLengths as an array of integers, got ${describe(keyLengths)}`);
-  }
-  return { causal: Boolean(causal), keyLengths, mask: mask === null ? null : asTensor(mask, fn, 'mask'), fillValue, scale };
+function attentionOptions(value, fn) {
+  const { causal = false, keyLengths = null, mask = null, fillValue = -Infinity, scale = null } =
+    options(value, ATTENTION_OPTIONS, fn);
+  return {
+    causal: boolean(causal, fn, 'causal'),
+    keyLengths: keyLengths === null ? null : integers(keyLengths, fn, 'keyLengths'),
+    mask: mask === null ? null : asTensor(mask, fn, 'mask'),
+    fillValue: number(fillValue, fn, 'fillValue'),
+    scale: scale === null ? null : number(scale, fn, 'scale'),
+  };
 }
 
 /** Token ids as (B, T): nested arrays, a flat array (B = 1) or {data, shape}. */
 function idsArg(ids, fn) {
   if (Array.isArray(ids) && ids.length > 0 && Array.isArray(ids[0])) {
     const t = flatten(ids, fn, 'ids');
-    return { data: t.data, batch: t.shape[0] };
+    return { data: integers(t.data, fn, 'ids'), batch: t.shape[0] };
   }
-  if (Array.isArray(ids) || ArrayBuffer.isView(ids)) return { data: ids, batch: 1 };
-  if (ids && typeof ids === 'object' && 'data' in ids && Array.isArray(ids.shape) && ids.shape.length <= 2) {
-    return { data: ids.data, batch: ids.shape.length === 2 ? ids.shape[0] : 1 };
+  if (Array.isArray(ids) || ArrayBuffer.isView(ids)) return { data: integers(ids, fn, 'ids'), batch: 1 };
+  if (ids && typeof ids === 'object' && 'data' in ids && 'shape' in ids) {
+    const shape = shapeOf(ids.shape, fn, 'ids.shape');
+    if (shape.length > 2) fail(fn, 'ids of shape [T] or [B, T]', shape);
+    const data = integers(ids.data, fn, 'ids.data');
+    const n = shape.reduce((a, b) => a * b, 1);
+    if (data.length !== n) throw new Error(`${fn}: ids of shape [${shape.join(', ')}] need ${n} values, got ${data.length}`);
+    return { data, batch: shape.length === 2 ? shape[0] : 1 };
   }
-  throw new Error(`${fn}: expected ids as an array of token ids (nested for a batch) or {data, shape}, got ${describe(ids)}`);
+  return fail(fn, 'ids as an array of token ids (nested for a batch) or {data, shape}', ids);
 }
 
-// ---- the API object ----------------------------------------------------------
+/** A config object checked against the defaults: known fields, each of its default's type. */
+function configFields(config, defaults, fn, prefix = '') {
+  options(config, Object.keys(defaults), fn, 'config');
+  for (const [key, value] of Object.entries(config)) {
+    const expected = typeof defaults[key];
+    if (typeof value !== expected || (expected === 'number' && !Number.isFinite(value))) {
+      fail(fn, `${prefix}${key} as ${expected === 'number' ? 'a finite number' : `a ${expected}`}`, value);
+    }
+  }
+  return { ...defaults, ...config };
+}
+
+// ---- the boundary with WASM ------------------------------------------------------
+
+/**
+ * Makes every function of the bindings throw the Error it returns (see
+ * wasm.cpp). As a second line of defence, the WASM stack pointer is restored
+ * if anything still throws from inside a call.
+ */
+function throwingErrors(M) {
+  const wrap = (f) =>
+    function checked(...args) {
+      const stack = M.stackSave();
+      let result;
+      try {
+        result = f.apply(this, args);
+      } catch (error) {
+        M.stackRestore(stack);
+        throw error;
+      }
+      if (result instanceof Error) throw new Error(result.message);
+      return result;
+    };
+  // embind marks what it exports with an argCount; a class's prototype
+  // derives from embind's ClassHandle, a plain function's does not.
+  for (const [name, value] of Object.entries(M)) {
+    if (typeof value !== 'function' || !('argCount' in value)) continue;
+    const proto = value.prototype;
+    if (proto && Object.getPrototypeOf(proto) !== Object.prototype) {
+      for (const key of Object.getOwnPropertyNames(proto)) if (key !== 'constructor') proto[key] = wrap(proto[key]);
+      for (const key of Object.getOwnPropertyNames(value)) if (typeof value[key] === 'function') value[key] = wrap(value[key]);
+    } else {
+      M[name] = wrap(value);
+    }
+  }
+  return M;
+}
 
 /** Wraps an embind object that C++ created, so a JS class can own it. */
 class AdoptedHandle {
@@ -165,12 +275,14 @@ class AdoptedHandle {
 }
 
 function makeApi(M) {
-  // Frees handles the user forgot to dispose (a safety net, not a substitute).
+  // Frees handles the user forgot to dispose once their owner is collected (a
+  // safety net, not a substitute: it runs when the JS engine decides).
   const registry = new FinalizationRegistry((handle) => handle.delete());
 
   class Module {
     #handle;
     #name;
+    #runningCall = null; // the call that runs user code (a callback) right now
     constructor(name, make) {
       this.#name = name;
       this.#handle = make();
@@ -181,9 +293,29 @@ function makeApi(M) {
       if (!this.#handle) throw new Error(`${this.#name}: used after dispose()`);
       return this.#handle;
     }
-    /** Frees the WASM memory this object owns. Safe to call twice. */
+    /** Runs fn(handle) with dispose() refused meanwhile: for calls that run the user's callbacks. */
+    _whileRunning(call, fn) {
+      const handle = this._handle;
+      const outer = this.#runningCall;
+      this.#runningCall = call;
+      try {
+        return fn(handle);
+      } finally {
+        this.#runningCall = outer;
+      }
+    }
+    /**
+     * Frees the WASM memory this object owns. Safe to call twice. Refused while
+     * one of its calls runs a callback.
+     */
     dispose() {
       if (!this.#handle) return;
+      if (this.#runningCall) {
+        throw new Error(
+          `${this.#name}.dispose: cannot dispose while ${this.#runningCall} is running; ` +
+            `stop it first (return false from onToken) and dispose after it returns`,
+        );
+      }
       registry.unregister(this);
       this.#handle.delete();
       this.#handle = null;
@@ -195,7 +327,7 @@ function makeApi(M) {
 
   class SelfAttentionV1 extends Module {
     constructor(dIn, dOut) {
-      super('SelfAttentionV1', () => new M.SelfAttentionV1(dIn, dOut));
+      super('SelfAttentionV1', () => M.SelfAttentionV1.create(number(dIn, 'SelfAttentionV1', 'dIn'), number(dOut, 'SelfAttentionV1', 'dOut')));
     }
     forward(x) {
       return this._handle.forward(asTensor(x, 'SelfAttentionV1.forward', 'x'));
@@ -207,7 +339,8 @@ function makeApi(M) {
 
   class SelfAttentionV2 extends Module {
     constructor(dIn, dOut, qkvBias = false) {
-      super('SelfAttentionV2', () => new M.SelfAttentionV2(dIn, dOut, Boolean(qkvBias)));
+      const fn = 'SelfAttentionV2';
+      super(fn, () => M.SelfAttentionV2.create(number(dIn, fn, 'dIn'), number(dOut, fn, 'dOut'), boolean(qkvBias, fn, 'qkvBias')));
     }
     forward(x) {
       return this._handle.forward(asTensor(x, 'SelfAttentionV2.forward', 'x'));
@@ -219,7 +352,7 @@ function makeApi(M) {
 
   class SelfAttentionU extends Module {
     constructor(d) {
-      super('SelfAttentionU', () => new M.SelfAttentionU(d));
+      super('SelfAttentionU', () => M.SelfAttentionU.create(number(d, 'SelfAttentionU', 'd')));
     }
     forward(x) {
       return this._handle.forward(asTensor(x, 'SelfAttentionU.forward', 'x'));
@@ -231,7 +364,8 @@ function makeApi(M) {
 
   class Linear extends Module {
     constructor(inFeatures, outFeatures, bias = true) {
-      super('Linear', () => new M.Linear(inFeatures, outFeatures, Boolean(bias)));
+      const fn = 'Linear';
+      super(fn, () => M.Linear.create(number(inFeatures, fn, 'inFeatures'), number(outFeatures, fn, 'outFeatures'), boolean(bias, fn, 'bias')));
     }
     forward(x) {
       return this._handle.forward(asTensor(x, 'Linear.forward', 'x'));
@@ -242,19 +376,21 @@ function makeApi(M) {
 
   class Embedding extends Module {
     constructor(numEmbeddings, embeddingDim) {
-      super('Embedding', () => new M.Embedding(numEmbeddings, embeddingDim));
+      const fn = 'Embedding';
+      super(fn, () => M.Embedding.create(number(numEmbeddings, fn, 'numEmbeddings'), number(embeddingDim, fn, 'embeddingDim')));
     }
     /** ids: an array of token ids (nested for batches) or {data, shape}. */
     forward(ids) {
-      const t = Array.isArray(ids) ? flatten(ids, 'Embedding.forward', 'ids') : asTensor(ids, 'Embedding.forward', 'ids');
-      return this._handle.forward(t.data, t.shape);
+      const fn = 'Embedding.forward';
+      const t = Array.isArray(ids) ? flatten(ids, fn, 'ids') : asTensor(ids, fn, 'ids');
+      return this._handle.forward(integers(t.data, fn, 'ids'), t.shape);
     }
     get weight() { return this._handle.weight(); }
   }
 
   class LayerNorm extends Module {
     constructor(normalizedShape) {
-      super('LayerNorm', () => new M.LayerNorm(normalizedShape));
+      super('LayerNorm', () => M.LayerNorm.create(number(normalizedShape, 'LayerNorm', 'normalizedShape')));
     }
     forward(x) {
       return this._handle.forward(asTensor(x, 'LayerNorm.forward', 'x'));
@@ -270,20 +406,21 @@ function makeApi(M) {
     return M[name](t);
   };
 
-  function scaledDotProductAttention(query, key, value, options = {}) {
+  function scaledDotProductAttention(query, key, value, opts = {}) {
     const fn = 'scaledDotProductAttention';
-    const opts = attentionOptions(options, fn);
-    return M.scaledDotProductAttention(asTensor(query, fn, 'query'), asTensor(key, fn, 'key'), asTensor(value, fn, 'value'), opts);
+    const o = attentionOptions(opts, fn);
+    return M.scaledDotProductAttention(asTensor(query, fn, 'query'), asTensor(key, fn, 'key'), asTensor(value, fn, 'value'), o);
   }
 
   class MultiHeadAttention extends Module {
     constructor(dModel, numHeads) {
-      super('MultiHeadAttention', () => new M.MultiHeadAttention(dModel, numHeads));
+      const fn = 'MultiHeadAttention';
+      super(fn, () => M.MultiHeadAttention.create(number(dModel, fn, 'dModel'), number(numHeads, fn, 'numHeads')));
     }
     /** x (B, T, dModel) or (T, dModel); options as scaledDotProductAttention's. */
-    forward(x, options = {}) {
+    forward(x, opts = {}) {
       const fn = 'MultiHeadAttention.forward';
-      return this._handle.forward(asTensor(x, fn, 'x'), attentionOptions(options, fn));
+      return this._handle.forward(asTensor(x, fn, 'x'), attentionOptions(opts, fn));
     }
     get W_q() { return this._handle.W_q(); }
     get W_k() { return this._handle.W_k(); }
@@ -292,14 +429,16 @@ function makeApi(M) {
   }
 
   class TorchMultiheadAttention extends Module {
-    constructor(embedDim, numHeads, { bias = true } = {}) {
-      super('TorchMultiheadAttention', () => new M.TorchMultiheadAttention(embedDim, numHeads, Boolean(bias)));
+    constructor(embedDim, numHeads, opts = {}) {
+      const fn = 'TorchMultiheadAttention';
+      const { bias = true } = options(opts, ['bias'], fn);
+      super(fn, () => M.TorchMultiheadAttention.create(number(embedDim, fn, 'embedDim'), number(numHeads, fn, 'numHeads'), boolean(bias, fn, 'bias')));
     }
     /** query (B, T_q, E); key and value (B, T_k, E), defaulting to self-attention. */
-    forward(query, key = query, value = key, options = {}) {
+    forward(query, key = query, value = key, opts = {}) {
       const fn = 'TorchMultiheadAttention.forward';
       return this._handle.forward(asTensor(query, fn, 'query'), asTensor(key, fn, 'key'), asTensor(value, fn, 'value'),
-        attentionOptions(options, fn));
+        attentionOptions(opts, fn));
     }
     get inProjWeight() { return this._handle.inProjWeight(); }
     get inProjBias() { return this._handle.inProjBias(); }
@@ -308,80 +447,118 @@ function makeApi(M) {
 
   const DEFAULT_GPT_CONFIG = M.defaultGPTConfig();
 
-  function gptConfig(config, fn) {
-    checkKeys(config, Object.keys(DEFAULT_GPT_CONFIG), fn, 'config');
-    return { ...DEFAULT_GPT_CONFIG, ...config };
+  /**
+   * One generation in progress, as an iterator of each step's tokens. Its
+   * WASM session is freed when it finishes, fails, is returned early (a
+   * `break` out of for...of) or, if dropped half-way, when it is
+   * garbage-collected. It keeps its model object alive; if the model is
+   * disposed meanwhile, next() throws (the session never runs on freed memory).
+   */
+  class GenerationStream {
+    #model;
+    #session;
+    constructor(model, session) {
+      this.#model = model;
+      this.#session = session;
+      registry.register(this, session, this);
+    }
+    next() {
+      if (!this.#session) return { value: undefined, done: true };
+      try {
+        this.#model._handle; // throws if the model was disposed meanwhile
+        if (!this.#session.done()) return { value: Array.from(this.#session.next().data), done: false };
+      } catch (error) {
+        this.close();
+        throw error;
+      }
+      this.close();
+      return { value: undefined, done: true };
+    }
+    return(value) {
+      this.close();
+      return { value, done: true };
+    }
+    throw(error) {
+      this.close();
+      throw error;
+    }
+    [Symbol.iterator]() {
+      return this;
+    }
+    /** Frees the generation session; the iterator is then done. Safe to call twice. */
+    close() {
+      if (!this.#session) return;
+      registry.unregister(this);
+      this.#session.delete();
+      this.#session = null;
+    }
+    [disposeSymbol]() {
+      this.close();
+    }
   }
 
   class GPT extends Module {
     /** A config object (see GPTConfig); missing fields take the defaults. */
     constructor(config = {}) {
       const handle = config instanceof AdoptedHandle ? config.handle : null;
-      const full = handle ? null : gptConfig(config, 'GPT');
-      super('GPT', () => handle ?? new M.GPT(full));
+      const full = handle ? null : configFields(config, DEFAULT_GPT_CONFIG, 'GPT');
+      super('GPT', () => handle ?? M.GPT.create(full));
     }
     /** A safetensors checkpoint of the model (no optimizer state), for loadCheckpoint or Python. */
     checkpoint(tokenizer) {
-      if (!(tokenizer instanceof Tokenizer)) {
-        throw new Error(`GPT.checkpoint: expected the model's tokenizer (a CharTokenizer or WordTokenizer), got ${describe(tokenizer)}`);
-      }
+      if (!(tokenizer instanceof Tokenizer)) fail('GPT.checkpoint', "the model's tokenizer (a CharTokenizer or WordTokenizer)", tokenizer);
       return this._handle.checkpoint(tokenizer._handle);
     }
     get config() { return this._handle.config(); }
     /** nanoGPT's count: tied tensors once; nonEmbedding leaves out the position embedding. */
-    numParameters({ nonEmbedding = true } = {}) {
-      return this._handle.numParameters(Boolean(nonEmbedding));
+    numParameters(opts = {}) {
+      const { nonEmbedding = true } = options(opts, ['nonEmbedding'], 'GPT.numParameters');
+      return this._handle.numParameters(boolean(nonEmbedding, 'GPT.numParameters', 'nonEmbedding'));
     }
     parameterNames() { return this._handle.parameterNames(); }
-    parameter(name) { return this._handle.parameter(String(name)); }
+    parameter(name) { return this._handle.parameter(string(name, 'GPT.parameter', 'name')); }
     /** ids (B, T) nested, (T) flat, or {data, shape} -> {logits (B, T, V), trace | null}. */
-    forward(ids, { trace = false, ...rest } = {}) {
-      checkKeys(rest, [], 'GPT.forward', 'options');
+    forward(ids, opts = {}) {
+      const { trace = false } = options(opts, ['trace'], 'GPT.forward');
       const t = idsArg(ids, 'GPT.forward');
-      return this._handle.forward(t.data, t.batch, Boolean(trace));
+      return this._handle.forward(t.data, t.batch, boolean(trace, 'GPT.forward', 'trace'));
     }
     /**
      * Generates maxNewTokens after the prompt; onToken(tokens, step) sees each
      * step's tokens (one per batch row) and may return false to stop.
      * Returns every token, {data: Int32Array, shape: [B, T]}.
      */
-    generate(prompt, options = {}) {
-      const { onToken, ...rest } = options ?? {};
-      if (onToken !== undefined && typeof onToken !== 'function') {
-        throw new Error(`generate: expected onToken to be a function, got ${describe(onToken)}`);
-      }
+    generate(prompt, opts = {}) {
+      const { onToken, ...rest } = options(opts, [...GENERATE_OPTIONS, 'onToken'], 'generate');
+      if (onToken !== undefined && typeof onToken !== 'function') fail('generate', 'onToken as a function', onToken);
       const session = this.#session(prompt, rest);
       try {
-        for (let step = 0; !session.done(); step++) {
-          const tokens = Array.from(session.next().data);
-          if (onToken && onToken(tokens, step) === false) break;
-        }
-        return session.tokens();
+        return this._whileRunning('generate()', () => {
+          for (let step = 0; !session.done(); step++) {
+            const tokens = Array.from(session.next().data);
+            if (onToken && onToken(tokens, step) === false) break;
+          }
+          return session.tokens();
+        });
       } finally {
         session.delete();
       }
     }
     /** The same generation as an iterator: yields each step's tokens (one per batch row). */
-    *stream(prompt, options = {}) {
-      const session = this.#session(prompt, options ?? {});
-      try {
-        while (!session.done()) {
-          this._handle; // throws if the model was disposed meanwhile
-          yield Array.from(session.next().data);
-        }
-      } finally {
-        session.delete();
-      }
+    stream(prompt, opts = {}) {
+      return new GenerationStream(this, this.#session(prompt, options(opts, GENERATE_OPTIONS, 'stream')));
     }
-    #session(prompt, options) {
-      checkKeys(options, GENERATE_OPTIONS, 'generate', 'options');
-      const { maxNewTokens = 100, temperature = 1, topK = 0, seed = null, useKvCache = true } = options;
-      for (const [name, v] of Object.entries({ maxNewTokens, temperature, topK })) {
-        if (typeof v !== 'number') throw new Error(`generate: expected ${name} as a number, got ${describe(v)}`);
-      }
-      if (seed !== null && typeof seed !== 'number') throw new Error(`generate: expected seed as a number, got ${describe(seed)}`);
-      const t = idsArg(prompt, 'generate');
-      return new M.GenerationSession(this._handle, t.data, t.batch, { maxNewTokens, temperature, topK, seed, useKvCache: Boolean(useKvCache) });
+    #session(prompt, opts) {
+      const fn = 'generate';
+      const { maxNewTokens = 100, temperature = 1, topK = 0, seed = null, useKvCache = true } = opts;
+      const t = idsArg(prompt, fn);
+      return M.GenerationSession.create(this._handle, t.data, t.batch, {
+        maxNewTokens: number(maxNewTokens, fn, 'maxNewTokens'),
+        temperature: number(temperature, fn, 'temperature'),
+        topK: number(topK, fn, 'topK'),
+        seed: seed === null ? null : number(seed, fn, 'seed'),
+        useKvCache: boolean(useKvCache, fn, 'useKvCache'),
+      });
     }
   }
 
@@ -393,26 +570,30 @@ function makeApi(M) {
    * training.tokenizer = 'word' (vocabSize is set from the text).
    */
   class Trainer extends Module {
-    constructor({ model = {}, training = {}, text, ...rest } = {}) {
-      checkKeys(rest, [], 'Trainer', 'options');
-      if (typeof text !== 'string') throw new Error(`Trainer: expected text as a string, got ${describe(text)}`);
+    constructor(opts = {}) {
+      const { model = {}, training = {}, text } = options(opts, ['model', 'training', 'text'], 'Trainer');
       const handle = model instanceof AdoptedHandle ? model.handle : null;
-      checkKeys(training, Object.keys(DEFAULT_TRAIN_CONFIG), 'Trainer', 'config');
-      if ('tokenizer' in training && typeof training.tokenizer !== 'string') {
-        throw new Error(`Trainer: expected training.tokenizer as 'char' or 'word', got ${describe(training.tokenizer)}`);
-      }
-      const modelConfig = handle ? null : gptConfig(model, 'Trainer');
-      super('Trainer', () => handle ?? new M.Trainer(modelConfig, { ...DEFAULT_TRAIN_CONFIG, ...training }, text));
+      const modelConfig = handle ? null : configFields(model, DEFAULT_GPT_CONFIG, 'Trainer', 'model.');
+      const trainConfig = handle ? null : configFields(training, DEFAULT_TRAIN_CONFIG, 'Trainer', 'training.');
+      string(text, 'Trainer', 'text');
+      super('Trainer', () => handle ?? M.Trainer.create(modelConfig, trainConfig, text));
     }
     /** Resumes from a checkpoint written by trainer.checkpoint(), on the given text. */
     static resume(bytes, text) {
-      if (typeof text !== 'string') throw new Error(`Trainer.resume: expected text as a string, got ${describe(text)}`);
-      return new Trainer({ model: new AdoptedHandle(M.resumeTrainer(bytes, text)), text });
+      if (!(bytes instanceof Uint8Array)) fail('Trainer.resume', 'the checkpoint as a Uint8Array', bytes);
+      string(text, 'Trainer.resume', 'text');
+      return new Trainer({ model: new AdoptedHandle(M.Trainer.resume(bytes, text)), text });
     }
-    /** One optimisation step: {iter, lr, loss, gradNorm}. */
+    /**
+     * One optimisation step: {iter, lr, loss, gradNorm}. A step whose loss,
+     * gradients or new weights are not finite throws and leaves the model and
+     * optimiser as they were before it.
+     */
     step() { return this._handle.step(); }
     /** Mean loss over evalIters random batches of each split: {train, val}. */
-    evaluate(evalIters = this.config.evalIters) { return this._handle.evaluate(evalIters); }
+    evaluate(evalIters = this.config.evalIters) {
+      return this._handle.evaluate(number(evalIters, 'Trainer.evaluate', 'evalIters'));
+    }
     get iter() { return this._handle.iter(); }
     get vocabulary() { return this._handle.vocabulary(); }
     get config() { return this._handle.config(); }
@@ -423,13 +604,15 @@ function makeApi(M) {
     checkpoint() { return this._handle.checkpoint(); }
   }
 
-  /** Reads a checkpoint (safetensors bytes): {model: GPT, tokenizer, vocabulary, iter}. */
+  /**
+   * Reads a checkpoint (safetensors bytes): {model: GPT, tokenizer, vocabulary, iter, verified}.
+   * verified: its digest matched; false for a file without one (written by another tool).
+   */
   function loadCheckpoint(bytes) {
-    if (!(bytes instanceof Uint8Array)) throw new Error(`loadCheckpoint: expected a Uint8Array, got ${describe(bytes)}`);
-    const info = M.checkpointInfo(bytes);
-    const model = new GPT(new AdoptedHandle(M.gptFromCheckpoint(bytes)));
-    const tokenizer = Tokenizer.fromVocabulary(info.tokenizer, info.vocabulary);
-    return { model, tokenizer, vocabulary: info.vocabulary, iter: info.iter };
+    if (!(bytes instanceof Uint8Array)) fail('loadCheckpoint', 'the checkpoint as a Uint8Array', bytes);
+    const { model, tokenizer, ...info } = M.loadCheckpoint(bytes);
+    const kind = tokenizer.kind();
+    return { model: new GPT(new AdoptedHandle(model)), tokenizer: adoptTokenizer(kind, tokenizer), ...info };
   }
 
   const TOKENIZER_NAMES = { char: 'CharTokenizer', word: 'WordTokenizer' };
@@ -445,28 +628,22 @@ function makeApi(M) {
     constructor(kind, text) {
       const name = TOKENIZER_NAMES[kind];
       const handle = text instanceof AdoptedHandle ? text.handle : null;
-      if (!handle && typeof text !== 'string') throw new Error(`${name}: expected a string, got ${describe(text)}`);
-      super(name, () => handle ?? new M.Tokenizer(kind, text));
+      if (!handle) string(text, name, 'text');
+      super(name, () => handle ?? M.Tokenizer.create(kind, text));
       this.#name = name;
     }
     /** A tokenizer from a saved vocabulary (a checkpoint's, or tokenizer.vocabulary). */
     static fromVocabulary(kind, vocabulary) {
-      if (!(kind in TOKENIZER_NAMES)) throw new Error(`Tokenizer.fromVocabulary: expected kind 'char' or 'word', got ${describe(kind)}`);
-      if (typeof vocabulary !== 'string') {
-        throw new Error(`Tokenizer.fromVocabulary: expected the vocabulary as a string, got ${describe(vocabulary)}`);
-      }
-      const handle = new AdoptedHandle(M.tokenizerFromVocabulary(kind, vocabulary));
-      return kind === 'char' ? new CharTokenizer(handle) : new WordTokenizer(handle);
+      const fn = 'Tokenizer.fromVocabulary';
+      if (!Object.hasOwn(TOKENIZER_NAMES, kind)) fail(fn, "kind 'char' or 'word'", kind);
+      string(vocabulary, fn, 'the vocabulary');
+      return adoptTokenizer(kind, M.tokenizerFromVocabulary(kind, vocabulary));
     }
     encode(text) {
-      if (typeof text !== 'string') throw new Error(`${this.#name}.encode: expected a string, got ${describe(text)}`);
-      return Array.from(this._handle.encode(text));
+      return Array.from(this._handle.encode(string(text, `${this.#name}.encode`, 'text')));
     }
     decode(ids) {
-      if (!(Array.isArray(ids) || ArrayBuffer.isView(ids))) {
-        throw new Error(`${this.#name}.decode: expected an array of ids, got ${describe(ids)}`);
-      }
-      return this._handle.decode(ids);
+      return this._handle.decode(integers(ids, `${this.#name}.decode`, 'ids'));
     }
     /** 'char' or 'word'. */
     get kind() { return this._handle.kind(); }
@@ -494,20 +671,25 @@ function makeApi(M) {
     }
   }
 
+  const adoptTokenizer = (kind, handle) =>
+    kind === 'char' ? new CharTokenizer(new AdoptedHandle(handle)) : new WordTokenizer(new AdoptedHandle(handle));
+
   return {
     tensor,
-    manualSeed: (seed) => {
-      if (!Number.isSafeInteger(seed)) throw new Error(`manualSeed: expected an integer seed, got ${describe(seed)}`);
-      M.manualSeed(seed);
-    },
+    /** {memoryBytes, heapBytes, stackBytes}: the WASM memory, what malloc holds, the stack in use. */
+    memoryUsage: () => M.memoryUsage(),
+    manualSeed: (seed) => M.manualSeed(integer(seed, 'manualSeed', 'seed')),
     rand: (...shape) => M.rand(shapeFromArgs(shape, 'rand')),
     randn: (...shape) => M.randn(shapeFromArgs(shape, 'randn')),
-    randint: (low, high, shape) => M.randint(low, high, shapeFromArgs([shape], 'randint')),
+    randint: (low, high, shape) =>
+      M.randint(number(low, 'randint', 'low'), number(high, 'randint', 'high'), shapeOf(shape, 'randint', 'shape')),
     softmax: alongLastDim('softmax'),
     softmaxNaive: alongLastDim('softmaxNaive'),
     normalizeSum: alongLastDim('normalizeSum'),
-    attentionScoresForQuery: (inputs, queryIndex) =>
-      M.attentionScoresForQuery(asTensor(inputs, 'attentionScoresForQuery', 'inputs'), queryIndex),
+    attentionScoresForQuery: (inputs, queryIndex) => {
+      const fn = 'attentionScoresForQuery';
+      return M.attentionScoresForQuery(asTensor(inputs, fn, 'inputs'), number(queryIndex, fn, 'queryIndex'));
+    },
     attentionScoresLoop: (inputs) => M.attentionScoresLoop(asTensor(inputs, 'attentionScoresLoop', 'inputs')),
     attentionScores: (inputs) => M.attentionScores(asTensor(inputs, 'attentionScores', 'inputs')),
     contextVector: (weights, inputs) =>
@@ -515,20 +697,25 @@ function makeApi(M) {
     contextVectors: (weights, inputs) =>
       M.contextVectors(asTensor(weights, 'contextVectors', 'weights'), asTensor(inputs, 'contextVectors', 'inputs')),
     simpleSelfAttention: (inputs) => M.simpleSelfAttention(asTensor(inputs, 'simpleSelfAttention', 'inputs')),
-    causalMask: (T) => M.causalMask(T),
-    paddingMask: (lengths, keyLength) => {
-      if (!(Array.isArray(lengths) || ArrayBuffer.isView(lengths))) {
-        throw new Error(`paddingMask: expected lengths as an array of integers, got ${describe(lengths)}`);
-      }
-      return M.paddingMask(lengths, keyLength);
-    },
+    causalMask: (T) => M.causalMask(number(T, 'causalMask', 'T')),
+    paddingMask: (lengths, keyLength) =>
+      M.paddingMask(integers(lengths, 'paddingMask', 'lengths'), number(keyLength, 'paddingMask', 'keyLength')),
     scaledDotProductAttention,
     /** notebook 001's SimpleLanguageModel(vocab_size, d_model, num_heads, d_ff, max_seq_length) */
-    notebook001Config: (vocabSize, dModel, numHeads, dFF, maxSeqLength) =>
-      gptConfig(M.notebook001Config(vocabSize, dModel, numHeads, dFF, maxSeqLength), 'notebook001Config'),
+    notebook001Config: (vocabSize, dModel, numHeads, dFF, maxSeqLength) => {
+      const fn = 'notebook001Config';
+      return M.notebook001Config(number(vocabSize, fn, 'vocabSize'), number(dModel, fn, 'dModel'),
+        number(numHeads, fn, 'numHeads'), number(dFF, fn, 'dFF'), number(maxSeqLength, fn, 'maxSeqLength'));
+    },
     /** nanoGPT's GPTConfig(vocab_size, block_size, n_layer, n_head, n_embd, bias) */
-    nanoGPTConfig: ({ vocabSize, blockSize, nLayer, nHead, nEmbd, bias = false, tieEmbeddings = true }) =>
-      gptConfig(M.nanoGPTConfig(vocabSize, blockSize, nLayer, nHead, nEmbd, Boolean(bias), Boolean(tieEmbeddings)), 'nanoGPTConfig'),
+    nanoGPTConfig: (opts) => {
+      const fn = 'nanoGPTConfig';
+      const { vocabSize, blockSize, nLayer, nHead, nEmbd, bias = false, tieEmbeddings = true } =
+        options(opts, ['vocabSize', 'blockSize', 'nLayer', 'nHead', 'nEmbd', 'bias', 'tieEmbeddings'], fn);
+      return M.nanoGPTConfig(number(vocabSize, fn, 'vocabSize'), number(blockSize, fn, 'blockSize'),
+        number(nLayer, fn, 'nLayer'), number(nHead, fn, 'nHead'), number(nEmbd, fn, 'nEmbd'),
+        boolean(bias, fn, 'bias'), boolean(tieEmbeddings, fn, 'tieEmbeddings'));
+    },
     MultiHeadAttention,
     TorchMultiheadAttention,
     GPT,
@@ -544,21 +731,20 @@ function makeApi(M) {
     loadDefaultModel: async () => loadCheckpoint(await loadBytes(DEFAULT_MODEL_URL, 'loadDefaultModel')),
     defaultTrainConfig: () => ({ ...DEFAULT_TRAIN_CONFIG }),
     /** The synthetic subject–verb agreement corpus, one sentence per line. */
-    agreementCorpus: (sentences = 20000, seed = 1337) => M.agreementCorpus(sentences, seed),
+    agreementCorpus: (sentences = 20000, seed = 1337) =>
+      M.agreementCorpus(number(sentences, 'agreementCorpus', 'sentences'), number(seed, 'agreementCorpus', 'seed')),
     /**
      * What a model learned on that corpus, measured on generated sentences
      * (seed 4242: held out from the corpus's 1337): how often it prefers the
      * agreeing verb form, and per head how often the largest attention weight
      * at the verb position falls on the subject noun.
      */
-    probeAgreement: (model, tokenizer, { sentences = 200, seed = 4242, ...rest } = {}) => {
-      checkKeys(rest, [], 'probeAgreement', 'options');
-      if (!(model instanceof GPT)) throw new Error(`probeAgreement: expected a GPT, got ${describe(model)}`);
-      if (!(tokenizer instanceof Tokenizer)) throw new Error(`probeAgreement: expected a CharTokenizer or WordTokenizer, got ${describe(tokenizer)}`);
-      for (const [name, v] of Object.entries({ sentences, seed })) {
-        if (typeof v !== 'number') throw new Error(`probeAgreement: expected ${name} as a number, got ${describe(v)}`);
-      }
-      return M.probeAgreement(model._handle, tokenizer._handle, sentences, seed);
+    probeAgreement: (model, tokenizer, opts = {}) => {
+      const fn = 'probeAgreement';
+      const { sentences = 200, seed = 4242 } = options(opts, ['sentences', 'seed'], fn);
+      if (!(model instanceof GPT)) fail(fn, 'a GPT', model);
+      if (!(tokenizer instanceof Tokenizer)) fail(fn, 'a CharTokenizer or WordTokenizer', tokenizer);
+      return M.probeAgreement(model._handle, tokenizer._handle, number(sentences, fn, 'sentences'), number(seed, fn, 'seed'));
     },
     SelfAttentionV1,
     SelfAttentionV2,
@@ -583,5 +769,5 @@ export async function createAttention({ wasmBinary } = {}) {
     print: (text) => console.warn(text),
     printErr: (text) => console.warn(text),
   });
-  return makeApi(M);
+  return makeApi(throwingErrors(M));
 }
