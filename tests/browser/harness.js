@@ -1,10 +1,12 @@
 // Browser-test harness: serves the built site (dist/) from a plain static
 // server under a sub-path, as a project page would be hosted, and drives
 // Debian's Chromium headless through playwright-core.
+import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { chromium } from 'playwright-core';
@@ -94,4 +96,37 @@ export async function openPage(browser, origin, viewport = { width: 1280, height
 export function artifactPath(name) {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, name);
+}
+
+/** Opens a page of the site and waits until its figures are drawn. */
+export async function load(browser, server, path, viewport) {
+  const opened = await openPage(browser, server.origin, viewport);
+  await opened.page.goto(`${server.url}${path}.html`);
+  await opened.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  return opened;
+}
+
+/** No page error, console error, failed response or request to another host. */
+export function assertClean(problems) {
+  assert.deepEqual(problems.pageErrors, []);
+  assert.deepEqual(problems.consoleErrors, []);
+  assert.deepEqual(problems.failedResponses, []);
+  assert.deepEqual(problems.foreignRequests, []);
+}
+
+/**
+ * The built site served and Chromium started for the calling test file (in
+ * its before/after hooks): {server, browser, load(path, viewport)}.
+ */
+export function useSite() {
+  const site = { load: (path, viewport) => load(site.browser, site.server, path, viewport) };
+  before(async () => {
+    site.server = await serveDist();
+    site.browser = await launchBrowser();
+  });
+  after(async () => {
+    await site.browser?.close();
+    site.server?.close();
+  });
+  return site;
 }

@@ -1,9 +1,9 @@
 // The tutorial site in Debian's Chromium, served statically from dist/ under a
 // sub-path, with its Content-Security-Policy in force.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { artifactPath, launchBrowser, openPage, serveDist } from './harness.js';
+import { artifactPath, assertClean, useSite } from './harness.js';
 
 const PAGES = [
   'index',
@@ -17,29 +17,8 @@ const PAGES = [
 ];
 const JOURNEY_WEIGHTS = ['0.1385', '0.2379', '0.2333', '0.1240', '0.1082', '0.1581']; // notebook 000, cell 119
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-async function load(path, viewport) {
-  const opened = await openPage(browser, server.origin, viewport);
-  await opened.page.goto(`${server.url}${path}.html`);
-  await opened.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
-  return opened;
-}
-
-function assertClean(problems) {
-  assert.deepEqual(problems.pageErrors, []);
-  assert.deepEqual(problems.consoleErrors, []);
-  assert.deepEqual(problems.failedResponses, []);
-  assert.deepEqual(problems.foreignRequests, []);
-}
+const site = useSite();
+const load = (path, viewport) => site.load(path, viewport);
 
 const rowValues = (page, figure, row) =>
   page.$$eval(`[data-figure="${figure}"] g.heatmap-row[data-row="${row}"] g.cell`, (els) => els.map((e) => e.querySelector('text')?.textContent ?? e.dataset.value));
@@ -49,7 +28,7 @@ const rowData = (page, figure, row) =>
 describe('every page', () => {
   for (const path of PAGES) {
     test(`${path}: loads cleanly, desktop and phone`, async () => {
-      for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 375, height: 812 }]]) {
+      for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
         const { page, context, problems } = await load(path, viewport);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(overflow <= 0, `${name}: the page scrolls sideways by ${overflow}px`);
@@ -65,7 +44,7 @@ test('chapter 1: the reader\'s scores set the attention lines', async () => {
   const { page, context, problems } = await load('chapters/1-why-attention');
   const opacity = (i) => page.getAttribute(`.attention-lines path[data-state="${i}"]`, 'stroke-opacity').then(Number);
   assert.ok((await opacity(1)) > (await opacity(4)));
-  await page.fill('#bahdanau-scores label:nth-child(5) input', '9');
+  await page.fill('#score-4', '9');
   await page.waitForFunction(() => Number(document.querySelector('.attention-lines path[data-state="4"]').getAttribute('stroke-opacity')) > 0.95);
   const weights = await page.$$eval('[data-figure="bahdanau-weights"] g.bar', (b) => b.map((e) => Number(e.dataset.value)));
   assert.ok(Math.abs(weights.reduce((a, b) => a + b, 0) - 1) < 1e-5);
@@ -94,7 +73,8 @@ test('chapter 3 shows the seed-123 numbers and redraws for a new seed and d_out'
   const { page, context, problems } = await load('chapters/3-trainable-weights');
   assert.deepEqual(await rowValues(page, 'queries', 1), ['0.4306', '1.4551']); // notebook 000, cell 125
   assert.deepEqual(await rowValues(page, 'trainable-weights', 1), ['0.1500', '0.2264', '0.2199', '0.1311', '0.0906', '0.1820']);
-  assert.equal(await page.locator('[data-figure="space"] svg.scatter circle').count(), 18);
+  assert.equal(await page.locator('[data-figure="space"] svg.scatter circle').count(), 12); // queries and keys
+  assert.equal(await page.locator('[data-figure="value-space"] svg.scatter circle').count(), 6);
   await page.fill('#d-out', '3');
   await page.waitForSelector('[data-figure="space"] svg.scatter3d');
   // the 3-D view turns with the keyboard
@@ -187,13 +167,11 @@ test('chapter 7: generation streams; training in the worker lowers the loss, kee
   await page.fill('#probe', 'The cat, which slept near the dogs,');
   await page.waitForFunction(() => JSON.parse(document.querySelector('#probe-next').dataset.top).includes(' purrs'));
   assert.deepEqual(await likeliest(), [' hides', ' purrs', ' sleeps', ' yawns']);
-  // A word the model never saw is a clear error; the maps of the last good text stay.
+  // A word the model never saw is a clear error beside the text box (chapter 7's own test of this is in lessons.test.js).
   await page.fill('#probe', 'The zebras,');
-  await page.waitForSelector('.status:not([hidden])');
-  assert.equal(await page.textContent('.status'), "Could not compute: WordTokenizer.encode: word ' zebras' at position 1 is not in the vocabulary of 168 words");
-  assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 8);
+  await page.waitForSelector('[data-figure="model-attention"].stale');
   await page.fill('#probe', 'The cats, which slept near the dog,');
-  await page.waitForSelector('.status[hidden]', { state: 'attached' });
+  await page.waitForSelector('[data-figure="model-attention"]:not(.stale)');
 
   // a short training run in the worker, watching the main thread for long tasks
   await page.evaluate(() => {
@@ -212,17 +190,20 @@ test('chapter 7: generation streams; training in the worker lowers the loss, kee
   assert.ok((await page.locator('#samples li').count()) > 0);
   await page.screenshot({ path: artifactPath('7-language-model-trained.png'), fullPage: true });
 
-  // the trained model is still there after a reload
+  // the trained model is still there after a reload, and active
+  const trained = await page.getAttribute('#active-model', 'data-active');
+  assert.notEqual(trained, 'shipped');
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
-  assert.equal(await page.getAttribute('#trained-info', 'data-iter'), '80');
-  assert.equal(await page.inputValue('#model-choice'), 'trained');
+  assert.equal(await page.getAttribute('#active-model', 'data-active'), trained);
+  assert.match(await page.textContent('#active-model'), /^Active model: yours, “Run of [^”]*” \(2 layers, 4 heads, words, trained 80 steps\)/);
 
-  // a corrupt upload is refused with a message, and the trained model stays
+  // a corrupt upload is refused with a message beside the file picker, and the trained model stays
   await page.setInputFiles('#upload', { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('not a checkpoint') });
-  await page.waitForSelector('.status:not([hidden])');
-  assert.match(await page.textContent('.status'), /loadCheckpoint: /);
-  assert.equal(await page.getAttribute('#trained-info', 'data-iter'), '80');
+  await page.waitForSelector('#upload ~ .field-error:not([hidden]), .field:has(#upload) .field-error:not([hidden])');
+  assert.match(await page.textContent('.field:has(#upload) .field-error'), /“broken.safetensors” was not added: loadCheckpoint: /);
+  assert.equal(await page.getAttribute('#active-model', 'data-active'), trained);
+  assert.equal(await page.locator('#model-list li').count(), 2);
   await context.close();
   assert.deepEqual(problems.pageErrors, []);
   assert.deepEqual(problems.foreignRequests, []);
@@ -234,7 +215,7 @@ test('after one visit the site works offline', async () => {
   await page.reload(); // now controlled by the service worker
   await page.waitForSelector('body[data-ready="true"]');
   await context.setOffline(true);
-  await page.goto(`${server.url}chapters/2-self-attention.html`);
+  await page.goto(`${site.server.url}chapters/2-self-attention.html`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
   assert.deepEqual(await rowValues(page, 'weights', 1), JOURNEY_WEIGHTS);
   await context.close();

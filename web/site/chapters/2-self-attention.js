@@ -1,7 +1,8 @@
 // Chapter 2: notebook 000's attention without trainable weights, step by step
 // (cells 111-121), every figure from attn.* on the reader's inputs.
 import { bars } from '../components/bars.js';
-import { heatmap } from '../components/heatmap.js';
+import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
+import { markStale, readNumber } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
 import { chapter, perFrame, report } from '../components/page.js';
 import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
@@ -11,25 +12,33 @@ chapter(async (attn) => {
   const query = document.querySelector('#query');
   const factor = document.querySelector('#factor');
   TOKENS.forEach((t, i) => query.add(new Option(t, String(i), i === 1, i === 1)));
-  let inputs = attn.tensor(NOTEBOOK_INPUTS);
+  let inputs = attn.tensor(NOTEBOOK_INPUTS); // null while a cell of the editor is not a number
+  const all = [...document.querySelectorAll('[data-figure]')];
+  const normalised = ['sum-normalised', 'naive-softmax', 'softmax'].map(fig);
 
   const draw = perFrame(() => {
+    const k = readNumber(factor, { name: 'The factor' });
+    markStale(all, inputs === null);
+    markStale(normalised, inputs === null || k === null);
+    if (inputs === null) return;
     try {
       const q = Number(query.value);
       const scores = attn.attentionScoresForQuery(inputs, q);
       bars(fig('query-scores'), scores.data, { title: `ω for the query “${TOKENS[q]}”`, labels: TOKENS });
-
-      const k = factor.valueAsNumber;
-      factor.setAttribute('aria-invalid', String(!Number.isFinite(k)));
-      const scaled = { data: scores.data.map((s) => s * (Number.isFinite(k) ? k : 1)), shape: scores.shape };
-      bars(fig('sum-normalised'), attn.normalizeSum(scaled).data, { title: 'ω / Σω', labels: TOKENS });
-      bars(fig('naive-softmax'), attn.softmaxNaive(scaled).data, { title: 'naive softmax', labels: TOKENS, domain: [0, 1] });
-      bars(fig('softmax'), attn.softmax(scaled).data, { title: 'softmax (stable)', labels: TOKENS, domain: [0, 1] });
-
+      if (k !== null) {
+        const scaled = { data: scores.data.map((s) => s * k), shape: scores.shape };
+        const sum = attn.normalizeSum(scaled).data;
+        // One 0-1 axis for the three, widened only if ω/Σω leaves it (negative scores).
+        const finite = Array.from(sum).filter(Number.isFinite);
+        const domain = [Math.min(0, ...finite), Math.max(1, ...finite)];
+        bars(fig('sum-normalised'), sum, { title: 'ω / Σω', labels: TOKENS, domain });
+        bars(fig('naive-softmax'), attn.softmaxNaive(scaled).data, { title: 'naive softmax', labels: TOKENS, domain });
+        bars(fig('softmax'), attn.softmax(scaled).data, { title: 'softmax (stable)', labels: TOKENS, domain });
+      }
       const t = attn.simpleSelfAttention(inputs);
-      const max = Math.max(...t.weights.data);
-      heatmap(fig('scores'), t.scores, { title: 'Scores Ω = X Xᵀ', rowLabels: TOKENS, colLabels: TOKENS });
-      heatmap(fig('weights'), t.weights, { title: 'Weights A = softmax(Ω)', rowLabels: TOKENS, colLabels: TOKENS, domain: [0, max] });
+      const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
+      heatmap(fig('scores'), t.scores, { title: 'Scores Ω = X Xᵀ', ...tokens });
+      heatmap(fig('weights'), t.weights, { title: 'Attention weights A = softmax(Ω)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
       heatmap(fig('context'), t.context, { title: 'Context vectors Z = A X', rowLabels: TOKENS, colLabels: dims(3, 'z') });
       report(null);
     } catch (error) {

@@ -1,51 +1,50 @@
 // Chapter 3: SelfAttentionV1 of notebooks 000/002 (seed 123 gives their
 // numbers); the reader changes the seed, d_out and the inputs.
-import { heatmap } from '../components/heatmap.js';
+import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
+import { markStale, readNumber } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
 import { chapter, perFrame, report } from '../components/page.js';
-import { scatter } from '../components/scatter.js';
+import { projections, scatter, SET_COLORS } from '../components/scatter.js';
 import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
+
+const norm = (v) => Math.hypot(...v);
 
 chapter(async (attn) => {
   const fig = (id) => document.querySelector(`[data-figure="${id}"]`);
-  const seedInput = document.querySelector('#seed');
-  const dOutInput = document.querySelector('#d-out');
-  let inputs = attn.tensor(NOTEBOOK_INPUTS);
+  const $ = (sel) => document.querySelector(sel);
+  const seedInput = $('#seed');
+  const dOutInput = $('#d-out');
+  const projectionQuery = $('#projection-query');
+  TOKENS.forEach((t, i) => projectionQuery.add(new Option(t, String(i), i === 1, i === 1)));
+  let inputs = attn.tensor(NOTEBOOK_INPUTS); // null while a cell of the editor is not a number
+  const figures = [...document.querySelectorAll('[data-figure]')];
 
   const draw = perFrame(() => {
-    const seed = seedInput.valueAsNumber;
-    const dOut = dOutInput.valueAsNumber;
-    const seedOk = Number.isSafeInteger(seed);
-    const dOutOk = Number.isInteger(dOut) && dOut >= 1 && dOut <= 8;
-    seedInput.setAttribute('aria-invalid', String(!seedOk));
-    dOutInput.setAttribute('aria-invalid', String(!dOutOk));
-    if (!seedOk || !dOutOk) return;
+    const seed = readNumber(seedInput, { name: 'The seed', integer: true, min: -(2 ** 53) + 1, max: 2 ** 53 - 1 });
+    const dOut = readNumber(dOutInput, { name: 'd_out', integer: true, min: 1, max: 8 });
+    const ok = seed !== null && dOut !== null && inputs !== null;
+    markStale([...figures, $('#projection-readout')], !ok);
+    if (!ok) return;
     attn.manualSeed(seed);
     const sa = new attn.SelfAttentionV1(inputs.shape[1], dOut);
     try {
       const t = sa.forward(inputs);
       const inLabels = dims(inputs.shape[1], 'x');
       const outLabels = dims(dOut, 'd');
-      const max = Math.max(...t.weights.data);
-      heatmap(fig('W_query'), sa.W_query, { title: 'W_query', rowLabels: inLabels, colLabels: outLabels });
-      heatmap(fig('W_key'), sa.W_key, { title: 'W_key', rowLabels: inLabels, colLabels: outLabels });
-      heatmap(fig('W_value'), sa.W_value, { title: 'W_value', rowLabels: inLabels, colLabels: outLabels });
+      const weightsOf = (name, notebook) => ({ title: `${name} (the notebook's ${notebook})`, rowLabels: inLabels, colLabels: outLabels });
+      heatmap(fig('W_query'), sa.W_query, weightsOf('W_q', 'W_query'));
+      heatmap(fig('W_key'), sa.W_key, weightsOf('W_k', 'W_key'));
+      heatmap(fig('W_value'), sa.W_value, weightsOf('W_v', 'W_value'));
       heatmap(fig('queries'), t.queries, { title: 'Queries Q = X W_q', rowLabels: TOKENS, colLabels: outLabels });
       heatmap(fig('keys'), t.keys, { title: 'Keys K = X W_k', rowLabels: TOKENS, colLabels: outLabels });
       heatmap(fig('values'), t.values, { title: 'Values V = X W_v', rowLabels: TOKENS, colLabels: outLabels });
-      if (dOut >= 2) {
-        scatter(fig('space'), [
-          { name: 'queries', data: t.queries.data, d: dOut, labels: TOKENS },
-          { name: 'keys', data: t.keys.data, d: dOut, labels: TOKENS },
-          { name: 'values', data: t.values.data, d: dOut, labels: TOKENS },
-        ], { title: dOut === 2 ? 'Q, K, V in 2-D' : 'Q, K, V (first three dimensions); drag to rotate' });
-      } else {
-        fig('space').replaceChildren();
-      }
-      heatmap(fig('attn-scores'), t.scores, { title: 'Scores Q Kᵀ', rowLabels: TOKENS, colLabels: TOKENS });
-      heatmap(fig('scaled-scores'), t.scaledScores, { title: `Scaled Q Kᵀ / √${dOut}`, rowLabels: TOKENS, colLabels: TOKENS });
-      heatmap(fig('trainable-weights'), t.weights, { title: 'Weights softmax(Q Kᵀ / √d_k)', rowLabels: TOKENS, colLabels: TOKENS, domain: [0, max] });
-      heatmap(fig('trainable-context'), t.context, { title: 'Context vectors weights · V', rowLabels: TOKENS, colLabels: outLabels });
+      drawSpaces(t, dOut, outLabels);
+      drawProjections(t, dOut, outLabels);
+      const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
+      heatmap(fig('attn-scores'), t.scores, { title: 'Scores Q Kᵀ', ...tokens });
+      heatmap(fig('scaled-scores'), t.scaledScores, { title: `Scaled scores Q Kᵀ / √d_k, d_k = ${dOut}`, ...tokens });
+      heatmap(fig('trainable-weights'), t.weights, { title: 'Attention weights A = softmax(Q Kᵀ / √d_k)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
+      heatmap(fig('trainable-context'), t.context, { title: 'Context vectors Z = A V', rowLabels: TOKENS, colLabels: outLabels });
       report(null);
     } catch (error) {
       report(error);
@@ -53,6 +52,51 @@ chapter(async (attn) => {
       sa.dispose();
     }
   });
+
+  function drawSpaces(t, dOut, outLabels) {
+    if (dOut < 2) {
+      fig('space').replaceChildren();
+      fig('value-space').replaceChildren();
+      return;
+    }
+    const set = (name, tensor, k) => ({ name, data: tensor.data, d: dOut, labels: TOKENS, color: SET_COLORS[k] });
+    const view = dOut === 2 ? '' : ' (first three dimensions; drag or use the arrow keys to rotate)';
+    scatter(fig('space'), [set('queries', t.queries, 0), set('keys', t.keys, 1)], { title: `Queries and keys${view}`, axisNames: outLabels });
+    scatter(fig('value-space'), [set('values', t.values, 2)], { title: `Values${view}`, axisNames: outLabels });
+  }
+
+  function drawProjections(t, dOut, outLabels) {
+    const readout = $('#projection-readout');
+    const q = Number(projectionQuery.value);
+    const T = TOKENS.length;
+    const row = (tensor, i) => Array.from(tensor.data.subarray(i * dOut, (i + 1) * dOut));
+    const keyNorms = TOKENS.map((_, j) => norm(row(t.keys, j)));
+    const longest = keyNorms.indexOf(Math.max(...keyNorms));
+    const winners = TOKENS.map((_, i) => {
+      const scores = Array.from(t.scores.data.subarray(i * T, (i + 1) * T));
+      return scores.indexOf(Math.max(...scores));
+    });
+    const allSame = winners.every((w) => w === winners[0]);
+    const summary = allSame
+      ? `Every query gives its highest score to the same key, “${TOKENS[winners[0]]}”` +
+        (winners[0] === longest ? `, the longest key (‖k‖ = ${keyNorms[longest].toFixed(3)}).` : '.')
+      : `The highest score goes to ${new Set(winners).size} different keys across the queries.`;
+    if (dOut !== 2) {
+      fig('projections').replaceChildren();
+      readout.textContent = `${summary} (The projection picture is drawn for d_out = 2.)`;
+      return;
+    }
+    const scores = Array.from(t.scores.data.subarray(q * T, (q + 1) * T));
+    const { along, best } = projections(fig('projections'), {
+      query: row(t.queries, q), keys: Array.from(t.keys.data), queryLabel: TOKENS[q], keyLabels: TOKENS, axisNames: outLabels, scores,
+    });
+    // The nearest key by distance, to show that nearness is not what counts.
+    const distances = TOKENS.map((_, j) => norm(row(t.keys, j).map((v, k) => v - t.queries.data[q * dOut + k])));
+    const nearest = distances.indexOf(Math.min(...distances));
+    readout.textContent = `Query “${TOKENS[q]}” (‖q‖ = ${norm(row(t.queries, q)).toFixed(3)}): the key reaching furthest along it is ` +
+      `“${TOKENS[best]}” (${along[best].toFixed(3)}), so its score is the highest, ${scores[best].toFixed(4)}; the key nearest to the ` +
+      `query is “${TOKENS[nearest]}”${nearest === best ? ' too' : `, whose score is only ${scores[nearest].toFixed(4)}`}. ${summary}`;
+  }
 
   matrixEditor(document.querySelector('[data-editor="inputs"]'), inputs, {
     caption: 'Input embeddings (edit any value)',
@@ -65,6 +109,7 @@ chapter(async (attn) => {
   });
   seedInput.addEventListener('input', draw);
   dOutInput.addEventListener('input', draw);
+  projectionQuery.addEventListener('change', draw);
   draw();
   await new Promise(requestAnimationFrame);
 });

@@ -14,6 +14,7 @@ chapter(async (attn) => {
   const labels = Array.from({ length: 8 }, (_, i) => `k${i + 1}`);
   attn.manualSeed(4);
   const scores = attn.randn(8); // notebook 004: np.random.randn(8)
+  const gentle = attn.softmax(scores).data;
 
   const draw = perFrame(() => {
     try {
@@ -21,9 +22,11 @@ chapter(async (attn) => {
       $('#factor-value').textContent = factor.toPrecision(3);
       const scaled = { data: scores.data.map((s) => s * factor), shape: [8] };
       const w = attn.softmax(scaled).data;
-      bars(fig('raw-scores'), scaled.data, { title: `scores × ${factor.toPrecision(3)}`, labels, digits: 2 });
-      bars(fig('scaled-softmax'), w, { title: 'softmax', labels, domain: [0, 1], digits: 3 });
-      $('#factor-readout').textContent = `Largest weight ${Math.max(...w).toFixed(3)}.`;
+      // The scores at × 1 drawn behind, on one axis: multiplied bars are seen to grow (or shrink).
+      bars(fig('raw-scores'), scaled.data, { title: `scores × ${factor.toPrecision(3)}`, labels, digits: factor >= 10 ? 0 : 1,
+        ghost: scores.data, ghostLabel: 'scores × 1' });
+      bars(fig('scaled-softmax'), w, { title: 'softmax', labels, domain: [0, 1], digits: 2, ghost: gentle, ghostLabel: 'softmax at × 1' });
+      $('#factor-readout').textContent = `Largest weight ${Math.max(...w).toFixed(3)} (at × 1: ${Math.max(...gentle).toFixed(3)}).`;
 
       const dk = 2 ** Number($('#dk').value);
       $('#dk-value').textContent = String(dk);
@@ -33,8 +36,8 @@ chapter(async (attn) => {
       const v = attn.randn(8, 1);
       const plain = attn.scaledDotProductAttention(q, k, v, { scale: 1 });
       const scaledAttn = attn.scaledDotProductAttention(q, k, v);
-      bars(fig('unscaled-weights'), plain.weights.data, { title: 'softmax(q · k)', labels, domain: [0, 1], digits: 3 });
-      bars(fig('scaled-weights'), scaledAttn.weights.data, { title: `softmax(q · k / √${dk})`, labels, domain: [0, 1], digits: 3 });
+      bars(fig('unscaled-weights'), plain.weights.data, { title: 'softmax(q · k)', labels, domain: [0, 1], digits: 2 });
+      bars(fig('scaled-weights'), scaledAttn.weights.data, { title: `softmax(q · k / √${dk})`, labels, domain: [0, 1], digits: 2 });
       $('#dk-readout').textContent =
         `Scores' standard deviation ${std(Array.from(plain.scores.data)).toFixed(2)} (√d_k = ${Math.sqrt(dk).toFixed(2)}); ` +
         `after scaling ${std(Array.from(scaledAttn.scaledScores.data)).toFixed(2)}. Largest weight ` +

@@ -1,6 +1,6 @@
 // Chapter 5: causal, padding and hand-drawn masks on notebook 000's example
 // (SelfAttentionV1, seed 123), through scaledDotProductAttention.
-import { heatmap } from '../components/heatmap.js';
+import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { chapter, perFrame, report } from '../components/page.js';
 import { NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 
@@ -13,6 +13,7 @@ chapter(async (attn) => {
   sa.dispose();
   const T = TOKENS.length;
   const clicked = new Uint8Array(T * T); // 1 = masked by the reader
+  const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
 
   const draw = perFrame(() => {
     try {
@@ -27,23 +28,24 @@ chapter(async (attn) => {
         mask,
         fillValue,
       });
+      const masked = (i, j) => after.mask.data[i * T + j] === 0;
       heatmap(fig('mask'), after.mask, {
-        title: 'Mask (1 = attend)',
-        rowLabels: TOKENS,
-        colLabels: TOKENS,
+        title: 'Mask (1 = attend, 0 = masked)',
+        ...tokens,
         digits: 0,
         domain: [0, 1],
         onCellClick: (i, j) => {
           clicked[i * T + j] ^= 1;
           draw();
         },
-        cellState: (i, j) => (clicked[i * T + j] ? 'clicked' : ''),
+        cellPressed: (i, j) => clicked[i * T + j] === 1,
+        cellLabel: (i, j, text) => `query ${TOKENS[i]}, key ${TOKENS[j]}: ${text} (${text === '1' ? 'attends' : 'masked'})`,
       });
-      heatmap(fig('masked-scores'), after.maskedScores, { title: 'Masked scaled scores', rowLabels: TOKENS, colLabels: TOKENS, digits: 2 });
-      // One colour scale for both, so "before" and "after" compare at a glance.
-      const domain = [0, Math.max(...before.weights.data, ...after.weights.data)];
-      heatmap(fig('weights-before'), before.weights, { title: 'Weights without a mask', rowLabels: TOKENS, colLabels: TOKENS, domain });
-      heatmap(fig('weights-after'), after.weights, { title: 'Weights with the mask', rowLabels: TOKENS, colLabels: TOKENS, domain });
+      heatmap(fig('masked-scores'), after.maskedScores, {
+        title: 'Masked scaled scores', ...tokens, digits: 2, masked, maskLabel: fillValue === -Infinity ? '−∞' : '−1e9',
+      });
+      heatmap(fig('weights-before'), before.weights, { title: 'Weights without a mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
+      heatmap(fig('weights-after'), after.weights, { title: 'Weights with the mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
       report(null);
     } catch (error) {
       report(error);

@@ -1,25 +1,33 @@
 // Chapter 6: notebook 001's MultiHeadAttention on the reader's sentence; one
 // heatmap per head and a bertviz-style head view.
 import { headView } from '../components/head-view.js';
-import { heatmap } from '../components/heatmap.js';
+import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
+import { markStale, readNumber, showProblem } from '../components/inputs.js';
 import { chapter, perFrame, report } from '../components/page.js';
 
 const D_MODEL = 12;
+const MAX_WORDS = 16; // the position embedding's rows
 
 chapter(async (attn) => {
   const $ = (sel) => document.querySelector(sel);
   const grid = $('[data-figure="grid"]');
+  const shownHeads = new Set([0]); // the head view's choice, kept across redraws
 
   const draw = perFrame(() => {
-    const words = $('#sentence').value.trim().split(/\s+/).filter(Boolean).slice(0, 16);
+    const all = $('#sentence').value.trim().split(/\s+/).filter(Boolean);
+    const words = all.slice(0, MAX_WORDS);
+    showProblem($('#sentence'), all.length === 0 ? 'Type a sentence: at least one word.' : '');
+    $('#sentence-note').textContent = all.length > MAX_WORDS
+      ? `The sentence has ${all.length} words; the model reads at most ${MAX_WORDS}, so it was cut after “${words.at(-1)}”.` : '';
     const heads = Number($('#heads').value);
-    const seed = $('#seed').valueAsNumber;
-    $('#seed').setAttribute('aria-invalid', String(!Number.isSafeInteger(seed)));
-    if (words.length === 0 || !Number.isSafeInteger(seed)) return;
+    const seed = readNumber($('#seed'), { name: 'The seed', integer: true, min: -(2 ** 53) + 1, max: 2 ** 53 - 1 });
+    const ok = words.length > 0 && seed !== null;
+    markStale([grid, $('[data-figure="head-view"]')], !ok);
+    if (!ok) return;
     const vocab = [...new Set(words)].sort();
     attn.manualSeed(seed);
     const embed = new attn.Embedding(vocab.length, D_MODEL);
-    const pos = new attn.Embedding(16, D_MODEL);
+    const pos = new attn.Embedding(MAX_WORDS, D_MODEL);
     const mha = new attn.MultiHeadAttention(D_MODEL, heads);
     try {
       const tok = embed.forward(words.map((w) => vocab.indexOf(w)));
@@ -36,11 +44,14 @@ chapter(async (attn) => {
           title: `Head ${h + 1}`,
           rowLabels: words,
           colLabels: words,
+          ...ATTENTION_AXES,
+          note: WEIGHTS_NOTE,
           digits: 2,
-          domain: [0, 1],
+          domain: WEIGHTS_DOMAIN,
+          cellSize: 44,
         });
       }
-      headView($('[data-figure="head-view"]'), t.weights.data, words, { heads });
+      headView($('[data-figure="head-view"]'), t.weights.data, words, { heads, shown: shownHeads, label: 'Head view of the untrained module' });
       report(null);
     } catch (error) {
       report(error);

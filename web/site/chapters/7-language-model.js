@@ -1,36 +1,155 @@
-// Chapter 7: the tiny language model: generation from the shipped model,
-// attention of every layer and head on the reader's input, and training in a
-// Web Worker with a live loss curve, samples, pause/resume/stop, checkpoint
-// download/upload, and the trained model kept in IndexedDB across reloads.
+// Chapter 7: the tiny language model. The reader picks the active model (the
+// shipped one, or one of theirs kept in this browser), generates from it, sees
+// the attention of every layer and head on their text, measures what it
+// learned in a worker, and trains new models in another worker. Every claim on
+// the page about a head is computed from the active model.
 import 'uplot/dist/uPlot.min.css';
 
-import { get, set } from 'idb-keyval';
 import uPlot from 'uplot';
 
 import { bars } from '../components/bars.js';
-import { heatmapCanvas } from '../components/heatmap.js';
+import { confirmDialog } from '../components/confirm.js';
+import { headView } from '../components/head-view.js';
+import { availableWidth, heatmapCanvas } from '../components/heatmap.js';
+import { markStale, readNumber, showProblem } from '../components/inputs.js';
+import { adoptLegacyModel, deleteModel, getActiveId, listModels, modelBytes, saveModel, setActiveId } from '../components/model-store.js';
 import { chapter, perFrame, report } from '../components/page.js';
 
-const STORE_KEY = 'attention-step-by-step/trained-checkpoint';
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
+const percent = (x) => `${(100 * x).toFixed(0)}%`;
+const shown = (piece) => piece.replace(/\n/g, '↵');
+const quote = (piece) => `“${shown(piece)}”`;
 
 chapter(async (attn) => {
   const $ = (sel) => document.querySelector(sel);
   const shipped = await attn.loadDefaultModel();
-  let trained = null; // {model, tokenizer, iter, bytes}
-  const current = () => ($('#model-choice').value === 'trained' && trained ? trained : shipped);
 
-  // ---- what the chosen model learned, over 200 held-out sentences, in a worker
+  // ---- the active model: the shipped one (active === null) or one of the reader's
+  let saved = []; // metadata of the reader's models (model-store.js)
+  let active = null; // {meta, model, tokenizer, bytes}
+  const current = () => active ?? shipped;
+  let probeReport = null; // the active model's measurement, when it has arrived
+
+  /** Describes a checkpoint for the list: its size and tokens. */
+  function describeBytes(bytes) {
+    const ck = attn.loadCheckpoint(bytes);
+    try {
+      const c = ck.model.config;
+      return { iter: ck.iter, layers: c.nLayers, heads: c.nHeads, dModel: c.dModel, tokenizer: ck.tokenizer.kind };
+    } finally {
+      ck.model.dispose();
+      ck.tokenizer.dispose();
+    }
+  }
+
+  function renderList() {
+    const list = $('#model-list');
+    const item = (id, name, detail, meta) => {
+      const li = document.createElement('li');
+      li.dataset.model = id;
+      const label = document.createElement('label');
+      const radio = Object.assign(document.createElement('input'), { type: 'radio', name: 'active-model', value: id });
+      radio.checked = (active?.meta.id ?? 'shipped') === id;
+      radio.addEventListener('change', () => activate(id));
+      label.append(radio, ` ${name} `);
+      const small = Object.assign(document.createElement('span'), { className: 'note-text', textContent: detail });
+      label.append(small);
+      li.append(label);
+      if (meta) {
+        const download = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Download', className: 'download' });
+        download.setAttribute('aria-label', `Download ${name}`);
+        download.addEventListener('click', () => downloadModel(meta));
+        const remove = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Delete', className: 'delete' });
+        remove.setAttribute('aria-label', `Delete ${name}`);
+        remove.addEventListener('click', () => removeModel(meta));
+        li.append(download, remove);
+      }
+      return li;
+    };
+    const detail = (m) => `${m.layers} layers, ${m.heads} heads, n_embd ${m.dModel}, ${m.tokenizer === 'word' ? 'words' : 'characters'}` +
+      `${m.iter != null ? `, step ${m.iter}` : ''} · ${m.source}`;
+    list.replaceChildren(
+      item('shipped', 'The shipped model', '2 layers, 4 heads, n_embd 64, words · trained on the agreement corpus by npm run train:model'),
+      ...saved.map((m) => item(m.id, m.name, detail(m), m)),
+    );
+  }
+
+  function describeActive() {
+    const { model, tokenizer } = current();
+    const c = model.config;
+    const what = active
+      ? `Active model: yours, “${active.meta.name}” (${c.nLayers} layers, ${c.nHeads} heads, ${tokenizer.kind === 'word' ? 'words' : 'characters'}${active.meta.iter != null ? `, trained ${active.meta.iter} steps` : ''}).`
+      : 'Active model: the shipped one (2 layers, 4 heads, trained on the agreement corpus).';
+    $('#active-model').textContent = `${what} Everything below is computed from it.`;
+    $('#active-model').dataset.active = active ? active.meta.id : 'shipped';
+    $('#use-shipped').disabled = active === null;
+    const pieces = tokenizer.pieces;
+    $('#known-words summary').textContent = `The ${pieces.length} ${tokenizer.kind === 'word' ? 'words and marks' : 'characters'} this model can read`;
+    $('#known-words-list').textContent = pieces.map(quote).join(' ');
+  }
+
+  async function activate(id) {
+    const problem = $('#model-error');
+    try {
+      if (id === 'shipped') {
+        disposeActive();
+      } else {
+        const meta = saved.find((m) => m.id === id);
+        const bytes = await modelBytes(id);
+        const ck = attn.loadCheckpoint(bytes); // a damaged file throws here; the active model stays
+        disposeActive();
+        active = { meta, model: ck.model, tokenizer: ck.tokenizer, bytes };
+      }
+      problem.hidden = true;
+      await setActiveId(id);
+    } catch (error) {
+      problem.textContent = `That model could not be loaded, so the active one stays: ${error.message}`;
+      problem.hidden = false;
+    }
+    renderList();
+    modelChanged();
+  }
+
+  function disposeActive() {
+    active?.model.dispose();
+    active?.tokenizer.dispose();
+    active = null;
+  }
+
+  function modelChanged() {
+    probeReport = null;
+    describeActive();
+    fillLayers();
+    drawAttention();
+    measure();
+    showCurve();
+  }
+
+  async function downloadModel(meta) {
+    const bytes = await modelBytes(meta.id);
+    const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
+    const a = Object.assign(document.createElement('a'), { href: url, download: `${meta.name.replace(/[^\w.-]+/g, '-')}.safetensors` });
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }
+
+  async function removeModel(meta) {
+    if (!(await confirmDialog(`Delete “${meta.name}” from this browser? Its checkpoint, loss curve and samples go with it.`, { confirm: 'Delete', cancel: 'Keep it' }))) return;
+    await deleteModel(meta.id);
+    saved = await listModels();
+    if (active?.meta.id === meta.id) await activate('shipped');
+    else renderList();
+  }
+
+  // ---- what the active model learned, over 200 held-out sentences, in a worker
   const prober = new Worker(new URL('./probe-worker.js', import.meta.url), { type: 'module' });
-  const percent = (x) => `${(100 * x).toFixed(0)}%`;
   let probeRequest = 0;
-  const measure = () => {
+  function measure() {
     const summary = $('#probe-summary');
     summary.textContent = 'Measuring on 200 held-out sentences…';
     delete summary.dataset.best;
-    const bytes = current() === shipped ? null : current().bytes.slice();
-    prober.postMessage({ id: ++probeRequest, bytes, sentences: 200 });
-  };
+    prober.postMessage({ id: ++probeRequest, bytes: active ? active.bytes.slice() : null, sentences: 200 });
+  }
   prober.onmessage = ({ data }) => {
     if (data.id !== probeRequest) return; // the model changed since; a newer answer is coming
     const summary = $('#probe-summary');
@@ -38,75 +157,52 @@ chapter(async (attn) => {
     if (data.error) {
       summary.textContent = `This model cannot be measured on the agreement corpus: ${data.error}`;
       figure.replaceChildren();
+      probeReport = { error: data.error };
+      drawAttention();
       return;
     }
-    const r = data.report;
+    const r = (probeReport = data.report);
     const H = current().model.config.nHeads;
     summary.textContent = `It prefers the agreeing verb form in ${percent(r.accuracy)} of ${r.sentences} sentences; ` +
-      `layer ${r.bestLayer + 1}, head ${r.bestHead + 1} looks hardest at the subject in ${percent(r.bestSubjectAttention)} of them.`;
+      `layer ${r.bestLayer + 1}, head ${r.bestHead + 1} looks hardest at the subject, in ${percent(r.bestSubjectAttention)} of them.`;
     summary.dataset.accuracy = String(r.accuracy);
     summary.dataset.best = String(r.bestSubjectAttention);
+    summary.dataset.bestHead = `${r.bestLayer},${r.bestHead}`;
     bars(figure, r.subjectAttention, {
       title: 'Share of sentences where the head looks hardest at the subject',
       labels: Array.from(r.subjectAttention, (_, i) => `L${Math.floor(i / H) + 1} H${(i % H) + 1}`),
       digits: 2,
       domain: [0, 1],
     });
+    $('#head-view-layer').value = String(r.bestLayer);
+    headViewHeads.clear();
+    headViewHeads.add(r.bestHead);
+    drawAttention();
   };
-
-  // ---- the reader's own model: adopt checkpoint bytes (training, upload, IndexedDB)
-  function adopt(bytes, source) {
-    const ck = attn.loadCheckpoint(bytes); // throws on a bad file; the current model stays
-    trained?.model.dispose();
-    trained?.tokenizer.dispose();
-    trained = { ...ck, bytes };
-    let option = $('#model-choice option[value="trained"]');
-    if (!option) {
-      option = new Option('', 'trained');
-      $('#model-choice').add(option);
-    }
-    option.textContent = `yours (${source})`;
-    $('#trained-info').textContent = `Your model: ${ck.model.config.nLayers} layers, step ${ck.iter ?? '?'}, saved in this browser.`;
-    $('#trained-info').dataset.iter = String(ck.iter ?? '');
-    $('#download').disabled = false;
-    if (current() === trained) measure();
-  }
-  const saved = await get(STORE_KEY).catch(() => undefined);
-  if (saved instanceof Uint8Array) {
-    try {
-      adopt(saved, 'saved in this browser');
-      $('#model-choice').value = 'trained';
-    } catch (error) {
-      report(new Error(`the model saved in this browser could not be read (${error.message})`));
-    }
-  }
 
   // ---- generation, streamed a token at a time
   let stopGeneration = false;
   $('#generate').addEventListener('click', async () => {
     const { model, tokenizer } = current();
     const out = $('#generated');
-    let ids;
+    const temperature = readNumber($('#temperature'), { name: 'Temperature', min: 0, max: 10 });
+    const topK = readNumber($('#top-k'), { name: 'Top-k', integer: true, min: 0, max: model.config.vocabSize });
+    const maxNewTokens = readNumber($('#max-new'), { name: 'Tokens', integer: true, min: 1, max: 2000 });
+    let ids = null;
     try {
       ids = tokenizer.encode($('#prompt').value).slice(-(model.config.blockSize - 1));
-      if (ids.length === 0) throw new Error('generate: type a prompt first');
-      report(null);
+      showProblem($('#prompt'), ids.length === 0 ? 'Type a prompt first.' : '');
     } catch (error) {
-      report(error);
-      return;
+      showProblem($('#prompt'), error.message);
     }
-    const options = {
-      maxNewTokens: Math.max(1, Math.min(2000, $('#max-new').valueAsNumber || 60)),
-      temperature: Math.max(0, $('#temperature').valueAsNumber || 0),
-      topK: Math.max(0, Math.floor($('#top-k').valueAsNumber || 0)),
-    };
+    if (!ids?.length || temperature === null || topK === null || maxNewTokens === null) return;
     out.textContent = tokenizer.decode(ids);
     out.dataset.state = 'streaming';
     stopGeneration = false;
     $('#generate').disabled = true;
     $('#stop-generate').disabled = false;
     try {
-      for (const [id] of model.stream(ids, options)) {
+      for (const [id] of model.stream(ids, { maxNewTokens, temperature, topK })) {
         out.textContent += tokenizer.decode([id]);
         if (stopGeneration) break;
         await nextTurn();
@@ -123,16 +219,33 @@ chapter(async (attn) => {
     stopGeneration = true;
   });
 
-  // ---- attention of every layer and head on the reader's text, and what the
-  // last token predicts and looks at
-  const shown = (piece) => piece.replace(/\n/g, '↵');
-  const quote = (piece) => `“${shown(piece)}”`;
+  // ---- attention of every layer and head on the reader's text: what the last
+  // token predicts and looks at, and the head view of one layer
+  const headViewHeads = new Set([0]);
+  const attentionFigures = ['#probe-claim', '#probe-next', '#probe-heads', '[data-figure="model-attention"]', '[data-figure="trained-head-view"]'];
+  function fillLayers() {
+    const select = $('#head-view-layer');
+    select.replaceChildren(...Array.from({ length: current().model.config.nLayers }, (_, l) => new Option(`layer ${l + 1}`, String(l))));
+    headViewHeads.clear();
+  }
   const drawAttention = perFrame(() => {
     const { model, tokenizer } = current();
     const grid = $('[data-figure="model-attention"]');
+    const figures = attentionFigures.map((sel) => $(sel));
+    let ids;
     try {
-      const ids = tokenizer.encode($('#probe').value).slice(0, model.config.blockSize);
-      if (ids.length === 0) return;
+      ids = tokenizer.encode($('#probe').value);
+      if (ids.length === 0) throw new Error('Type a text: at least one word the model knows.');
+      const block = model.config.blockSize;
+      showProblem($('#probe'), ids.length > block ? `The model reads at most ${block} tokens; only the first ${block} are shown.` : '');
+      ids = ids.slice(0, block);
+    } catch (error) {
+      showProblem($('#probe'), `${error.message} The list of words it knows is under “What this model can read” above.`);
+      markStale(figures, true);
+      return;
+    }
+    markStale(figures, false);
+    try {
       const vocabulary = tokenizer.pieces;
       const pieces = ids.map((i) => vocabulary[i]);
       const { logits, trace } = model.forward(ids, { trace: true });
@@ -145,12 +258,14 @@ chapter(async (attn) => {
         top.map((i) => `${quote(vocabulary[i])} ${(100 * probs[i]).toFixed(1)}%`).join(' · ');
       $('#probe-next').dataset.top = JSON.stringify(top.map((i) => vocabulary[i]));
       const looks = [];
+      const focusOf = [];
       grid.replaceChildren();
       trace.layers.forEach((layer, l) => {
         for (let h = 0; h < H; h++) {
           const weights = layer.weights.data.subarray(h * T * T, (h + 1) * T * T);
           const lastRow = weights.subarray((T - 1) * T, T * T);
           const focus = lastRow.indexOf(Math.max(...lastRow));
+          focusOf.push(focus);
           const item = document.createElement('li');
           item.textContent = `layer ${l + 1}, head ${h + 1}: ${quote(pieces[focus])} (${lastRow[focus].toFixed(2)})`;
           item.dataset.focus = String(focus);
@@ -161,107 +276,157 @@ chapter(async (attn) => {
             title: `layer ${l + 1}, head ${h + 1}`,
             rowLabels: pieces.map(shown),
             colLabels: pieces.map(shown),
-            cellSize: T > 40 ? 7 : T > 20 ? 9 : 13,
+            cellSize: T > 40 ? 11 : T > 20 ? 12 : 15,
           });
         }
       });
       $('#probe-heads').replaceChildren(...looks);
+      $('#probe-claim').textContent = claim(pieces, focusOf, H);
+      const layer = Number($('#head-view-layer').value) || 0;
+      headView($('[data-figure="trained-head-view"]'), trace.layers[layer].weights.data, pieces.map(shown), {
+        heads: H, shown: headViewHeads, label: `Head view of layer ${layer + 1} of the active model`,
+      });
       report(null);
     } catch (error) {
       report(error);
     }
   });
+
+  /** What the head that looks hardest at subjects does on this text, in words. */
+  function claim(pieces, focusOf, H) {
+    if (probeReport === null) return 'Measuring which head of this model looks at the subject…';
+    if (probeReport.error) return 'This model was not trained on the agreement corpus, so no head of it has learned to find a subject.';
+    const { bestLayer, bestHead, bestSubjectAttention } = probeReport;
+    const T = pieces.length;
+    const focus = focusOf[bestLayer * H + bestHead];
+    return `In this model, layer ${bestLayer + 1}, head ${bestHead + 1} is the head that looks hardest at the subject ` +
+      `(in ${percent(bestSubjectAttention)} of 200 held-out sentences). On your text, the bottom row of its map, the last token ` +
+      `${quote(pieces[T - 1])} asking what comes next, is brightest at ${quote(pieces[focus])}, ${T - 1 - focus} tokens back.`;
+  }
   $('#probe').addEventListener('input', drawAttention);
-
-  $('#model-choice').addEventListener('change', () => {
+  $('#head-view-layer').addEventListener('change', () => {
+    headViewHeads.clear();
     drawAttention();
-    measure();
   });
-  drawAttention();
-  measure();
 
-  // ---- training in a worker
+  // ---- training in a worker: each run becomes a model of the list
   const worker = new Worker(new URL('./training-worker.js', import.meta.url), { type: 'module' });
-  const curve = { x: [], loss: [], val: [] };
+  let run = null; // the run in progress: {meta, curve, samples}
   const chartHolder = $('[data-figure="loss-chart"]');
   const chart = new uPlot(
     {
       title: 'Loss (training steps; validation at evaluations)',
-      width: Math.min(640, chartHolder.clientWidth || 640),
-      height: 220,
+      width: Math.min(640, availableWidth(chartHolder)),
+      height: 240,
       scales: { x: { time: false } },
-      series: [{ label: 'step' }, { label: 'train', stroke: '#3b528b' }, { label: 'val', stroke: '#e5a50a', spanGaps: true, points: { show: true } }],
+      axes: [{ label: 'training step' }, { label: 'cross-entropy loss (nats)' }],
+      series: [{ label: 'step' }, { label: 'train', stroke: '#3b528b' }, { label: 'val', stroke: '#a04a00', spanGaps: true, points: { show: true } }],
     },
     [[], [], []],
     chartHolder,
   );
-  const redrawChart = perFrame(() => chart.setData([curve.x, curve.loss, curve.val]));
+  // uPlot draws its axes on the canvas: name them for assistive technology too.
+  chartHolder.querySelector('canvas').setAttribute('role', 'img');
+  chartHolder.querySelector('canvas').setAttribute('aria-label', 'Loss chart: x axis training step, y axis cross-entropy loss (nats); training loss per step, validation loss at evaluations');
+  /** The curve and samples of the run in progress, else of the active model. */
+  function showCurve() {
+    const source = run ?? active?.meta;
+    $('#curve-heading').textContent = run ? `Loss and samples of “${run.meta.name}”, training now`
+      : active ? `Loss and samples of “${active.meta.name}”` : 'Loss and samples (train a model to see its own)';
+    const curve = source?.curve ?? { x: [], loss: [], val: [] };
+    chart.setData([curve.x, curve.loss, curve.val]);
+    $('#samples').replaceChildren(...(source?.samples ?? []).map((s) => Object.assign(document.createElement('li'), { textContent: `step ${s.iter}: ${s.text}` })));
+  }
+  const redrawChart = perFrame(showCurve);
   const status = $('#train-status');
   const setRunning = (state) => {
     document.body.dataset.training = state;
-    $('#train').disabled = state === 'running' || state === 'paused';
+    $('#train').disabled = state === 'running' || state === 'paused' || state === 'starting';
     $('#pause').disabled = state !== 'running';
     $('#resume').disabled = state !== 'paused';
     $('#stop').disabled = state !== 'running' && state !== 'paused';
   };
 
   worker.onmessage = async ({ data }) => {
-    if (data.type === 'progress') {
+    if (data.type === 'started') {
+      setRunning('running');
+      redrawChart();
+    } else if (data.type === 'progress') {
       $('#progress').value = data.iter / data.iters;
       status.textContent = `step ${data.iter} of ${data.iters}: loss ${data.loss.toFixed(4)}, learning rate ${data.lr.toExponential(2)}`;
-      curve.x.push(data.iter);
-      curve.loss.push(data.loss);
-      curve.val.push(null);
+      run.curve.x.push(data.iter);
+      run.curve.loss.push(data.loss);
+      run.curve.val.push(null);
       redrawChart();
     } else if (data.type === 'eval') {
-      curve.x.push(data.iter + 0.5);
-      curve.loss.push(null);
-      curve.val.push(data.val);
+      run.curve.x.push(data.iter + 0.5);
+      run.curve.loss.push(null);
+      run.curve.val.push(data.val);
       status.dataset.lastVal = String(data.val);
       if (status.dataset.firstVal === undefined) status.dataset.firstVal = String(data.val);
       redrawChart();
     } else if (data.type === 'sample') {
-      const li = document.createElement('li');
-      li.textContent = `step ${data.iter}: ${data.text}`;
-      $('#samples').appendChild(li);
+      run.samples.push({ iter: data.iter, text: data.text });
+      redrawChart();
     } else if (data.type === 'checkpoint') {
-      try {
-        adopt(data.bytes, `trained here, step ${data.iter}`);
-        await set(STORE_KEY, data.bytes);
-        if (data.done) {
-          setRunning('done');
-          status.textContent += ' — done, and saved in this browser.';
-        }
-      } catch (error) {
-        report(error);
-      }
+      await saveRun(data);
     } else if (data.type === 'error') {
-      report(new Error(data.message));
-      setRunning('idle');
+      $('#train-error').textContent = data.started
+        ? `Training stopped: ${data.message} What it had learned until then is saved as “${run.meta.name}”.`
+        : `This run could not start: ${data.message} Nothing was changed.`;
+      $('#train-error').hidden = false;
+      if (!data.started) {
+        run = null;
+        setRunning('idle');
+        showCurve();
+      }
     }
   };
 
-  $('#train').addEventListener('click', async () => {
-    let text;
+  /** Saves the run's checkpoint as its own model (created on its first checkpoint, updated after). */
+  async function saveRun({ bytes, iter, done }) {
     try {
-      if ($('#data-choice').value === 'file') {
-        const file = $('#data-file').files[0];
-        if (!file) throw new Error('training: choose a text file first');
-        text = await file.text();
+      const meta = await saveModel({ ...run.meta, ...describeBytes(bytes), curve: run.curve, samples: run.samples }, bytes);
+      run.meta = meta;
+      saved = await listModels();
+      status.dataset.savedIter = String(iter);
+      if (done) {
+        status.textContent += ` — done, and saved in this browser as “${meta.name}”.`;
+        run = null;
+        setRunning('done');
+        await activate(meta.id);
       } else {
-        text = attn.agreementCorpus(4000, 7);
+        renderList();
       }
     } catch (error) {
       report(error);
-      return;
     }
-    const embd = $('#embd').valueAsNumber;
-    const iters = Math.max(1, Math.floor($('#iters').valueAsNumber || 1000));
-    curve.x.length = curve.loss.length = curve.val.length = 0;
+  }
+
+  $('#train').addEventListener('click', async () => {
+    const layers = readNumber($('#layers'), { name: 'Layers', integer: true, min: 1, max: 6 });
+    const heads = readNumber($('#train-heads'), { name: 'Heads', integer: true, min: 1, max: 8 });
+    let embd = readNumber($('#embd'), { name: 'n_embd', integer: true, min: 8, max: 256 });
+    if (embd !== null && heads !== null && embd % heads !== 0) {
+      showProblem($('#embd'), `n_embd must be a multiple of the ${heads} heads; got ${embd}.`);
+      embd = null;
+    }
+    const iters = readNumber($('#iters'), { name: 'Steps', integer: true, min: 1, max: 100000 });
+    let text = null;
+    const fromFile = $('#data-choice').value === 'file';
+    const file = $('#data-file').files[0];
+    showProblem($('#data-file'), fromFile && !file ? 'Choose a text file first (or train on the agreement corpus).' : '');
+    if (layers === null || heads === null || embd === null || iters === null || (fromFile && !file)) return;
+    text = fromFile ? await file.text() : attn.agreementCorpus(4000, 7);
+    const tokenizer = $('#tokenizer-choice').value;
+    $('#train-error').hidden = true;
     delete status.dataset.firstVal;
-    $('#samples').replaceChildren();
-    report(null);
-    setRunning('running');
+    run = {
+      meta: { name: `Run of ${new Date().toLocaleString()}`, source: fromFile ? `trained here on ${file.name}` : 'trained here on the agreement corpus' },
+      curve: { x: [], loss: [], val: [] },
+      samples: [],
+    };
+    setRunning('starting');
     worker.postMessage({
       type: 'start',
       text,
@@ -269,8 +434,8 @@ chapter(async (attn) => {
       evalEvery: Math.max(10, Math.floor(iters / 10)),
       sampleEvery: Math.max(10, Math.floor(iters / 5)),
       prompt: 'The cats, which',
-      model: { nLayers: $('#layers').valueAsNumber, nHeads: $('#train-heads').valueAsNumber, dModel: embd, dFF: 4 * embd, blockSize: 64, bias: false, attentionBias: false, tieEmbeddings: true, dropout: 0 },
-      training: { batchSize: 16, learningRate: 3e-3, minLr: 3e-4, warmupIters: Math.min(50, iters - 1), lrDecayIters: Math.max(iters, 51), evalIters: 8, tokenizer: $('#tokenizer-choice').value },
+      model: { nLayers: layers, nHeads: heads, dModel: embd, dFF: 4 * embd, blockSize: 64, bias: false, attentionBias: false, tieEmbeddings: true, dropout: 0 },
+      training: { batchSize: 16, learningRate: 3e-3, minLr: 3e-4, warmupIters: Math.min(50, iters - 1), lrDecayIters: Math.max(iters, 51), evalIters: 8, tokenizer },
     });
   });
   $('#pause').addEventListener('click', () => {
@@ -282,31 +447,35 @@ chapter(async (attn) => {
     setRunning('running');
   });
   $('#stop').addEventListener('click', () => worker.postMessage({ type: 'stop' }));
+  $('#use-shipped').addEventListener('click', () => activate('shipped'));
 
-  $('#download').addEventListener('click', () => {
-    if (!trained) return;
-    const url = URL.createObjectURL(new Blob([trained.bytes], { type: 'application/octet-stream' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = 'attention-model.safetensors';
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
-  });
   $('#upload').addEventListener('change', async (event) => {
-    const file = event.target.files[0];
+    const input = event.target;
+    const file = input.files[0];
     if (!file) return;
     try {
       const bytes = new Uint8Array(await file.arrayBuffer());
-      adopt(bytes, `uploaded ${file.name}`);
-      await set(STORE_KEY, bytes);
-      $('#model-choice').value = 'trained';
-      drawAttention();
-      measure();
-      report(null);
+      const described = describeBytes(bytes); // a damaged or foreign file throws here; nothing is saved
+      const name = file.name.replace(/\.safetensors$/, '');
+      const same = saved.find((m) => m.name === name);
+      const replace = same && (await confirmDialog(`A model named “${name}” is already saved. Replace it with this file?`, { confirm: 'Replace it', cancel: 'Keep both' }));
+      const meta = await saveModel({ ...(replace ? { id: same.id, created: same.created } : {}), name: replace || !same ? name : `${name} (2)`,
+        source: `uploaded from ${file.name}`, ...described }, bytes);
+      saved = await listModels();
+      showProblem(input, '');
+      await activate(meta.id);
     } catch (error) {
-      report(error);
+      showProblem(input, `“${file.name}” was not added: ${error.message}`);
+    } finally {
+      input.value = '';
     }
   });
+
+  // ---- start: the saved models, and the one that was active at the last visit
+  await adoptLegacyModel(describeBytes).catch(() => null);
+  saved = await listModels();
+  const last = await getActiveId().catch(() => undefined);
   setRunning('idle');
+  await activate(last && saved.some((m) => m.id === last) ? last : 'shipped');
   await new Promise(requestAnimationFrame);
 });

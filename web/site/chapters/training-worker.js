@@ -1,21 +1,24 @@
 // The training loop of chapter 7, off the main thread. Messages in:
 //   {type: 'start', text, model, training, iters, evalEvery, sampleEvery, prompt}
 //   {type: 'pause'} | {type: 'resume'} | {type: 'stop'}
-// Messages out: {type: 'progress', iter, loss, lr}, {type: 'eval', iter, train, val},
-//   {type: 'sample', iter, text}, {type: 'checkpoint', iter, bytes, vocabulary, done},
-//   {type: 'error', message}
+// Messages out: {type: 'started', vocabSize}, {type: 'progress', iter, loss, lr, iters},
+//   {type: 'eval', iter, train, val}, {type: 'sample', iter, text},
+//   {type: 'checkpoint', iter, bytes, done}, {type: 'error', message, started}
+// A run that fails after it started (a diverged step) sends the checkpoint of
+// its last good state before the error, so the reader keeps what it learned.
 import { createAttention } from '../../lib/index.js';
 
 let attn;
 let trainer = null;
 let paused = false;
 let stopped = false;
+let running = false; // a run's trainer exists and has not finished
 
 const nextMessageTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 function checkpoint(done) {
   const bytes = trainer.checkpoint();
-  postMessage({ type: 'checkpoint', iter: trainer.iter, bytes, vocabulary: trainer.vocabulary, done }, [bytes.buffer]);
+  postMessage({ type: 'checkpoint', iter: trainer.iter, bytes, done }, [bytes.buffer]);
 }
 
 function sample(prompt) {
@@ -45,10 +48,13 @@ function sample(prompt) {
 
 async function run({ text, model, training, iters, evalEvery, sampleEvery, prompt }) {
   attn ??= await createAttention();
+  const next = new attn.Trainer({ model, training, text }); // a refused configuration throws here, nothing else changes
   trainer?.dispose();
-  trainer = new attn.Trainer({ model, training, text });
+  trainer = next;
   paused = false;
   stopped = false;
+  running = true;
+  postMessage({ type: 'started', vocabSize: trainer.modelConfig.vocabSize });
   while (trainer.iter < iters && !stopped) {
     if (paused) {
       await nextMessageTurn();
@@ -62,6 +68,7 @@ async function run({ text, model, training, iters, evalEvery, sampleEvery, promp
   }
   postMessage({ type: 'eval', iter: trainer.iter, ...trainer.evaluate() });
   checkpoint(true);
+  running = false;
 }
 
 onmessage = async ({ data }) => {
@@ -76,6 +83,9 @@ onmessage = async ({ data }) => {
       paused = false;
     }
   } catch (error) {
-    postMessage({ type: 'error', message: error.message });
+    const started = data.type === 'start' && running;
+    running = false;
+    if (started) checkpoint(true); // the last good state: a diverged step leaves the model as it was
+    postMessage({ type: 'error', message: error.message, started });
   }
 };

@@ -1,34 +1,46 @@
-// A head view in the manner of bertviz: the tokens twice, side by side; a line
-// from token i (left, the query) to token j (right, the key) for every head
-// shown, its opacity the attention weight. Hovering or focusing a token keeps
-// only its lines. Heads are toggled with the buttons above.
+// A head view in the manner of bertviz: the tokens twice, side by side, the
+// queries (the tokens attending) on the left and the keys (the tokens attended
+// to) on the right; a line from query i to key j for every head shown, its
+// opacity the attention weight. One head is shown at first; the buttons add
+// others, each in its own colour. Hovering or focusing a token on either side
+// keeps only its lines and highlights the tokens at their other ends.
 import * as d3 from 'd3';
 
-export const HEAD_COLORS = ['#440154', '#3b528b', '#21918c', '#5ec962', '#e5a50a', '#b5367a', '#2a788e', '#7a0177', '#1f9e89', '#8c564b', '#6b6ecf', '#d95f02'];
+import { availableWidth } from './heatmap.js';
+
+// Twelve distinct hues (d3's category10 and two more), one per head.
+export const HEAD_COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2',
+  '#7f7f7f', '#bcbd22', '#393b79', '#637939'];
 
 /**
  * weights: (H, T, T) row-major for one sequence; tokens: T labels.
+ * shown: the caller's Set of the heads to draw (kept across redraws); head 0 when empty.
  */
-export function headView(container, weights, tokens, { heads }) {
+export function headView(container, weights, tokens, { heads, shown = new Set(), label = 'Head view' }) {
   const T = tokens.length;
+  for (const h of shown) if (h >= heads) shown.delete(h);
+  if (shown.size === 0) shown.add(0);
   const root = d3.select(container);
   root.selectAll('*').remove();
-  const shown = new Set(d3.range(heads));
   const picker = root.append('div').attr('class', 'head-picker').attr('role', 'group').attr('aria-label', 'Heads shown');
-  const rowHeight = 24;
-  const width = 320;
-  const height = T * rowHeight + 10;
+  const rowHeight = 28;
+  const width = Math.min(560, availableWidth(container));
+  const height = 30 + T * rowHeight + 8;
+  const left = Math.min(150, width * 0.32);
+  const right = width - left;
   const svg = root
     .append('svg')
     .attr('class', 'head-view')
     .attr('viewBox', `0 0 ${width} ${height}`)
     .attr('width', width)
-    .attr('role', 'img')
-    .attr('aria-label', 'Attention lines from each token (left) to the tokens it attends to (right)');
-  const left = 110;
-  const right = width - 110;
+    .attr('height', height)
+    .attr('role', 'group')
+    .attr('aria-label', `${label}: lines from each query (left) to the keys it attends to (right), one colour per head`);
+  svg.append('text').attr('class', 'side-heading').attr('x', left).attr('y', 16).attr('text-anchor', 'end').text('query (attending)');
+  svg.append('text').attr('class', 'side-heading').attr('x', right).attr('y', 16).attr('text-anchor', 'start').text('key (attended to)');
   const lines = svg.append('g').attr('class', 'lines');
-  let focus = null;
+  const y = (i) => 30 + i * rowHeight + rowHeight / 2;
+  let focus = null; // {side: 'query' | 'key', index}
 
   function redraw() {
     const data = [];
@@ -36,54 +48,57 @@ export function headView(container, weights, tokens, { heads }) {
       for (let i = 0; i < T; i++)
         for (let j = 0; j < T; j++) {
           const w = weights[(h * T + i) * T + j];
-          if (w > 0.01 && (focus === null || focus === i)) data.push({ h, i, j, w });
+          const kept = focus === null || (focus.side === 'query' ? focus.index === i : focus.index === j);
+          if (w > 0.01 && kept) data.push({ h, i, j, w });
         }
-    lines
-      .selectAll('line')
-      .data(data)
-      .join('line')
-      .attr('x1', left + 4)
-      .attr('y1', (d) => 10 + d.i * rowHeight + rowHeight / 2 - 4)
-      .attr('x2', right - 4)
-      .attr('y2', (d) => 10 + d.j * rowHeight + rowHeight / 2 - 4)
+    lines.selectAll('line').data(data).join('line')
+      .attr('x1', left + 6).attr('y1', (d) => y(d.i))
+      .attr('x2', right - 6).attr('y2', (d) => y(d.j))
       .attr('stroke', (d) => HEAD_COLORS[d.h % HEAD_COLORS.length])
-      .attr('stroke-width', 2)
+      .attr('stroke-width', 3)
       .attr('stroke-opacity', (d) => d.w)
       .attr('data-head', (d) => d.h)
+      .attr('data-query', (d) => d.i)
+      .attr('data-key', (d) => d.j)
       .attr('data-weight', (d) => d.w);
+    const linked = (side, index) => focus !== null && (focus.side === side ? focus.index === index :
+      data.some((d) => (side === 'query' ? d.i : d.j) === index));
+    svg.selectAll('g.tokens text').classed('linked', function () {
+      return linked(this.dataset.side, Number(this.dataset.index));
+    });
   }
 
   for (let h = 0; h < heads; h++) {
-    picker
-      .append('button')
+    const button = picker.append('button')
       .attr('type', 'button')
-      .attr('class', `head-button head-${h % HEAD_COLORS.length}`)
-      .attr('aria-pressed', 'true')
-      .text(`head ${h + 1}`)
+      .attr('class', 'head-button')
+      .attr('data-head', h)
+      .attr('aria-pressed', String(shown.has(h)))
       .on('click', function () {
-        if (shown.has(h)) shown.delete(h);
+        if (shown.has(h) && shown.size > 1) shown.delete(h);
         else shown.add(h);
-        d3.select(this).attr('aria-pressed', String(shown.has(h)));
+        picker.selectAll('button').attr('aria-pressed', (_, k) => String(shown.has(k)));
         redraw();
       });
+    button.append('span').attr('class', 'swatch').attr('aria-hidden', 'true').style('background', HEAD_COLORS[h % HEAD_COLORS.length]);
+    button.append('span').text(`head ${h + 1}`);
   }
-  const side = (x, anchor, cls, interactive) =>
-    svg
-      .append('g')
-      .attr('class', cls)
-      .selectAll('text')
-      .data(tokens)
-      .join('text')
+  const side = (x, anchor, name) =>
+    svg.append('g').attr('class', `tokens ${name}-tokens`).selectAll('text').data(tokens).join('text')
       .attr('x', x)
-      .attr('y', (_, i) => 10 + i * rowHeight + rowHeight / 2)
+      .attr('y', (_, i) => y(i))
+      .attr('dy', '0.35em')
       .attr('text-anchor', anchor)
-      .attr('tabindex', interactive ? 0 : null)
+      .attr('tabindex', 0)
+      .attr('role', 'button')
+      .attr('data-side', name)
+      .attr('data-index', (_, i) => i)
+      .attr('aria-label', (t) => `${name} “${t}”: show only its lines`)
       .text((t) => t)
       .each(function (_, i) {
-        if (!interactive) return;
         d3.select(this)
           .on('mouseenter focus', () => {
-            focus = i;
+            focus = { side: name, index: i };
             redraw();
           })
           .on('mouseleave blur', () => {
@@ -91,7 +106,7 @@ export function headView(container, weights, tokens, { heads }) {
             redraw();
           });
       });
-  side(left, 'end', 'query-tokens', true);
-  side(right, 'start', 'key-tokens', false);
+  side(left, 'end', 'query');
+  side(right, 'start', 'key');
   redraw();
 }

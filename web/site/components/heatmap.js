@@ -1,123 +1,187 @@
 // A labelled heatmap of a 2-D tensor (or a 1-D one drawn as a single row),
 // every cell showing its number, coloured with viridis (colour-blind safe)
-// and with a legend. Drawn with D3 into `container`, replacing what was there.
+// and with a legend. Drawn with D3 into `container`, replacing what was there,
+// at the size it is shown (cells shrink to fit the page, text never does).
+//
+// Attention maps read one way on every page of the site: rows are queries
+// (the token attending), columns are keys (the token attended to), and a map
+// of weights says that each row sums to 1 (ATTENTION_AXES, WEIGHTS_NOTE).
 import * as d3 from 'd3';
 
-const LABEL = 70;
+export const ATTENTION_AXES = { rowAxis: 'query (the token attending)', colAxis: 'key (the token attended to)' };
+export const WEIGHTS_NOTE = 'each row sums to 1';
+/** Attention weights share one colour scale on every page. */
+export const WEIGHTS_DOMAIN = [0, 1];
+
+const AXIS = 18; // room for a rotated row-axis title
 const HEADER = 22;
+const MIN_CELL_WITH_VALUES = 40;
+
+/** WCAG relative luminance of a CSS colour. */
+function luminance(color) {
+  const { r, g, b } = d3.rgb(color);
+  const lin = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+}
+
+/** Black or white, whichever contrasts more with `background` (≥ 4.5:1 for every colour). */
+export function textColorOn(background) {
+  const l = luminance(background);
+  return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff';
+}
+
+/** A figure's title: its <figcaption> when drawn into a <figure>, else a paragraph (never a heading out of order). */
+export const titleTag = (container) => (container.tagName === 'FIGURE' ? 'figcaption' : 'p');
+
+/** The width a figure may take: its page's content width. */
+export function availableWidth(container) {
+  return (container.closest('main') ?? document.body).clientWidth || 640;
+}
 
 /**
  * @param {HTMLElement} container
  * @param {{data: Float32Array, shape: number[]}} tensor
- * @param {{title: string, rowLabels?: string[], colLabels?: string[], digits?: number, domain?: [number, number],
- *          onCellClick?: (row: number, col: number) => void, cellState?: (row: number, col: number) => string}} options
- *   onCellClick makes every cell a keyboard-operable button; cellState adds a class (e.g. "masked").
+ * @param {{title: string, rowLabels?: string[], colLabels?: string[], rowAxis?: string, colAxis?: string,
+ *          note?: string, digits?: number, domain?: [number, number], cellSize?: number,
+ *          masked?: (row: number, col: number) => boolean, maskLabel?: string,
+ *          onCellClick?: (row: number, col: number) => void, cellPressed?: (row: number, col: number) => boolean,
+ *          cellLabel?: (row: number, col: number, text: string) => string}} options
+ *   masked: cells drawn hatched with maskLabel, left out of the colour scale.
+ *   onCellClick: the cells become toggle buttons, one tab stop for the whole map (arrow keys move).
  */
-export function heatmap(container, tensor, { title, rowLabels, colLabels, digits = 4, domain, onCellClick, cellState, cellSize = 52 } = {}) {
-  const CELL = cellSize;
-  const showValues = cellSize >= 36;
+export function heatmap(container, tensor, options = {}) {
+  const { title, rowLabels, colLabels, rowAxis, colAxis, note, digits = 4, domain, masked, maskLabel = '−∞',
+    onCellClick, cellPressed, cellLabel } = options;
   const [rows, cols] = tensor.shape.length === 1 ? [1, tensor.shape[0]] : tensor.shape;
   const values = Array.from(tensor.data);
-  const finite = values.filter(Number.isFinite);
-  const [lo, hi] = domain ?? [d3.min(finite) ?? 0, d3.max(finite) ?? 1];
-  const color = d3.scaleSequential(d3.interpolateViridis).domain(lo === hi ? [lo - 1, hi + 1] : [lo, hi]);
+  const isMasked = (i, j) => Boolean(masked?.(i, j));
   const rowName = (i) => rowLabels?.[i] ?? String(i);
   const colName = (j) => colLabels?.[j] ?? String(j);
 
-  const width = LABEL + Math.max(cols * CELL, 120);
-  const legendHeight = 34;
-  const height = HEADER + rows * CELL + legendHeight;
+  // Labels fit their longest text; cells take what is left, up to cellSize.
+  const labelWidth = Math.max(24, 7 * Math.max(1, ...d3.range(rows).map((i) => rowName(i).length)) + 10);
+  const left = labelWidth + (rowAxis ? AXIS : 0);
+  const top = HEADER + (colAxis ? 18 : 0);
+  const cell = Math.max(14, Math.min(options.cellSize ?? 52, Math.floor((availableWidth(container) - left - 4) / cols)));
+  const showValues = cell >= MIN_CELL_WITH_VALUES;
 
+  const scaled = values.filter((v, k) => Number.isFinite(v) && !isMasked(Math.floor(k / cols), k % cols));
+  const [lo, hi] = domain ?? [d3.min(scaled) ?? 0, d3.max(scaled) ?? 1];
+  const color = d3.scaleSequential(d3.interpolateViridis).domain(lo === hi ? [lo - 1, hi + 1] : [lo, hi]);
+  const fill = (d) => (d.masked ? `url(#${hatchId})` : Number.isFinite(d.v) ? color(d.v) : '#bbbbbb');
+  const label = (d) => (d.masked ? maskLabel : formatNumber(d.v, digits));
+
+  const maskKey = masked ? 120 : 0; // room for the hatched swatch and its label
+  const legendWidth = Math.max(100, Math.min(cols * cell - 2 - maskKey, 260));
+  const width = left + Math.max(cols * cell, legendWidth + maskKey);
+  const height = top + rows * cell + 34 + (note ? 16 : 0);
+
+  // A focused cell keeps its focus across the redraw its own toggle causes.
+  const focused = container.contains(document.activeElement) ? document.activeElement.closest?.('g.cell') : null;
+  const refocus = focused ? [Number(focused.dataset.row), Number(focused.dataset.col)] : null;
   const root = d3.select(container);
   root.selectAll('*').remove();
-  root.append('h4').attr('class', 'heatmap-title').text(title);
+  root.append(titleTag(container)).attr('class', 'heatmap-title').text(title);
   const svg = root
     .append('svg')
     .attr('viewBox', `0 0 ${width} ${height}`)
     .attr('width', width)
+    .attr('height', height)
     .attr('class', 'heatmap')
-    .attr('role', 'img')
-    .attr('aria-label', `${title}: ${rows} by ${cols} heatmap`);
+    .attr('role', onCellClick ? 'group' : 'img')
+    .attr('aria-label', `${title}: ${rows} by ${cols}${rowAxis ? `, rows: ${rowAxis}, columns: ${colAxis}` : ''}` +
+      `${note ? `, ${note}` : ''}${onCellClick ? '. Arrow keys move between cells, Enter or Space toggles one.' : ''}`);
+  const hatchId = `hatch-${Math.random().toString(36).slice(2)}`;
+  const hatch = svg.append('defs').append('pattern').attr('id', hatchId).attr('width', 6).attr('height', 6)
+    .attr('patternUnits', 'userSpaceOnUse').attr('patternTransform', 'rotate(45)');
+  hatch.append('rect').attr('width', 6).attr('height', 6).attr('fill', '#d9d9d9');
+  hatch.append('line').attr('x1', 0).attr('y1', 0).attr('x2', 0).attr('y2', 6).attr('stroke', '#8c8c8c').attr('stroke-width', 2);
 
-  svg
-    .append('g')
-    .selectAll('text')
-    .data(d3.range(cols))
-    .join('text')
+  if (colAxis) {
+    svg.append('text').attr('class', 'axis-title col-axis').attr('x', left).attr('y', 12).text(`${colAxis} →`);
+  }
+  if (rowAxis) {
+    svg.append('text').attr('class', 'axis-title row-axis')
+      .attr('transform', `translate(12, ${top}) rotate(90)`).attr('text-anchor', 'start').text(`${rowAxis} →`);
+  }
+  svg.append('g').selectAll('text').data(d3.range(cols)).join('text')
     .attr('class', 'col-label')
-    .attr('x', (j) => LABEL + j * CELL + CELL / 2)
-    .attr('y', HEADER - 6)
+    .attr('x', (j) => left + j * cell + cell / 2)
+    .attr('y', top - 6)
     .attr('text-anchor', 'middle')
     .text(colName);
 
-  const row = svg
-    .append('g')
-    .selectAll('g')
-    .data(d3.range(rows))
-    .join('g')
+  const row = svg.append('g').selectAll('g').data(d3.range(rows)).join('g')
     .attr('class', 'heatmap-row')
     .attr('data-row', (i) => i)
     .attr('data-label', rowName)
-    .attr('transform', (i) => `translate(0, ${HEADER + i * CELL})`);
-  row
-    .append('text')
-    .attr('class', 'row-label')
-    .attr('x', LABEL - 6)
-    .attr('y', CELL / 2)
-    .attr('dy', '0.35em')
-    .attr('text-anchor', 'end')
+    .attr('transform', (i) => `translate(0, ${top + i * cell})`);
+  row.append('text').attr('class', 'row-label')
+    .attr('x', left - 6).attr('y', cell / 2).attr('dy', '0.35em').attr('text-anchor', 'end')
     .text(rowName);
 
-  const cell = row
-    .selectAll('g.cell')
-    .data((i) => d3.range(cols).map((j) => ({ i, j, v: values[i * cols + j] })))
+  const cells = row.selectAll('g.cell')
+    .data((i) => d3.range(cols).map((j) => ({ i, j, v: values[i * cols + j], masked: isMasked(i, j) })))
     .join('g')
-    .attr('class', 'cell')
+    .attr('class', (d) => `cell${d.masked ? ' masked' : ''}${cellPressed?.(d.i, d.j) ? ' clicked' : ''}`)
     .attr('data-row', (d) => d.i)
     .attr('data-col', (d) => d.j)
     .attr('data-value', (d) => d.v)
-    .attr('transform', (d) => `translate(${LABEL + d.j * CELL}, 0)`);
-  cell
-    .append('rect')
-    .attr('width', CELL - 2)
-    .attr('height', CELL - 2)
-    .attr('rx', 3)
-    .attr('fill', (d) => (Number.isFinite(d.v) ? color(d.v) : '#bbb'));
-  if (showValues) cell
-    .append('text')
-    .attr('x', (CELL - 2) / 2)
-    .attr('y', (CELL - 2) / 2)
-    .attr('dy', '0.35em')
-    .attr('text-anchor', 'middle')
-    .attr('class', (d) => (Number.isFinite(d.v) && d3.lab(color(d.v)).l > 60 ? 'value dark' : 'value light'))
-    .text((d) => formatNumber(d.v, digits));
-  cell.append('title').text((d) => `${rowName(d.i)} → ${colName(d.j)}: ${d.v}`);
-  if (cellState) cell.attr('class', (d) => `cell ${cellState(d.i, d.j)}`);
-  if (onCellClick) {
-    cell
-      .attr('tabindex', 0)
-      .attr('role', 'button')
-      .attr('aria-label', (d) => `${rowName(d.i)} to ${colName(d.j)}: ${formatNumber(d.v, digits)}; press to toggle`)
-      .on('click', (_, d) => onCellClick(d.i, d.j))
-      .on('keydown', (event, d) => {
-        if (event.key === 'Enter' || event.key === ' ') {
-          event.preventDefault();
-          onCellClick(d.i, d.j);
-        }
-      });
+    .attr('transform', (d) => `translate(${left + d.j * cell}, 0)`);
+  cells.append('rect').attr('width', cell - 2).attr('height', cell - 2).attr('rx', 3).attr('fill', fill);
+  if (showValues) {
+    cells.append('text').attr('class', 'value')
+      .attr('x', (cell - 2) / 2).attr('y', (cell - 2) / 2).attr('dy', '0.35em').attr('text-anchor', 'middle')
+      .attr('fill', (d) => (d.masked ? '#000000' : textColorOn(Number.isFinite(d.v) ? color(d.v) : '#bbbbbb')))
+      .text(label);
   }
+  cells.append('title').text((d) => `${rowName(d.i)} → ${colName(d.j)}: ${d.masked ? `masked (${maskLabel})` : d.v}`);
+  if (onCellClick) makeToggleGrid(cells, rows, cols, { onCellClick, cellPressed, refocus,
+    name: (d) => cellLabel?.(d.i, d.j, label(d)) ?? `${rowName(d.i)} to ${colName(d.j)}: ${label(d)}` });
 
-  drawLegend(svg, color, lo, hi, LABEL, HEADER + rows * CELL + 8, Math.max(120, cols * CELL - 2), digits);
+  const legendY = top + rows * cell + 8;
+  drawLegend(svg, color, lo, hi, left, legendY, legendWidth, digits);
+  if (masked) {
+    const key = svg.append('g').attr('class', 'legend masked-key').attr('transform', `translate(${left + legendWidth + 14}, ${legendY - 2})`);
+    key.append('rect').attr('width', 12).attr('height', 12).attr('fill', `url(#${hatchId})`).attr('stroke', '#8c8c8c');
+    key.append('text').attr('x', 16).attr('y', 10).text(`masked (${maskLabel})`);
+  }
+  if (note) svg.append('text').attr('class', 'map-note').attr('x', left).attr('y', legendY + 38).text(note);
+}
+
+/** Cells as toggle buttons behind one tab stop (a roving tabindex): arrows move, Enter or Space toggles. */
+function makeToggleGrid(cells, rows, cols, { onCellClick, cellPressed, refocus, name }) {
+  const current = refocus ?? [0, 0];
+  cells
+    .attr('role', 'button')
+    .attr('tabindex', (d) => (d.i === current[0] && d.j === current[1] ? 0 : -1))
+    .attr('aria-pressed', (d) => String(Boolean(cellPressed?.(d.i, d.j))))
+    .attr('aria-label', name)
+    .on('click', (_, d) => onCellClick(d.i, d.j))
+    .on('keydown', function (event, d) {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        onCellClick(d.i, d.j);
+        return;
+      }
+      const move = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1], Home: [0, -cols], End: [0, cols] }[event.key];
+      if (!move) return;
+      event.preventDefault();
+      const i = Math.min(rows - 1, Math.max(0, d.i + move[0]));
+      const j = Math.min(cols - 1, Math.max(0, d.j + move[1]));
+      const next = this.ownerSVGElement.querySelector(`g.cell[data-row="${i}"][data-col="${j}"]`);
+      this.setAttribute('tabindex', '-1');
+      next.setAttribute('tabindex', '0');
+      next.focus();
+    });
+  if (refocus) cells.filter((d) => d.i === refocus[0] && d.j === refocus[1]).node()?.focus();
 }
 
 function drawLegend(svg, color, lo, hi, x, y, width, digits) {
   const id = `viridis-${Math.random().toString(36).slice(2)}`;
   const gradient = svg.append('defs').append('linearGradient').attr('id', id);
   for (let k = 0; k <= 10; k++) {
-    gradient
-      .append('stop')
-      .attr('offset', `${k * 10}%`)
-      .attr('stop-color', color(lo + ((hi - lo) * k) / 10));
+    gradient.append('stop').attr('offset', `${k * 10}%`).attr('stop-color', color(lo + ((hi - lo) * k) / 10));
   }
   const legend = svg.append('g').attr('class', 'legend').attr('transform', `translate(${x}, ${y})`);
   legend.append('rect').attr('width', width).attr('height', 8).attr('fill', `url(#${id})`);
@@ -125,47 +189,54 @@ function drawLegend(svg, color, lo, hi, x, y, width, digits) {
   legend.append('text').attr('x', width).attr('y', 22).attr('text-anchor', 'end').text(formatNumber(hi, digits));
 }
 
+/** A number as a cell shows it: fixed digits, or a short exponent (−1e9) when that would not fit. */
 export function formatNumber(v, digits = 4) {
   if (Number.isNaN(v)) return 'NaN';
   if (v === Infinity) return '∞';
   if (v === -Infinity) return '−∞';
+  if (Math.abs(v) >= 1e5) {
+    const [mantissa, exponent] = v.toExponential(Math.abs(v) === 10 ** Math.round(Math.log10(Math.abs(v))) ? 0 : 1).split('e');
+    return `${mantissa.replace('-', '−')}e${Number(exponent)}`;
+  }
   return v.toFixed(digits);
 }
 
 /**
  * The same picture on a <canvas>, for maps too large for one SVG node per cell
- * (a character-level attention map of 40×40). Values are in the canvas's
- * accessible label as a summary and in data-max-row/col for tests.
+ * (a character-level attention map of 40×40), with the axes named beneath it.
  */
 let measure = null; // a 2-D context for measuring label widths, shared by every map
 
-export function heatmapCanvas(container, tensor, { title, rowLabels = [], colLabels = [], cellSize = 10, domain = [0, 1] } = {}) {
+export function heatmapCanvas(container, tensor, { title, rowLabels = [], colLabels = [], cellSize = 10, domain = WEIGHTS_DOMAIN } = {}) {
   const [rows, cols] = tensor.shape;
-  const font = `${Math.min(11, cellSize)}px monospace`;
+  const fontSize = 11;
+  const font = `${fontSize}px monospace`;
+  const cell = Math.max(cellSize, 11);
   // Label margins fit the longest label: one character (character tokens) or a word.
   measure ??= document.createElement('canvas').getContext('2d');
   measure.font = font;
   const widest = (labels) => Math.ceil(Math.max(0, ...labels.map((s) => measure.measureText(s).width)));
   const left = Math.max(14, widest(rowLabels) + 6);
-  const rotate = widest(colLabels) > cellSize; // words stand upright above their column
+  const rotate = widest(colLabels) > cell; // words stand upright above their column
   const top = rotate ? widest(colLabels) + 6 : 14;
   const color = d3.scaleSequential(d3.interpolateViridis).domain(domain);
   const root = d3.select(container);
   root.selectAll('*').remove();
-  root.append('h4').attr('class', 'heatmap-title').text(title);
+  root.append(titleTag(container)).attr('class', 'heatmap-title').text(title);
   const canvas = root
     .append('canvas')
-    .attr('width', left + cols * cellSize)
-    .attr('height', top + rows * cellSize)
+    .attr('width', left + cols * cell)
+    .attr('height', top + rows * cell)
     .attr('class', 'heatmap-canvas')
     .attr('role', 'img')
-    .attr('aria-label', `${title}: ${rows} by ${cols} attention map`)
+    .attr('aria-label', `${title}: ${rows} by ${cols} attention map, rows: ${ATTENTION_AXES.rowAxis}, columns: ${ATTENTION_AXES.colAxis}, ${WEIGHTS_NOTE}`)
     .node();
+  root.append('p').attr('class', 'map-axes').text(`rows: query · columns: key · ${WEIGHTS_NOTE}`);
   const ctx = canvas.getContext('2d');
   ctx.font = font;
   ctx.fillStyle = '#1d1d24';
   for (let j = 0; j < cols; j++) {
-    const x = left + j * cellSize + cellSize / 2;
+    const x = left + j * cell + cell / 2;
     if (!rotate) {
       ctx.textAlign = 'center';
       ctx.fillText(colLabels[j] ?? '', x, top - 3);
@@ -179,10 +250,10 @@ export function heatmapCanvas(container, tensor, { title, rowLabels = [], colLab
     ctx.restore();
   }
   ctx.textAlign = 'right';
-  for (let i = 0; i < rows; i++) ctx.fillText(rowLabels[i] ?? '', left - 3, top + i * cellSize + cellSize - 2);
+  for (let i = 0; i < rows; i++) ctx.fillText(rowLabels[i] ?? '', left - 3, top + i * cell + cell - 2);
   for (let i = 0; i < rows; i++)
     for (let j = 0; j < cols; j++) {
       ctx.fillStyle = color(tensor.data[i * cols + j]);
-      ctx.fillRect(left + j * cellSize, top + i * cellSize, cellSize - 1, cellSize - 1);
+      ctx.fillRect(left + j * cell, top + i * cell, cell - 1, cell - 1);
     }
 }

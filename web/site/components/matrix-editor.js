@@ -1,16 +1,21 @@
 // An editable table of numbers: one labelled <input type="number"> per element
-// of a (rows, cols) matrix. Calls onChange(tensor) on every valid edit; an
-// input that is not a number is marked invalid and does not propagate.
+// of a (rows, cols) matrix. Calls onChange(tensor) after every edit, with
+// null while any cell does not hold a number; that cell is marked invalid and
+// the problem is shown beside the table (role="alert"), never replaced by a default.
+import { showProblem } from './inputs.js';
+
 export function matrixEditor(container, tensor, { rowLabels, colLabels, caption, step = 0.01, onChange }) {
   const [rows, cols] = tensor.shape;
   const data = Float32Array.from(tensor.data);
+  const bad = new Set(); // inputs that do not hold a number
   container.replaceChildren();
+  container.classList.add('field');
   const table = document.createElement('table');
   table.className = 'matrix-editor';
   const cap = table.createCaption();
   cap.textContent = caption;
   const head = table.createTHead().insertRow();
-  head.appendChild(document.createElement('th'));
+  head.appendChild(document.createElement('td'));
   for (let j = 0; j < cols; j++) {
     const th = document.createElement('th');
     th.scope = 'col';
@@ -31,14 +36,21 @@ export function matrixEditor(container, tensor, { rowLabels, colLabels, caption,
       input.value = String(Math.round(data[i * cols + j] * 1e4) / 1e4);
       input.dataset.row = String(i);
       input.dataset.col = String(j);
-      input.setAttribute('aria-label', `${th.textContent}, dimension ${j + 1}`);
+      input.id = `${container.dataset.editor ?? 'matrix'}-${i}-${j}`;
+      const name = `${th.textContent}, ${colLabels?.[j] ?? `dimension ${j + 1}`}`;
+      input.setAttribute('aria-label', name);
       input.addEventListener('input', () => {
         const v = input.valueAsNumber;
-        const ok = Number.isFinite(v);
-        input.setAttribute('aria-invalid', String(!ok));
-        if (!ok) return;
-        data[i * cols + j] = v;
-        onChange({ data: Float32Array.from(data), shape: [rows, cols] });
+        if (Number.isFinite(v)) {
+          bad.delete(input);
+          data[i * cols + j] = v;
+        } else {
+          bad.add(input);
+        }
+        for (const el of table.querySelectorAll('input')) el.setAttribute('aria-invalid', String(bad.has(el)));
+        const first = [...bad][0];
+        showProblem(first ?? input, first ? `${first.getAttribute('aria-label')} must be a number; got “${first.value}”.` : '');
+        onChange(bad.size ? null : { data: Float32Array.from(data), shape: [rows, cols] });
       });
       tr.insertCell().appendChild(input);
     }

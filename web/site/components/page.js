@@ -38,9 +38,22 @@ function renderNav() {
   home.textContent = 'Attention, step by step';
   home.className = 'home';
   nav.replaceChildren(home, list);
+  // A skip link past the navigation, the first thing the keyboard reaches.
+  const main = document.querySelector('main');
+  main.id ||= 'content';
+  main.tabIndex = -1;
+  const skip = document.createElement('a');
+  skip.className = 'skip-link';
+  skip.href = `#${main.id}`;
+  skip.textContent = 'Skip to the content';
+  document.body.prepend(skip);
 }
 
-/** Shows an error next to the content; the reader's inputs stay as they are. */
+/**
+ * Shows an error that belongs to no single control (the module failed to
+ * load, a figure could not be drawn); errors in what the reader typed go
+ * beside the control instead (inputs.js).
+ */
 export function report(error, where = document.querySelector('.status')) {
   if (!where) return;
   where.textContent = error ? `Could not compute: ${error.message}` : '';

@@ -1,80 +1,113 @@
 // Points in the space queries, keys and values live in: a D3 scatter plot for
 // two dimensions, a three.js scene the reader can rotate (drag, or the arrow
-// keys) for three. three.js draws through its SVGRenderer, so no WebGL (or GPU)
-// is needed.
+// keys) for three, every point labelled with its token and every axis named.
+// three.js draws through its SVGRenderer, so no WebGL (or GPU) is needed.
+// projections() shows why a query scores a key as it does.
 import * as d3 from 'd3';
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
-import { SVGRenderer } from 'three/examples/jsm/renderers/SVGRenderer.js';
+import { SVGObject, SVGRenderer } from 'three/examples/jsm/renderers/SVGRenderer.js';
 
-const COLORS = ['#440154', '#21918c', '#e5a50a']; // viridis ends and a contrasting amber
+import { titleTag } from './heatmap.js';
 
-/** sets: [{name, data (n·d floats, row-major), d, labels}] */
-export function scatter(container, sets, { title }) {
+export const SET_COLORS = ['#440154', '#1f6f6b', '#a04a00']; // queries, keys, values: purple, teal, orange, each ≥ 4.5:1 on the page
+
+/** sets: [{name, data (n·d floats, row-major), d, labels, color}] */
+export function scatter(container, sets, { title, axisNames }) {
   const root = d3.select(container);
   root.selectAll('*').remove();
-  root.append('h4').attr('class', 'heatmap-title').text(title);
+  root.append(titleTag(container)).attr('class', 'heatmap-title').text(title);
   const d = sets[0].d;
   const legend = root.append('p').attr('class', 'legend-row');
-  sets.forEach((s, k) => {
-    legend.append('span').attr('class', `swatch swatch-${k}`).text('●');
+  sets.forEach((s) => {
+    legend.append('span').attr('class', 'swatch').attr('aria-hidden', 'true').style('color', s.color).text('●');
     legend.append('span').text(` ${s.name}  `);
   });
-  if (d >= 3) return scatter3d(container, sets);
-  return scatter2d(root, sets);
+  if (d >= 3) return scatter3d(container, sets, axisNames);
+  return scatter2d(root, sets, axisNames);
 }
 
-function scatter2d(root, sets) {
+function square(root, all, axisNames, label) {
   const size = 300;
-  const pad = 34;
-  const all = sets.flatMap((s) => Array.from(s.data));
+  const pad = 40;
   const ext = d3.extent(all.concat([0]));
-  const x = d3.scaleLinear().domain(ext).nice().range([pad, size - 10]);
-  const y = d3.scaleLinear().domain(ext).nice().range([size - pad, 10]);
-  const svg = root.append('svg').attr('class', 'scatter').attr('viewBox', `0 0 ${size} ${size}`).attr('width', size)
-    .attr('role', 'img').attr('aria-label', `${sets.map((s) => s.name).join(', ')} as points in two dimensions`);
+  const x = d3.scaleLinear().domain(ext).nice().range([pad, size - 12]);
+  const y = d3.scaleLinear().domain(ext).nice().range([size - pad, 12]);
+  const svg = root.append('svg').attr('class', 'scatter').attr('viewBox', `0 0 ${size} ${size}`).attr('width', size).attr('height', size)
+    .attr('role', 'img').attr('aria-label', label);
   svg.append('g').attr('transform', `translate(0,${size - pad})`).call(d3.axisBottom(x).ticks(5));
   svg.append('g').attr('transform', `translate(${pad},0)`).call(d3.axisLeft(y).ticks(5));
-  sets.forEach((s, k) => {
-    const n = s.data.length / s.d;
+  svg.append('text').attr('class', 'axis-title').attr('x', size - 12).attr('y', size - 6).attr('text-anchor', 'end').text(`${axisNames[0]} →`);
+  svg.append('text').attr('class', 'axis-title').attr('transform', `translate(11, 12) rotate(90)`).text(`${axisNames[1]} →`);
+  return { svg, x, y };
+}
+
+function scatter2d(root, sets, axisNames) {
+  const { svg, x, y } = square(root, sets.flatMap((s) => Array.from(s.data)), axisNames,
+    `${sets.map((s) => s.name).join(', ')} as points in two dimensions, each labelled with its token`);
+  sets.forEach((s) => {
     const g = svg.append('g').attr('data-set', s.name);
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < s.data.length / s.d; i++) {
       const px = x(s.data[i * s.d]);
       const py = y(s.data[i * s.d + 1]);
-      g.append('circle').attr('cx', px).attr('cy', py).attr('r', 5).attr('fill', COLORS[k % COLORS.length]);
-      g.append('text').attr('x', px + 7).attr('y', py + 4).attr('class', 'point-label').text(s.labels[i]);
+      g.append('circle').attr('cx', px).attr('cy', py).attr('r', 5).attr('fill', s.color);
+      g.append('text').attr('x', px + 7).attr('y', py + 4).attr('class', 'point-label').attr('fill', s.color).text(s.labels[i]);
     }
   });
 }
 
-function scatter3d(container, sets) {
+/** A text label that three.js places in 3-D (an SVG node in the SVGRenderer's output). */
+function label3d(text, color, className) {
+  const node = document.createElementNS('http://www.w3.org/2000/svg', 'text');
+  node.textContent = text;
+  node.setAttribute('fill', color);
+  node.setAttribute('class', className);
+  return new SVGObject(node);
+}
+
+function scatter3d(container, sets, axisNames) {
   const size = 320;
   const scene = new THREE.Scene();
   const all = sets.flatMap((s) => Array.from(s.data));
   const scale = 1 / Math.max(1e-6, ...all.map(Math.abs));
   const camera = new THREE.PerspectiveCamera(45, 1, 0.1, 100);
-  camera.position.set(2.6, 2.2, 3.2);
+  camera.position.set(2.1, 1.7, 2.6);
   const renderer = new SVGRenderer();
   renderer.setSize(size, size);
   renderer.setClearColor(new THREE.Color('#fbfbf8'));
   renderer.domElement.setAttribute('role', 'img');
-  renderer.domElement.setAttribute('aria-label', `${sets.map((s) => s.name).join(', ')} as points in three dimensions; drag or use the arrow keys to rotate`);
+  renderer.domElement.setAttribute('aria-label',
+    `${sets.map((s) => s.name).join(', ')} as points in three dimensions (${axisNames.slice(0, 3).join(', ')}); drag or use the arrow keys to rotate`);
   renderer.domElement.setAttribute('tabindex', '0');
   renderer.domElement.classList.add('scatter3d');
   container.appendChild(renderer.domElement);
-  const axes = new THREE.AxesHelper(1.2);
-  scene.add(axes);
-  const sphere = new THREE.IcosahedronGeometry(0.045, 0);
-  sets.forEach((s, k) => {
-    const material = new THREE.MeshBasicMaterial({ color: COLORS[k % COLORS.length] });
+  // The axes from the origin, each named at its end.
+  const axisMaterial = new THREE.LineBasicMaterial({ color: '#555555' });
+  [[1.2, 0, 0], [0, 1.2, 0], [0, 0, 1.2]].forEach((end, k) => {
+    const geometry = new THREE.BufferGeometry().setFromPoints([new THREE.Vector3(0, 0, 0), new THREE.Vector3(...end)]);
+    scene.add(new THREE.Line(geometry, axisMaterial));
+    const name = label3d(axisNames[k], '#1d1d24', 'axis-label');
+    name.position.set(end[0] * 1.08, end[1] * 1.08, end[2] * 1.08);
+    scene.add(name);
+  });
+  const sphere = new THREE.IcosahedronGeometry(0.055, 0);
+  sets.forEach((s) => {
+    const material = new THREE.MeshBasicMaterial({ color: s.color });
     for (let i = 0; i < s.data.length / s.d; i++) {
       const p = new THREE.Mesh(sphere, material);
       p.position.set(s.data[i * s.d] * scale, s.data[i * s.d + 1] * scale, s.data[i * s.d + 2] * scale);
       scene.add(p);
+      const name = label3d(s.labels[i], s.color, 'point-label');
+      name.position.copy(p.position).add(new THREE.Vector3(0.06, 0.06, 0));
+      scene.add(name);
     }
   });
   const controls = new OrbitControls(camera, renderer.domElement);
-  const render = () => renderer.render(scene, camera);
+  // SVGRenderer projects SVGObjects (the labels) with the camera's world matrix as it was: update it first.
+  const render = () => {
+    camera.updateMatrixWorld();
+    renderer.render(scene, camera);
+  };
   controls.addEventListener('change', render);
   // Arrow keys rotate (OrbitControls' own keys pan): move the camera on its sphere.
   const spherical = new THREE.Spherical();
@@ -91,4 +124,41 @@ function scatter3d(container, sets) {
     render();
   });
   render();
+}
+
+/**
+ * One query's scores as projections (two dimensions): the query's direction
+ * through the origin, each key dropped perpendicularly onto it. The foot of
+ * key j lies at k_j · q̂ along the direction, so its score q · k_j = |q| (k_j · q̂):
+ * a key scores high by being long in the query's direction, not by being near it.
+ */
+export function projections(container, { query, keys, queryLabel, keyLabels, axisNames, scores }) {
+  const root = d3.select(container);
+  root.selectAll('*').remove();
+  root.append(titleTag(container)).attr('class', 'heatmap-title').text(`The scores of “${queryLabel}” as projections onto its direction`);
+  const norm = Math.hypot(query[0], query[1]) || 1;
+  const unit = [query[0] / norm, query[1] / norm];
+  const n = keys.length / 2;
+  const along = Array.from({ length: n }, (_, j) => keys[2 * j] * unit[0] + keys[2 * j + 1] * unit[1]);
+  const { svg, x, y } = square(root, [...keys, ...query, 0], axisNames,
+    `The query “${queryLabel}” as an arrow and every key dropped onto its direction; the foot of each key is its score divided by the query's length`);
+  const reach = 2 * Math.max(...keys.map(Math.abs), ...query.map(Math.abs));
+  const ends = [[-reach * unit[0], -reach * unit[1]], [reach * unit[0], reach * unit[1]]];
+  svg.append('clipPath').attr('id', 'projection-clip').append('rect').attr('x', 40).attr('y', 12).attr('width', 248).attr('height', 248);
+  svg.append('line').attr('class', 'direction').attr('clip-path', 'url(#projection-clip)')
+    .attr('x1', x(ends[0][0])).attr('y1', y(ends[0][1])).attr('x2', x(ends[1][0])).attr('y2', y(ends[1][1]));
+  svg.append('line').attr('class', 'query-arrow').attr('x1', x(0)).attr('y1', y(0)).attr('x2', x(query[0])).attr('y2', y(query[1]))
+    .attr('stroke', SET_COLORS[0]);
+  svg.append('text').attr('class', 'point-label').attr('fill', SET_COLORS[0]).attr('x', x(query[0]) + 6).attr('y', y(query[1]) - 6).text(`q (${queryLabel})`);
+  const best = along.indexOf(Math.max(...along));
+  for (let j = 0; j < n; j++) {
+    const k = [keys[2 * j], keys[2 * j + 1]];
+    const foot = [along[j] * unit[0], along[j] * unit[1]];
+    const g = svg.append('g').attr('class', `key${j === best ? ' best' : ''}`).attr('data-key', j).attr('data-along', along[j]).attr('data-score', scores[j]);
+    g.append('line').attr('class', 'drop').attr('x1', x(k[0])).attr('y1', y(k[1])).attr('x2', x(foot[0])).attr('y2', y(foot[1]));
+    g.append('circle').attr('cx', x(k[0])).attr('cy', y(k[1])).attr('r', 5).attr('fill', SET_COLORS[1]);
+    g.append('circle').attr('class', 'foot').attr('cx', x(foot[0])).attr('cy', y(foot[1])).attr('r', 3);
+    g.append('text').attr('class', 'point-label').attr('fill', SET_COLORS[1]).attr('x', x(k[0]) + 7).attr('y', y(k[1]) + 4).text(keyLabels[j]);
+  }
+  return { along, best };
 }

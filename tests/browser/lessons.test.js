@@ -1,0 +1,525 @@
+// The site as a lesson: every figure read the right way, on every screen, by
+// every reader. Each test checks one promise of the site to a learner: errors
+// beside their cause and no stale figure shown as current, prose that follows
+// the model shown, named axes, a readable −1e9 mask, chapters that show their
+// effect, controls that fit, phones, the keyboard, the head view, and measured
+// accessibility (axe-core) and contrast.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { createAttention } from '../../web/lib/index.js';
+import { artifactPath, assertClean, useSite } from './harness.js';
+
+const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
+const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', '7-language-model'];
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+const QUERY_AXIS = 'query (the token attending) →';
+const KEY_AXIS = 'key (the token attended to) →';
+
+const site = useSite();
+const load = (path, viewport = DESKTOP) => site.load(path, viewport);
+
+/** The alert in the control group of `selector`, once it says something. */
+async function alertBeside(page, selector) {
+  const alert = page.locator(`.field:has(${selector}) [role="alert"]`);
+  await alert.waitFor({ state: 'visible' });
+  return alert.textContent();
+}
+
+/** Every figure on the page is marked stale (or every one is current again). */
+async function staleness(page, selector = '[data-figure]') {
+  return page.$$eval(selector, (figures) => figures.map((f) => ({
+    stale: f.classList.contains('stale'), hidden: f.getAttribute('aria-hidden') === 'true', inert: f.inert,
+    note: f.previousElementSibling?.classList.contains('stale-note') && !f.previousElementSibling.hidden ? f.previousElementSibling.textContent : null,
+  })));
+}
+
+describe('1. errors appear beside their cause, and figures that no longer match are marked stale', () => {
+  test('chapter 3: d_out out of range', async () => {
+    const { page, context, problems } = await load('chapters/3-trainable-weights');
+    await page.fill('#d-out', '9');
+    assert.equal(await alertBeside(page, '#d-out'), 'd_out must be from 1 to 8; got “9”.');
+    assert.equal(await page.getAttribute('#d-out', 'aria-invalid'), 'true');
+    const stale = await staleness(page);
+    assert.ok(stale.length >= 10 && stale.every((f) => f.stale && f.hidden && f.inert), JSON.stringify(stale));
+    assert.ok(stale.every((f) => f.note === 'Out of date: fix the input above to redraw.'));
+    await page.screenshot({ path: artifactPath('lesson-stale-chapter-3.png'), fullPage: false });
+    await page.fill('#d-out', '3');
+    await page.waitForSelector('[data-figure="queries"]:not(.stale)');
+    assert.ok((await staleness(page)).every((f) => !f.stale && !f.hidden && !f.inert && f.note === null));
+    assert.equal(await page.locator('.field:has(#d-out) [role="alert"]').isVisible(), false);
+    assert.deepEqual(await page.$$eval('[data-figure="queries"] g.heatmap-row[data-row="0"] g.cell', (c) => c.length), 3);
+    await context.close();
+    assertClean(problems);
+  });
+
+  test('chapter 2: a cell of the input matrix that is not a number', async () => {
+    const { page, context, problems } = await load('chapters/2-self-attention');
+    await page.fill('[data-editor="inputs"] input[data-row="2"][data-col="1"]', '');
+    assert.equal(await alertBeside(page, 'input[data-row="2"][data-col="1"]'), 'starts, x2 must be a number; got “”.');
+    assert.ok((await staleness(page)).every((f) => f.stale));
+    await page.fill('[data-editor="inputs"] input[data-row="2"][data-col="1"]', '0.85');
+    await page.waitForSelector('[data-figure="weights"]:not(.stale)');
+    await context.close();
+    assertClean(problems);
+  });
+
+  test('chapter 6: an empty sentence, and one cut to its word limit', async () => {
+    const { page, context, problems } = await load('chapters/6-multi-head');
+    await page.fill('#sentence', '   ');
+    assert.equal(await alertBeside(page, '#sentence'), 'Type a sentence: at least one word.');
+    assert.ok((await staleness(page, '[data-figure="grid"], [data-figure="head-view"]')).every((f) => f.stale && f.hidden));
+    const words = Array.from({ length: 20 }, (_, i) => `w${i + 1}`).join(' ');
+    await page.fill('#sentence', words);
+    await page.waitForSelector('[data-figure="grid"]:not(.stale)');
+    assert.equal(await page.textContent('#sentence-note'), 'The sentence has 20 words; the model reads at most 16, so it was cut after “w16”.');
+    assert.equal(await page.locator('[data-figure="grid"] figure[data-head="0"] g.heatmap-row').count(), 16);
+    await context.close();
+    assertClean(problems);
+  });
+
+  test('chapter 7: an unknown word never leaves the maps of the old text as current; the known words are listed', async () => {
+    const { page, context, problems } = await load('chapters/7-language-model');
+    await page.fill('#probe', 'My cat,');
+    assert.equal(await alertBeside(page, '#probe'),
+      "WordTokenizer.encode: word 'My' at position 0 is not in the vocabulary of 168 words The list of words it knows is under “What this model can read” above.");
+    const stale = await staleness(page, '[data-figure="model-attention"], [data-figure="trained-head-view"], #probe-next, #probe-claim');
+    assert.ok(stale.every((f) => f.stale && f.hidden && f.inert), JSON.stringify(stale));
+    assert.equal(await page.textContent('#known-words summary'), 'The 168 words and marks this model can read');
+    const known = await page.textContent('#known-words-list');
+    for (const word of ['“The”', '“ cats”', '“ purr”', '“,”']) assert.ok(known.includes(word), word);
+    await page.fill('#probe', 'The cat,');
+    await page.waitForSelector('[data-figure="model-attention"]:not(.stale)');
+    assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 8);
+    await context.close();
+    assertClean(problems);
+  });
+});
+
+describe('2. descriptions follow the model that is shown', () => {
+  test('chapter 7 names the active model, offers the shipped one back, and computes its claims from the active model', async () => {
+    // A small model trained here on the agreement corpus: a different model with different heads.
+    const attn = await createAttention();
+    const trainer = new attn.Trainer({
+      model: { nLayers: 1, nHeads: 2, dModel: 16, dFF: 64, blockSize: 32, bias: false, attentionBias: false, tieEmbeddings: true },
+      training: { batchSize: 8, tokenizer: 'word', learningRate: 3e-3 },
+      text: attn.agreementCorpus(20000, 3), // every word the probe's sentences use
+    });
+    for (let i = 0; i < 5; i++) trainer.step();
+    const bytes = Buffer.from(trainer.checkpoint());
+    trainer.dispose();
+
+    const { page, context, problems } = await load('chapters/7-language-model');
+    await page.waitForSelector('#probe-summary[data-best]');
+    assert.equal(await page.getAttribute('#active-model', 'data-active'), 'shipped');
+    assert.match(await page.textContent('#active-model'), /^Active model: the shipped one/);
+    const shippedClaim = await page.textContent('#probe-claim');
+    const [sl, sh] = (await page.getAttribute('#probe-summary', 'data-best-head')).split(',').map(Number);
+    assert.match(shippedClaim, new RegExp(`^In this model, layer ${sl + 1}, head ${sh + 1} is the head that looks hardest at the subject`));
+
+    await page.setInputFiles('#upload', { name: 'tiny.safetensors', mimeType: 'application/octet-stream', buffer: bytes });
+    await page.waitForFunction(() => document.querySelector('#active-model').dataset.active !== 'shipped');
+    assert.match(await page.textContent('#active-model'), /^Active model: yours, “tiny” \(1 layers, 2 heads, words, trained 5 steps\)/);
+    await page.waitForSelector('#probe-summary[data-best]');
+    const [l, h] = (await page.getAttribute('#probe-summary', 'data-best-head')).split(',').map(Number);
+    assert.equal(l, 0);
+    assert.match(await page.textContent('#probe-claim'), new RegExp(`^In this model, layer 1, head ${h + 1} is the head`));
+    assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 2);
+    // No sentence on the page claims the shipped model's head for this one.
+    const text = await page.textContent('main');
+    assert.ok(!text.includes(`layer ${sl + 1}, head ${sh + 1} is the head`), 'a claim about the shipped model is shown for the uploaded one');
+
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    assert.match(await page.textContent('#active-model'), /^Active model: yours, “tiny”/);
+    await page.click('#use-shipped');
+    await page.waitForFunction(() => document.querySelector('#active-model').dataset.active === 'shipped');
+    assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 8);
+    await context.close();
+    assertClean(problems);
+  });
+});
+
+describe('3. every attention map says which axis is which', () => {
+  for (const [chapter, maps] of [['2-self-attention', ['scores', 'weights']], ['3-trainable-weights', ['attn-scores', 'scaled-scores', 'trainable-weights']],
+    ['5-masking', ['mask', 'masked-scores', 'weights-before', 'weights-after']], ['6-multi-head', ['grid']]]) {
+    test(`chapter ${chapter}`, async () => {
+      const { page, context, problems } = await load(`chapters/${chapter}`);
+      for (const figure of maps) {
+        const axes = await page.$$eval(`[data-figure="${figure}"] svg.heatmap`, (svgs) => svgs.map((s) => ({
+          rows: s.querySelector('.row-axis')?.textContent, cols: s.querySelector('.col-axis')?.textContent,
+          note: s.querySelector('.map-note')?.textContent ?? null, title: s.parentElement.querySelector('.heatmap-title').textContent,
+        })));
+        assert.ok(axes.length > 0, figure);
+        for (const a of axes) {
+          assert.equal(a.rows, QUERY_AXIS, `${figure}: ${a.title}`);
+          assert.equal(a.cols, KEY_AXIS, `${figure}: ${a.title}`);
+          if (/[Ww]eights|Head/.test(a.title)) assert.equal(a.note, 'each row sums to 1', `${figure}: ${a.title}`);
+        }
+      }
+      await context.close();
+      assertClean(problems);
+    });
+  }
+
+  test('chapter 7 (every head of the model) and chapter 4 (notebook 004\'s transposed convention)', async () => {
+    const { page, context, problems } = await load('chapters/7-language-model');
+    const labels = await page.$$eval('[data-figure="model-attention"] figure', (figs) => figs.map((f) => [
+      f.querySelector('canvas').getAttribute('aria-label'), f.querySelector('.map-axes').textContent]));
+    assert.equal(labels.length, 8);
+    for (const [aria, visible] of labels) {
+      assert.match(aria, /rows: query \(the token attending\), columns: key \(the token attended to\), each row sums to 1$/);
+      assert.equal(visible, 'rows: query · columns: key · each row sums to 1');
+    }
+    await context.close();
+    const four = await load('chapters/4-scaling');
+    assert.match(await four.page.textContent('main'), /keys as rows and\s+the queries as columns, so its softmax runs “column-wise”/);
+    await four.context.close();
+    assertClean(problems);
+    assertClean(four.problems);
+  });
+});
+
+test('4. the −1e9 mask view: compact labels that fit, a colour scale of the unmasked scores, hatched masked cells', async () => {
+  const { page, context, problems } = await load('chapters/5-masking');
+  await page.selectOption('#fill', '-1e9');
+  await page.waitForFunction(() => document.querySelector('[data-figure="masked-scores"] g.cell.masked text')?.textContent === '−1e9');
+  const cells = await page.$$eval('[data-figure="masked-scores"] g.cell', (els) => els.map((g) => ({
+    masked: g.classList.contains('masked'), value: Number(g.dataset.value), text: g.querySelector('text').textContent,
+    textWidth: g.querySelector('text').getBBox().width, cellWidth: Number(g.querySelector('rect').getAttribute('width')),
+    fill: g.querySelector('rect').getAttribute('fill'),
+  })));
+  const masked = cells.filter((c) => c.masked);
+  assert.equal(masked.length, 15); // the causal mask's upper triangle
+  for (const c of masked) {
+    assert.equal(c.text, '−1e9');
+    assert.equal(c.value, -1e9);
+    assert.ok(c.textWidth < c.cellWidth - 4, `label ${c.textWidth}px in a ${c.cellWidth}px cell`);
+    assert.match(c.fill, /^url\(#hatch-/);
+  }
+  const unmasked = cells.filter((c) => !c.masked).map((c) => c.value);
+  const legend = await page.$$eval('[data-figure="masked-scores"] .legend text', (t) => t.map((e) => e.textContent));
+  assert.deepEqual(legend.slice(0, 2), [Math.min(...unmasked).toFixed(2), Math.max(...unmasked).toFixed(2)]);
+  assert.equal(legend[2], 'masked (−1e9)');
+  // Every unmasked cell takes its own colour from the scale: the lowest and the highest differ.
+  const fills = new Set(cells.filter((c) => !c.masked).map((c) => c.fill));
+  assert.ok(fills.size > 10, `${fills.size} colours for ${unmasked.length} unmasked scores`);
+  await page.locator('[data-figure="masked-scores"]').screenshot({ path: artifactPath('lesson-mask-1e9.png') });
+  await context.close();
+  assertClean(problems);
+});
+
+test('5. chapter 4: multiplied scores visibly grow against the × 1 outline, and the assumption of Var(q·k) = d_k is stated', async () => {
+  const { page, context, problems } = await load('chapters/4-scaling');
+  const heights = () => page.$$eval('[data-figure="raw-scores"] svg', ([svg]) => ({
+    bars: [...svg.querySelectorAll('g.bar rect')].map((r) => Number(r.getAttribute('height'))),
+    ghosts: [...svg.querySelectorAll('.ghost rect')].map((r) => Number(r.getAttribute('height'))),
+  }));
+  const at1 = await heights();
+  assert.equal(at1.ghosts.length, 8);
+  at1.bars.forEach((b, i) => assert.ok(Math.abs(b - at1.ghosts[i]) < 0.01, 'at × 1 the bars are their outlines'));
+  await page.locator('#factor').fill('1'); // × 10
+  await page.waitForFunction(() => document.querySelector('#factor-value').textContent === '10.0');
+  const at10 = await heights();
+  const tallest = (xs) => Math.max(...xs);
+  assert.ok(tallest(at10.bars) > 8 * tallest(at10.ghosts), `× 10: bars ${tallest(at10.bars)} vs outlines ${tallest(at10.ghosts)}`);
+  const softmax = await page.$$eval('[data-figure="scaled-softmax"] g.bar', (b) => b.map((e) => Number(e.dataset.value)));
+  assert.ok(Math.max(...softmax) > 0.99, 'the softmax is a step');
+  assert.match(await page.textContent('main'), /independent with mean 0 and variance 1/);
+  await page.locator('.figures').first().screenshot({ path: artifactPath('lesson-scaling-x10.png') });
+  await context.close();
+  assertClean(problems);
+});
+
+test('6. chapter 3: labelled points, named axes, values apart, a labelled 3-D view, and scores as projections', async () => {
+  const { page, context, problems } = await load('chapters/3-trainable-weights');
+  assert.ok(!(await page.textContent('main')).includes('a key close to'), 'the false caption is gone');
+  for (const [figure, points] of [['space', 12], ['value-space', 6]]) {
+    const svg = await page.$eval(`[data-figure="${figure}"] svg.scatter`, (s) => ({
+      circles: s.querySelectorAll('circle').length, labels: [...s.querySelectorAll('.point-label')].map((t) => t.textContent),
+      axes: [...s.querySelectorAll('.axis-title')].map((t) => t.textContent),
+    }));
+    assert.equal(svg.circles, points);
+    assert.equal(svg.labels.length, points);
+    assert.deepEqual(svg.axes, ['d1 →', 'd2 →']);
+  }
+  // Projections: the key reaching furthest along the query is the one with the highest score in the map.
+  const keys = await page.$$eval('[data-figure="projections"] g.key', (g) => g.map((e) => ({ along: Number(e.dataset.along), score: Number(e.dataset.score), best: e.classList.contains('best') })));
+  assert.equal(keys.length, 6);
+  const best = keys.findIndex((k) => k.best);
+  assert.equal(best, keys.map((k) => k.score).indexOf(Math.max(...keys.map((k) => k.score))));
+  const row = await page.$$eval('[data-figure="attn-scores"] g.heatmap-row[data-row="1"] g.cell', (c) => c.map((e) => Number(e.dataset.value)));
+  keys.forEach((k, j) => assert.ok(Math.abs(k.score - row[j]) < 1e-6));
+  assert.match(await page.textContent('#projection-readout'), /Every query gives its highest score to the same key, “journey”, the longest key/);
+  // Three dimensions: the axes and every point carry their names inside the view.
+  await page.fill('#d-out', '3');
+  await page.waitForSelector('[data-figure="space"] svg.scatter3d');
+  const view = await page.$eval('[data-figure="space"] svg.scatter3d', (svg) => {
+    const box = svg.getBoundingClientRect();
+    const texts = [...svg.querySelectorAll('text')].map((t) => ({ text: t.textContent, box: t.getBoundingClientRect() }));
+    return { texts: texts.map((t) => t.text), inside: texts.every((t) => t.box.left >= box.left && t.box.right <= box.right && t.box.top >= box.top && t.box.bottom <= box.bottom) };
+  });
+  for (const name of ['d1', 'd2', 'd3', 'Your', 'journey', 'step']) assert.ok(view.texts.includes(name), name);
+  assert.equal(view.texts.length, 3 + 12);
+  assert.ok(view.inside, 'every 3-D label is inside the view');
+  await page.locator('[data-figure="space"]').screenshot({ path: artifactPath('lesson-qk-3d.png') });
+  await context.close();
+  assertClean(problems);
+});
+
+test('7. controls fit their content', async () => {
+  const sizes = {};
+  for (const [chapter, selector] of [['6-multi-head', '#sentence'], ['7-language-model', '#probe'], ['7-language-model', '#prompt'],
+    ['7-language-model', '#data-file'], ['5-masking', '#causal'], ['6-multi-head', '#causal']]) {
+    const { page, context } = await load(`chapters/${chapter}`);
+    sizes[`${chapter} ${selector}`] = await page.$eval(selector, (el) => {
+      const box = el.getBoundingClientRect();
+      const label = el.closest('label').getBoundingClientRect();
+      return { width: box.width, scroll: el.scrollWidth - el.clientWidth, sameLine: box.top >= label.top - 2 && box.bottom <= label.bottom + 2 };
+    });
+    await context.close();
+  }
+  for (const key of ['6-multi-head #sentence', '7-language-model #probe', '7-language-model #prompt']) assert.ok(sizes[key].width >= 250, `${key}: ${sizes[key].width}px`);
+  assert.ok(sizes['7-language-model #data-file'].width >= 180 && sizes['7-language-model #data-file'].scroll <= 0, JSON.stringify(sizes['7-language-model #data-file']));
+  for (const key of ['5-masking #causal', '6-multi-head #causal']) assert.ok(sizes[key].width < 30 && sizes[key].sameLine, `${key}: ${JSON.stringify(sizes[key])}`);
+});
+
+describe('8. phones (390 px): no text in a figure below 11 px, no formula cut off, the controls stay near their figures', () => {
+  for (const chapter of CHAPTERS) {
+    test(chapter, async () => {
+      const { page, context, problems } = await load(`chapters/${chapter}`, PHONE);
+      await page.waitForTimeout(300);
+      const report = await page.evaluate(() => {
+        const small = [];
+        for (const t of document.querySelectorAll('main svg text')) {
+          if (!t.getBBox().width || t.closest('.katex')) continue;
+          const m = t.getScreenCTM();
+          const size = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+          if (size < 10.99) small.push(`${t.textContent} (${size.toFixed(1)}px)`);
+        }
+        for (const c of document.querySelectorAll('main canvas')) {
+          if (c.clientWidth < c.width - 0.5) small.push(`a canvas shrunk to ${(c.clientWidth / c.width).toFixed(2)}`);
+        }
+        for (const el of document.querySelectorAll('main figure *:not(svg *):not(.katex *)')) {
+          if (el.childNodes.length && [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) && parseFloat(getComputedStyle(el).fontSize) < 10.99) small.push(el.textContent);
+        }
+        const cut = [...document.querySelectorAll('.katex-display')].filter((k) => k.scrollWidth > k.clientWidth + 1).map((k) => k.textContent.slice(0, 40));
+        const sticky = [...document.querySelectorAll('.controls.sticky')].map((c) => getComputedStyle(c).position);
+        return { small, cut, sticky };
+      });
+      assert.deepEqual(report.small, [], `text below 11 px: ${report.small.slice(0, 5)}`);
+      assert.deepEqual(report.cut, [], 'formulas cut off');
+      if (['2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', '7-language-model'].includes(chapter)) {
+        assert.ok(report.sticky.length > 0 && report.sticky.every((p) => p === 'sticky'), `controls: ${report.sticky}`);
+      }
+      await context.close();
+      assertClean(problems);
+    });
+  }
+});
+
+describe('9. the keyboard', () => {
+  test('the mask grid is one tab stop: arrows move, Enter toggles and keeps focus; a skip link comes first', async () => {
+    const { page, context, problems } = await load('chapters/5-masking');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Skip to the content');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement.tagName), 'MAIN');
+    assert.equal(await page.locator('[data-figure="mask"] g.cell[tabindex="0"]').count(), 1);
+    assert.equal(await page.locator('[data-figure="mask"] g.cell[tabindex="-1"]').count(), 35);
+    await page.focus('[data-figure="mask"] g.cell[tabindex="0"]');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    const at = () => page.evaluate(() => [document.activeElement.dataset.row, document.activeElement.dataset.col, document.activeElement.getAttribute('aria-pressed')]);
+    assert.deepEqual(await at(), ['2', '1', 'false']);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('[data-figure="weights-after"] g.heatmap-row[data-row="2"] g.cell[data-col="1"]').dataset.value === '0');
+    assert.deepEqual(await at(), ['2', '1', 'true'], 'focus stays on the toggled cell');
+    assert.equal(await page.locator('[data-figure="mask"] g.cell[tabindex="0"]').count(), 1);
+    await page.keyboard.press(' ');
+    await page.waitForFunction(() => document.querySelector('[data-figure="weights-after"] g.heatmap-row[data-row="2"] g.cell[data-col="1"]').dataset.value !== '0');
+    assert.deepEqual(await at(), ['2', '1', 'false']);
+    await context.close();
+    assertClean(problems);
+  });
+
+  test('head-view tokens are named buttons', async () => {
+    const { page, context, problems } = await load('chapters/6-multi-head');
+    const tokens = await page.$$eval('svg.head-view g.tokens text', (t) => t.map((e) => [e.getAttribute('role'), e.getAttribute('aria-label'), e.getAttribute('tabindex')]));
+    assert.equal(tokens.length, 16);
+    assert.deepEqual(tokens[0], ['button', 'query “the”: show only its lines', '0']);
+    assert.deepEqual(tokens[9], ['button', 'key “cat”: show only its lines', '0']);
+    await context.close();
+    assertClean(problems);
+  });
+});
+
+describe('10. the head view teaches', () => {
+  test('chapter 6: one head at first, others by choice, each its own colour; both sides highlight', async () => {
+    const { page, context, problems } = await load('chapters/6-multi-head');
+    const heads = () => page.$$eval('svg.head-view line', (l) => [...new Set(l.map((e) => e.dataset.head))]);
+    assert.deepEqual(await heads(), ['0']);
+    assert.deepEqual(await page.$$eval('svg.head-view .side-heading', (t) => t.map((e) => e.textContent)), ['query (attending)', 'key (attended to)']);
+    assert.match(await page.textContent('main'), /untrained .* so the patterns are\s+random/s);
+    await page.selectOption('#heads', '12');
+    await page.waitForFunction(() => document.querySelectorAll('.head-picker button').length === 12);
+    for (let h = 1; h < 12; h++) await page.click(`.head-picker button[data-head="${h}"]`);
+    assert.equal((await heads()).length, 12);
+    const colours = await page.$$eval('svg.head-view line', (l) => [...new Set(l.map((e) => e.getAttribute('stroke')))]);
+    assert.equal(colours.length, 12, `colours: ${colours}`);
+    // Hovering a key (right) keeps the lines into it; hovering a query (left) the lines out of it.
+    await page.hover('svg.head-view .key-tokens text >> nth=2');
+    const intoKey = await page.$$eval('svg.head-view line', (l) => [...new Set(l.map((e) => e.dataset.key))]);
+    assert.deepEqual(intoKey, ['2']);
+    await page.hover('svg.head-view .query-tokens text >> nth=4');
+    assert.deepEqual(await page.$$eval('svg.head-view line', (l) => [...new Set(l.map((e) => e.dataset.query))]), ['4']);
+    assert.ok(await page.$eval('svg.head-view', (s) => s.getBoundingClientRect().width >= 480));
+    await page.locator('[data-figure="head-view"]').screenshot({ path: artifactPath('lesson-head-view-12.png') });
+    await context.close();
+    assertClean(problems);
+  });
+
+  test('chapter 7: a head view of the trained model, its subject head first', async () => {
+    const { page, context, problems } = await load('chapters/7-language-model');
+    await page.waitForSelector('#probe-summary[data-best]');
+    const [l, h] = (await page.getAttribute('#probe-summary', 'data-best-head')).split(',');
+    await page.waitForFunction((layer) => document.querySelector('#head-view-layer').value === layer, l);
+    const shown = await page.$$eval('[data-figure="trained-head-view"] svg.head-view line', (lines) => [...new Set(lines.map((e) => e.dataset.head))]);
+    assert.deepEqual(shown, [h]);
+    // The comma at the end looks back at " cats" through the subject head.
+    const fromLast = await page.$$eval('[data-figure="trained-head-view"] svg.head-view line', (lines) => lines
+      .filter((e) => e.dataset.query === '8').map((e) => [Number(e.dataset.key), Number(e.dataset.weight)]));
+    assert.equal(fromLast.sort((a, b) => b[1] - a[1])[0][0], 1);
+    await page.locator('[data-figure="trained-head-view"]').screenshot({ path: artifactPath('lesson-trained-head-view.png') });
+    await context.close();
+    assertClean(problems);
+  });
+});
+
+describe('the lesser points', () => {
+  test('weights share the 0-1 colour scale; ω/Σω shares the softmax axis; chapter 1 shows its context vector and keeps lines off its labels', async () => {
+    for (const [chapter, figures] of [['2-self-attention', ['weights']], ['3-trainable-weights', ['trainable-weights']],
+      ['5-masking', ['weights-before', 'weights-after']], ['6-multi-head', ['grid']]]) {
+      const { page, context } = await load(`chapters/${chapter}`);
+      for (const figure of figures) {
+        const legends = await page.$$eval(`[data-figure="${figure}"] .legend`, (l) => l.map((g) => [...g.querySelectorAll('text')].map((t) => Number(t.textContent))));
+        for (const legend of legends) assert.deepEqual(legend.slice(0, 2), [0, 1], `${chapter} ${figure}`);
+      }
+      if (chapter === '2-self-attention') {
+        const domains = await page.$$eval('[data-figure="sum-normalised"] svg, [data-figure="naive-softmax"] svg, [data-figure="softmax"] svg', (s) => s.map((e) => e.dataset.domain));
+        assert.deepEqual(domains, ['0,1', '0,1', '0,1']);
+      }
+      await context.close();
+    }
+    const { page, context, problems } = await load('chapters/1-why-attention');
+    const weights = await page.$$eval('[data-figure="bahdanau-weights"] g.bar', (b) => b.map((e) => Number(e.dataset.value)));
+    const states = await page.$$eval('[data-figure="encoder-states"] g.cell', (c) => c.map((e) => Number(e.dataset.value)));
+    const z = await page.$$eval('[data-figure="context-vector"] g.cell', (c) => c.map((e) => Number(e.dataset.value)));
+    for (let d = 0; d < 3; d++) {
+      const expected = weights.reduce((sum, w, j) => sum + w * states[j * 3 + d], 0);
+      assert.ok(Math.abs(z[d] - expected) < 1e-5, `z[${d}] ${z[d]} vs ${expected}`);
+    }
+    for (const viewport of [DESKTOP, PHONE]) {
+      await page.setViewportSize(viewport);
+      await page.waitForTimeout(300);
+      const crossings = await page.$eval('[data-figure="bottleneck"] svg', (svg) => {
+        const labels = [...svg.querySelectorAll('text')].map((t) => ({ text: t.textContent, box: t.getBBox() }));
+        const hits = [];
+        for (const path of svg.querySelectorAll('.attention-lines path')) {
+          for (let s = 0; s <= path.getTotalLength(); s += 2) {
+            const p = path.getPointAtLength(s);
+            for (const { text, box } of labels) {
+              if (p.x > box.x && p.x < box.x + box.width && p.y > box.y && p.y < box.y + box.height) hits.push(text);
+            }
+          }
+        }
+        return [...new Set(hits)];
+      });
+      assert.deepEqual(crossings, [], `${viewport.width}px: lines cross ${crossings}`);
+    }
+    await context.close();
+    assertClean(problems);
+  });
+
+  test('chapter 7: the architecture has arrows, residual paths and the mask inside attention; the loss chart names its axes', async () => {
+    const { page, context, problems } = await load('chapters/7-language-model');
+    const diagram = await page.$eval('.architecture svg', (svg) => ({
+      arrows: svg.querySelectorAll('[marker-end]').length,
+      residuals: svg.querySelectorAll('path.residual').length,
+      attention: [...svg.querySelectorAll('text')].filter((t) => /causal|mask/i.test(t.textContent)).map((t) => t.textContent),
+      overflow: [...svg.querySelectorAll('g.box')].filter((g) => {
+        const r = g.querySelector('rect').getBBox();
+        return [...g.querySelectorAll('text')].some((t) => { const b = t.getBBox(); return b.x < r.x || b.x + b.width > r.x + r.width; });
+      }).map((g) => g.textContent),
+    }));
+    assert.ok(diagram.arrows >= 12, `${diagram.arrows} arrows`);
+    assert.equal(diagram.residuals, 2);
+    assert.deepEqual(diagram.attention, ['causal multi-head attention', 'softmax(QKᵀ/√dₖ + M) V, M: mask']);
+    assert.deepEqual(diagram.overflow, []);
+    // uPlot draws the axis titles on its canvas; the same words name it.
+    assert.match(await page.getAttribute('[data-figure="loss-chart"] canvas', 'aria-label'), /x axis training step, y axis cross-entropy loss \(nats\)/);
+    await context.close();
+    assertClean(problems);
+  });
+
+  test('chapter 5 starts with the causal mask on; one notation across chapters', async () => {
+    const five = await load('chapters/5-masking');
+    assert.equal(await five.page.isChecked('#causal'), true);
+    const before = await five.page.$$eval('[data-figure="weights-before"] g.cell', (c) => c.map((e) => e.dataset.value));
+    const afterMask = await five.page.$$eval('[data-figure="weights-after"] g.cell', (c) => c.map((e) => e.dataset.value));
+    assert.notDeepEqual(before, afterMask);
+    await five.context.close();
+    const three = await load('chapters/3-trainable-weights');
+    const text = await three.page.textContent('main');
+    assert.equal(text.match(/W_query/g).length, 2, 'W_query named in the prose and in its figure title only'); // "calls them W_query" + "the notebook's W_query"
+    assert.ok(text.includes("d_k = d_\\text{out}"), "d_k = d_out is stated");
+    assert.deepEqual(await three.page.$$eval('[data-figure^="W_"] .heatmap-title', (t) => t.map((e) => e.textContent)),
+      ["W_q (the notebook's W_query)", "W_k (the notebook's W_key)", "W_v (the notebook's W_value)"]);
+    await three.context.close();
+    const two = await load('chapters/2-self-attention');
+    assert.deepEqual(await two.page.$$eval('[data-figure="weights"] .heatmap-title, [data-figure="context"] .heatmap-title', (t) => t.map((e) => e.textContent)),
+      ['Attention weights A = softmax(Ω)', 'Context vectors Z = A X']);
+    await two.context.close();
+    for (const p of [five, three, two]) assertClean(p.problems);
+  });
+});
+
+describe('accessibility and contrast, measured', () => {
+  for (const path of ['index', ...CHAPTERS.map((c) => `chapters/${c}`)]) {
+    test(`${path}: axe finds nothing critical, serious or moderate; every number on a heatmap cell has contrast ≥ 4.5 (1280 and 390 px)`, async () => {
+      for (const viewport of [DESKTOP, PHONE]) {
+        const { page, context, problems } = await load(path, viewport);
+        if (path.endsWith('7-language-model')) await page.waitForSelector('#probe-summary[data-best]');
+        await page.evaluate(AXE);
+        const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+          .filter((v) => ['critical', 'serious', 'moderate'].includes(v.impact))
+          .map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
+        assert.deepEqual(violations, [], `${path} at ${viewport.width}px`);
+        const low = await page.evaluate(() => {
+          const lum = (color) => {
+            const [r, g, b] = color.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number).map((c) => (c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+            return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+          };
+          const out = [];
+          for (const cell of document.querySelectorAll('svg.heatmap g.cell')) {
+            const text = cell.querySelector('text');
+            if (!text) continue;
+            const fill = cell.querySelector('rect').getAttribute('fill');
+            if (fill.startsWith('url(')) continue; // hatched masked cells: black on light grey
+            const [a, b] = [lum(getComputedStyle(cell.querySelector('rect')).fill), lum(getComputedStyle(text).fill)].sort((x, y) => y - x);
+            const ratio = (a + 0.05) / (b + 0.05);
+            if (ratio < 4.5) out.push(`${text.textContent}: ${ratio.toFixed(2)}`);
+          }
+          return out;
+        });
+        assert.deepEqual(low, [], `${path} at ${viewport.width}px: low-contrast cell numbers`);
+        await context.close();
+        assertClean(problems);
+      }
+    });
+  }
+});
