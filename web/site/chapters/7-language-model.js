@@ -372,7 +372,7 @@ chapter(async (attn) => {
       await saveRun(data);
     } else if (data.type === 'error') {
       $('#train-error').textContent = data.started
-        ? `Training stopped: ${data.message} What it had learned until then is saved as “${run.meta.name}”.`
+        ? `Training stopped: ${data.message} What it had learned until then is saved in the list of models above.`
         : `This run could not start: ${data.message} Nothing was changed.`;
       $('#train-error').hidden = false;
       if (!data.started) {
