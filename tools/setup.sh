@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs whatever a fresh Debian/Ubuntu machine lacks to build this project,
-# and with --browser what its browser tests need. Idempotent: when everything
-# is present it only checks, which takes well under a second.
+# and with --browser what its tests need (Chromium, clang's libFuzzer, PyTorch).
+# Idempotent: when everything is present it only checks, which takes well
+# under a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,8 @@ if [ "${1:-}" = "--browser" ]; then
   have chromium || missing+=(chromium)
   have clang++ || missing+=(clang)
   compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || missing+=(libclang-rt-dev)
+  # Real PyTorch (Debian's 1.13, as /usr/bin/python3) checks the golden numbers.
+  [ -f /usr/lib/python3/dist-packages/torch/__init__.py ] || missing+=(python3-torch)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

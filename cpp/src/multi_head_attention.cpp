@@ -54,6 +54,28 @@ MultiHeadAttentionTrace attend(const Matrix& q, const Matrix& k, const Matrix& v
     return t;
 }
 
+// Notebook 001 applies a (B, T_q, T_k) mask per batch row (mask.unsqueeze(1)
+// against (B, H, T_q, T_k) scores): a 3-D mask gains a head dimension of 1.
+// paddingMask's (B, 1, T_k) is such a mask too.
+AttentionOptions per_batch_row(const AttentionOptions& o) {
+    if (o.mask.dim() != 3) return o;
+    AttentionOptions out = o;
+    out.mask.shape = {o.mask.shape[0], 1, o.mask.shape[1], o.mask.shape[2]};
+    return out;
+}
+
+// torch.nn.MultiheadAttention's attn_mask is (T_q, T_k) or (B·num_heads, T_q, T_k).
+AttentionOptions per_batch_and_head(const AttentionOptions& o, int64_t B, int64_t H, const char* fn) {
+    if (o.mask.dim() != 3) return o;
+    if (o.mask.shape[0] != B * H) {
+        throw_shape(fn, "mask", "[T_q, T_k] or [B·numHeads, T_q, T_k] = [" + std::to_string(B * H) + ", T_q, T_k]",
+                    o.mask.shape);
+    }
+    AttentionOptions out = o;
+    out.mask.shape = {B, H, o.mask.shape[1], o.mask.shape[2]};
+    return out;
+}
+
 Matrix project(const Tensor& x, const float* weight, const float* bias, int64_t C) {
     const int64_t rows = x.numel() / C;
     Matrix out(rows, C);
@@ -77,7 +99,7 @@ MultiHeadAttentionTrace MultiHeadAttention::forward(const Tensor& x, const Atten
     const Matrix q = project(x, W_q.weight.data.data(), nullptr, C);
     const Matrix k = project(x, W_k.weight.data.data(), nullptr, C);
     const Matrix v = project(x, W_v.weight.data.data(), nullptr, C);
-    return attend(q, k, v, B, num_heads_, o, W_o, x.dim() == 3, fn);
+    return attend(q, k, v, B, num_heads_, per_batch_row(o), W_o, x.dim() == 3, fn);
 }
 
 TorchMultiheadAttention::TorchMultiheadAttention(int64_t E, int64_t num_heads, bool bias, Generator& gen)
@@ -108,7 +130,7 @@ MultiHeadAttentionTrace TorchMultiheadAttention::forward(const Tensor& query, co
     const Matrix q = project(query, w, b, E);
     const Matrix k = project(key, w + E * E, b ? b + E : nullptr, E);
     const Matrix v = project(value, w + 2 * E * E, b ? b + 2 * E : nullptr, E);
-    return attend(q, k, v, B, num_heads_, o, out_proj, query.dim() == 3, fn);
+    return attend(q, k, v, B, num_heads_, per_batch_and_head(o, B, num_heads_, fn), out_proj, query.dim() == 3, fn);
 }
 
 }  // namespace attn

@@ -1,6 +1,7 @@
 // The tutorial site in Debian's Chromium, served statically from dist/ under a
 // sub-path, with its Content-Security-Policy in force.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import { artifactPath, assertClean, useSite } from './harness.js';
@@ -15,7 +16,14 @@ const PAGES = [
   'chapters/6-multi-head',
   'chapters/7-language-model',
 ];
-const JOURNEY_WEIGHTS = ['0.1385', '0.2379', '0.2333', '0.1240', '0.1082', '0.1581']; // notebook 000, cell 119
+// The notebooks' tensors as PyTorch computes them (tests/golden/notebooks.json), as the page prints them.
+const NOTEBOOKS = JSON.parse(readFileSync(new URL('../golden/notebooks.json', import.meta.url), 'utf8'));
+const printedRow = (key, r) => {
+  const { data, shape } = NOTEBOOKS[key];
+  const n = shape[shape.length - 1];
+  return data.slice(r * n, (r + 1) * n).map((v) => v.toFixed(4));
+};
+const JOURNEY_WEIGHTS = printedRow('nb000.attn_weights', 1); // notebook 000, cell 119
 
 const site = useSite();
 const load = (path, viewport) => site.load(path, viewport);
@@ -56,7 +64,7 @@ test('chapter 2 shows notebook 000 and recomputes on edits', async () => {
   const { page, context, problems } = await load('chapters/2-self-attention');
   assert.deepEqual(await rowValues(page, 'weights', 1), JOURNEY_WEIGHTS);
   assert.deepEqual(await page.$$eval('[data-figure="softmax"] g.bar text.value', (t) => t.map((e) => e.textContent)), JOURNEY_WEIGHTS);
-  assert.deepEqual(await rowValues(page, 'context', 1), ['0.4419', '0.6515', '0.5683']);
+  assert.deepEqual(await rowValues(page, 'context', 1), printedRow('nb000.all_context_vector', 1));
   // the naive softmax overflows where the stable one does not
   await page.fill('#factor', '100');
   await page.waitForFunction(() => document.querySelector('[data-figure="naive-softmax"] text.value')?.textContent === 'NaN');
@@ -71,8 +79,8 @@ test('chapter 2 shows notebook 000 and recomputes on edits', async () => {
 
 test('chapter 3 shows the seed-123 numbers and redraws for a new seed and d_out', async () => {
   const { page, context, problems } = await load('chapters/3-trainable-weights');
-  assert.deepEqual(await rowValues(page, 'queries', 1), ['0.4306', '1.4551']); // notebook 000, cell 125
-  assert.deepEqual(await rowValues(page, 'trainable-weights', 1), ['0.1500', '0.2264', '0.2199', '0.1311', '0.0906', '0.1820']);
+  assert.deepEqual(await rowValues(page, 'queries', 1), printedRow('nb000.seed123.query_2', 0)); // notebook 000, cell 125
+  assert.deepEqual(await rowValues(page, 'trainable-weights', 1), printedRow('nb002.seed123.attn_weights', 1));
   assert.equal(await page.locator('[data-figure="space"] svg.scatter circle').count(), 12); // queries and keys
   assert.equal(await page.locator('[data-figure="value-space"] svg.scatter circle').count(), 6);
   await page.fill('#d-out', '3');
@@ -84,7 +92,7 @@ test('chapter 3 shows the seed-123 numbers and redraws for a new seed and d_out'
   await page.keyboard.press('ArrowLeft');
   assert.notEqual(await picture(), before);
   await page.fill('#seed', '7');
-  await page.waitForFunction(() => document.querySelector('[data-figure="W_query"] g.cell text').textContent !== '0.2961');
+  await page.waitForFunction((w) => document.querySelector('[data-figure="W_query"] g.cell text').textContent !== w, printedRow('nb000.seed123.W_query', 0)[0]);
   await context.close();
   assertClean(problems);
 });
@@ -156,13 +164,14 @@ test('chapter 7: generation streams; training in the worker lowers the loss, kee
   assert.ok(Number(await page.getAttribute('#probe-summary', 'data-accuracy')) >= 0.95);
   assert.ok(Number(await page.getAttribute('#probe-summary', 'data-best')) >= 0.8);
   assert.equal(await page.locator('[data-figure="subject-attention"] g.bar').count(), 8);
-  // At the comma before the verb the four likeliest tokens are what cats do, in the plural; layer 2 head 4 looks
+  // At the comma before the verb the four likeliest tokens are what cats do, in the plural; the head the probe finds looks
   // hardest at the subject " cats" (token 1), and not every head does.
   const likeliest = async () => JSON.parse(await page.getAttribute('#probe-next', 'data-top')).slice(0, 4).sort();
   assert.deepEqual(await likeliest(), [' hide', ' purr', ' sleep', ' yawn']);
   const focus = await page.$$eval('#probe-heads li', (items) => items.map((li) => Number(li.dataset.focus)));
   assert.equal(focus.length, 8);
-  assert.equal(focus[7], 1, `focus per head ${focus}`);
+  const [bestLayer, bestHead] = (await page.getAttribute('#probe-summary', 'data-best-head')).split(',').map(Number);
+  assert.equal(focus[bestLayer * 4 + bestHead], 1, `focus per head ${focus}`);
   assert.ok(focus.some((f) => f !== 1), `focus per head ${focus}`);
   await page.fill('#probe', 'The cat, which slept near the dogs,');
   await page.waitForFunction(() => JSON.parse(document.querySelector('#probe-next').dataset.top).includes(' purrs'));

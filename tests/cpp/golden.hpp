@@ -1,6 +1,6 @@
-// Golden numbers for the tests: the tensors the notebooks print and the
-// check values of shared/TORCH_RNG.md, read from tests/golden/*.json so that
-// C++, Node and browser tests compare against one transcription.
+// Golden numbers for the tests, read from tests/golden/*.json (written from
+// real PyTorch by tools/make_golden.py) so that C++, Node and browser tests
+// compare against the same numbers.
 #pragma once
 
 #include "attn/tensor.hpp"
@@ -28,11 +28,13 @@ inline const nlohmann::json& file(const std::string& name) {
 
 inline const nlohmann::json& rng(const std::string& key) { return file("torch_rng.json").at(key); }
 
-// A tensor printed in a notebook, e.g. notebook("nb000.attn_weights").
-inline attn::Tensor notebook(const std::string& key) {
-    const auto& e = file("notebooks.json").at(key);
-    return attn::Tensor(e.at("shape").get<attn::Shape>(), e.at("data").get<std::vector<float>>());
+// A tensor written by tools/make_golden.py: {"shape": [...], "data": [...]}.
+inline attn::Tensor tensor(const nlohmann::json& j) {
+    return attn::Tensor(j.at("shape").get<attn::Shape>(), j.at("data").get<std::vector<float>>());
 }
+
+// A tensor a notebook prints, as PyTorch computes it, e.g. notebook("nb000.attn_weights").
+inline attn::Tensor notebook(const std::string& key) { return tensor(file("notebooks.json").at(key)); }
 
 // Same shape and every element within tol: 1e-4 absolute, the notebooks
 // print 4 decimals.

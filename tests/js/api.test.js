@@ -18,7 +18,7 @@ describe('PyTorch-compatible random numbers', () => {
     }
     const big = rngCase('randn_4x4_seed0');
     attn.manualSeed(big.seed);
-    assertClose(row(attn.randn(4, 4), 0), big.data_prefix.slice(0, 4));
+    assertClose(attn.randn(4, 4), { data: big.data, shape: big.shape }, 1e-6);
     const ri = rngCase('randint_0_10_5_seed0');
     attn.manualSeed(ri.seed);
     assert.deepEqual(Array.from(attn.randint(0, 10, [5]).data), ri.data);

@@ -285,16 +285,15 @@ describe('the shipped model', () => {
         }
       });
     }
-    // Layer 1 head 3 (0-based), the native probe's 100% head, looks at the subject every time; some heads never do.
-    assert.equal(subjectCounts[7], cases.length, `per head ${subjectCounts}`);
-    assert.equal(Math.min(...subjectCounts), 0, `per head ${subjectCounts}`);
     // The native probe's measurement, through WASM, on 300 held-out sentences.
     const report = attn.probeAgreement(model, tokenizer, { sentences: 300 });
     assert.equal(report.sentences, 300);
     assert.ok(report.accuracy >= 0.95, `agreement ${report.accuracy}`);
     assert.equal(report.subjectAttention.length, 8);
-    assert.deepEqual([report.bestLayer, report.bestHead], [1, 3]);
     assert.ok(report.bestSubjectAttention >= 0.8, `best head ${report.bestSubjectAttention}`);
+    // The head the probe finds looks at the subject in every one of these sentences; some heads never do.
+    assert.equal(subjectCounts[report.bestLayer * model.config.nHeads + report.bestHead], cases.length, `per head ${subjectCounts}`);
+    assert.equal(Math.min(...subjectCounts), 0, `per head ${subjectCounts}`);
     assert.throws(() => attn.probeAgreement(model, tokenizer, { sentences: 0 }), {
       message: 'probeAgreement: expected sentences to be an integer from 1 to 100000, got 0',
     });

@@ -37,7 +37,9 @@ public:
     MultiHeadAttention(int64_t d_model, int64_t num_heads, Generator& gen = default_generator());
 
     // Self-attention. x (B, T, d_model), or (T, d_model) for one sequence (the
-    // trace then has B = 1).
+    // trace then has B = 1). options.mask as notebook 001 means it: (T_q, T_k)
+    // for every row and head, (B, T_q, T_k) one per batch row (paddingMask's
+    // (B, 1, T_k) too), or (B, H, T_q, T_k); nonzero = attend.
     MultiHeadAttentionTrace forward(const Tensor& x, const AttentionOptions& options = {}) const;
 
     int64_t d_model() const { return W_q.in_features(); }
@@ -59,8 +61,10 @@ public:
                             Generator& gen = default_generator());
 
     // query (B, T_q, E), key (B, T_k, E), value (B, T_k, E). For self-attention
-    // pass the same tensor three times. Masks use this library's convention
-    // (nonzero = attend), not PyTorch's key_padding_mask (True = ignore).
+    // pass the same tensor three times. options.mask takes attn_mask's shapes,
+    // (T_q, T_k) or (B·num_heads, T_q, T_k); options.key_lengths plays
+    // key_padding_mask, one length per batch row. Masks use this library's
+    // convention (nonzero = attend), not PyTorch's (True = ignore).
     MultiHeadAttentionTrace forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const AttentionOptions& options = {}) const;
 

@@ -1,0 +1,574 @@
+#!/usr/bin/env python3
+"""Golden numbers from real PyTorch, for the tests in C++, Node and the browser.
+
+Run with Debian's python3-torch (1.13) as /usr/bin/python3: `npm run golden`
+rewrites tests/golden/*.json; `--check` recomputes everything and exits 1 if
+a committed file differs (npm test runs it when PyTorch is installed).
+
+  notebooks.json  every tensor notebooks 000 and 002 print, recomputed from
+                  their own code, beside the printed (4-decimal) values: the
+                  transcription is checked against PyTorch
+  torch_rng.json  PyTorch's random numbers for a few seeds and calls
+  modules.json    nn.Linear, nn.Embedding, nn.LayerNorm; scaled dot-product
+                  attention with masks; notebook 001's MultiHeadAttention
+                  with its masks; nn.MultiheadAttention with attn_mask shapes
+                  and key padding
+  models.json     notebook 001's SimpleLanguageModel; a nanoGPT GPT's
+                  parameters, logits, loss and the gradient of every
+                  parameter; five steps of nanoGPT's train.py; sampled ids
+
+Everything runs on one CPU thread, so the numbers do not depend on the machine.
+The models here are written from the notebooks and nanoGPT's description, in
+PyTorch's own modules, independently of the C++ library.
+"""
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.set_num_threads(1)
+GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
+
+
+class F32(float):
+    """A float32 value, written as the shortest decimal that reads back as the same float32."""
+
+    def __repr__(self):
+        return str(numpy.float32(self))
+
+
+def t(x):
+    """A tensor as JSON: its shape and its float32 values, exactly."""
+    x = torch.as_tensor(x).detach()
+    return {"shape": list(x.shape), "data": [F32(v) for v in x.float().flatten().tolist()]}
+
+
+def dumps(value, indent=""):
+    """JSON with one key per line and every list of numbers on one line (readable diffs, small files)."""
+    if isinstance(value, dict):
+        inner = indent + " "
+        items = [f"{inner}{json.dumps(k)}: {dumps(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}" if items else "{}"
+    if isinstance(value, list) and any(isinstance(v, (list, dict)) for v in value):
+        inner = indent + " "
+        return "[\n" + ",\n".join(inner + dumps(v, inner) for v in value) + "\n" + indent + "]"
+    if isinstance(value, list):
+        return "[" + ", ".join(dumps(v) for v in value) + "]"
+    if isinstance(value, F32):
+        return repr(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def ints(x):
+    x = torch.as_tensor(x)
+    return {"shape": list(x.shape), "data": [int(v) for v in x.flatten().tolist()]}
+
+
+# ---- notebooks 000 and 002 -------------------------------------------------------
+
+INPUTS = [[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
+          [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]]
+
+
+class SelfAttentionV1(nn.Module):  # notebooks 000 (cell 136) and 002 (cell 411)
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        self.W_query = nn.Parameter(torch.rand(d_in, d_out))
+        self.W_key = nn.Parameter(torch.rand(d_in, d_out))
+        self.W_value = nn.Parameter(torch.rand(d_in, d_out))
+
+    def forward(self, x):
+        queries, keys, values = x @ self.W_query, x @ self.W_key, x @ self.W_value
+        return torch.softmax(queries @ keys.T / keys.shape[-1] ** 0.5, dim=-1) @ values
+
+
+class SelfAttentionV2(nn.Module):  # notebooks 000 (cell 138) and 002 (cell 413)
+    def __init__(self, d_in, d_out, qkv_bias=False):
+        super().__init__()
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+
+    def forward(self, x):
+        queries, keys, values = self.W_query(x), self.W_key(x), self.W_value(x)
+        return torch.softmax(queries @ keys.T / keys.shape[-1] ** 0.5, dim=-1) @ values
+
+
+def notebooks():
+    out = {}
+    inputs = torch.tensor(INPUTS)
+    query = inputs[1]
+    scores_2 = torch.empty(6)
+    for i, x_i in enumerate(inputs):
+        scores_2[i] = torch.dot(query, x_i)
+    weights_2 = torch.softmax(scores_2, dim=0)
+    context_2 = torch.zeros(3)
+    for i, x_i in enumerate(inputs):
+        context_2 += weights_2[i] * x_i
+    scores = inputs @ inputs.T
+    weights = torch.softmax(scores, dim=-1)
+    out.update({
+        "nb000.inputs": ("000 In [116]", inputs),
+        "nb000.attn_scores_2": ("000 In [111]", scores_2),
+        "nb000.attn_weights_2_tmp": ("000 In [112]", scores_2 / scores_2.sum()),
+        "nb000.attn_weights_2_naive": ("000 In [113]", torch.exp(scores_2) / torch.exp(scores_2).sum(dim=0)),
+        "nb000.attn_weights_2": ("000 In [114]", weights_2),
+        "nb000.context_vec_2": ("000 In [115]", context_2),
+        "nb000.attn_scores": ("000 In [118]", scores),
+        "nb000.attn_weights": ("000 In [119]", weights),
+        "nb000.all_context_vector": ("000 In [121]", weights @ inputs),
+    })
+    torch.manual_seed(123)
+    W_query, W_key, W_value = torch.rand(3, 2), torch.rand(3, 2), torch.rand(3, 2)
+    query_2 = inputs[1] @ W_query
+    keys, values = inputs @ W_key, inputs @ W_value
+    attn_scores_2 = query_2 @ keys.T
+    attn_weights_2 = torch.softmax(attn_scores_2 / keys.shape[-1] ** 0.5, dim=-1)
+    torch.manual_seed(123)
+    sa_v1 = SelfAttentionV1(3, 2)(inputs)
+    torch.manual_seed(789)
+    sa_v2 = SelfAttentionV2(3, 2)(inputs)
+    out.update({
+        "nb000.seed123.W_query": ("000 In [123]", W_query),
+        "nb000.seed123.W_value": ("000 In [123]", W_value),
+        "nb000.seed123.W_key": ("000 In [126]", W_key),
+        "nb000.seed123.query_2": ("000 In [125]", query_2),
+        "nb000.seed123.attn_score_22": ("000 In [128]", keys[1].dot(query_2)),
+        "nb000.seed123.keys_T": ("000 In [130]", keys.T),
+        "nb000.seed123.attn_scores_2": ("000 In [131]", attn_scores_2),
+        "nb000.seed123.attn_weights_2": ("000 In [132]", attn_weights_2),
+        "nb000.seed123.values": ("000 In [133]", values),
+        "nb000.seed123.context_vec_2": ("000 In [135]", attn_weights_2 @ values),
+        "nb000.seed123.sa_v1": ("000 In [137]", sa_v1),
+        "nb000.seed789.sa_v2": ("000 In [139]", sa_v2),
+    })
+    # notebook 002 scales by torch.sqrt(torch.tensor(d_k)) instead of d_k ** 0.5
+    queries = inputs @ W_query
+    nb002_scores = queries @ keys.T
+    scaled = nb002_scores / torch.sqrt(torch.tensor(keys.shape[-1]))
+    nb002_weights = torch.softmax(scaled, dim=-1)
+
+    class V1(SelfAttentionV1):
+        def forward(self, x):
+            q, k, v = x @ self.W_query, x @ self.W_key, x @ self.W_value
+            return torch.softmax(q @ k.T / torch.sqrt(torch.tensor(k.shape[-1])), dim=-1) @ v
+
+    class V2(SelfAttentionV2):
+        def forward(self, x):
+            q, k, v = self.W_query(x), self.W_key(x), self.W_value(x)
+            return torch.softmax(q @ k.T / torch.sqrt(torch.tensor(k.shape[-1])), dim=-1) @ v
+
+    torch.manual_seed(123)
+    v1 = V1(3, 2)(inputs)
+    torch.manual_seed(78)
+    v2 = V2(3, 2)(inputs)
+    out.update({
+        "nb002.inputs": ("002 In [402]", inputs),
+        "nb002.seed123.W_query": ("002 In [402]", W_query),
+        "nb002.seed123.W_key": ("002 In [402]", W_key),
+        "nb002.seed123.W_value": ("002 In [402]", W_value),
+        "nb002.seed123.query_2": ("002 In [403]", inputs[1] @ W_query),
+        "nb002.seed123.key_2": ("002 In [403]", inputs[1] @ W_key),
+        "nb002.seed123.value_2": ("002 In [403]", inputs[1] @ W_value),
+        "nb002.seed123.queries": ("002 In [404]", queries),
+        "nb002.seed123.keys": ("002 In [404]", keys),
+        "nb002.seed123.values": ("002 In [404]", values),
+        "nb002.seed123.attn_scores_2": ("002 In [405]", queries[1] @ keys.T),
+        "nb002.seed123.attn_scores": ("002 In [406]", nb002_scores),
+        "nb002.seed123.scaled_attn_scores": ("002 In [407]", scaled),
+        "nb002.seed123.attn_weights": ("002 In [408]", nb002_weights),
+        "nb002.seed123.context_journey": ("002 In [409]", nb002_weights[1] @ values),
+        "nb002.seed123.context_matrix": ("002 In [410]", nb002_weights @ values),
+        "nb002.seed123.self_attention_v1": ("002 In [412]", v1),
+        "nb002.seed78.self_attention_v2": ("002 In [414]", v2),
+    })
+    printed = json.loads((GOLDEN / "notebooks.json").read_text())
+    result = {"_about": "Every tensor notebooks 000 and 002 print: `data` recomputed by PyTorch from the notebooks' code "
+                        "(tools/make_golden.py), `printed` as the notebook printed it (4 decimals), `cell` the cell that "
+                        "printed it. Tests compare against `data`; one test checks that `printed` agrees with it."}
+    for key, (cell, value) in out.items():
+        entry = t(value)
+        result[key] = {"cell": cell, "shape": entry["shape"], "data": entry["data"], "printed": printed[key]["printed"]}
+    return result
+
+
+# ---- PyTorch's random numbers -------------------------------------------------------
+
+def torch_rng():
+    def seeded(seed, fn):
+        torch.manual_seed(seed)
+        return fn()
+
+    linear = seeded(42, lambda: nn.Linear(1, 1))
+    return {
+        "_about": "PyTorch's CPU generator: for each case the seed, the calls made after torch.manual_seed(seed), and "
+                  "the values (tools/make_golden.py).",
+        "rand_3x2_seed123": {"seed": 123, "call": "rand", **t(seeded(123, lambda: torch.rand(3, 2)))},
+        "rand_6_seed1729": {"seed": 1729, "call": "rand", **t(seeded(1729, lambda: torch.rand(6)))},
+        "randn_6_seed0": {"seed": 0, "call": "randn", **t(seeded(0, lambda: torch.randn(6)))},
+        "randn_6_seed42": {"seed": 42, "call": "randn", **t(seeded(42, lambda: torch.randn(6)))},
+        "randn_4x4_seed0": {"seed": 0, "call": "randn", **t(seeded(0, lambda: torch.randn(4, 4)))},
+        "randn_20_seed7": {"seed": 7, "call": "randn", **t(seeded(7, lambda: torch.randn(20)))},
+        "linear_1x1_seed42": {"seed": 42, "call": "Linear(1, 1)", "weight": t(linear.weight)["data"], "bias": t(linear.bias)["data"]},
+        "randint_0_10_5_seed0": {"seed": 0, "call": "randint(0, 10, (5,))", **ints(seeded(0, lambda: torch.randint(0, 10, (5,))))},
+        "exponential_after_rand5_seed42": {
+            "seed": 42, "call": "rand(5); empty(5).exponential_(1)",
+            **t(seeded(42, lambda: (torch.rand(5), torch.empty(5).exponential_(1))[1])),
+        },
+    }
+
+
+# ---- modules -------------------------------------------------------------------------------
+
+def attention(q, k, v, mask=None, fill=float("-inf"), causal=False):
+    """softmax(Q Kᵀ/√d_k) V with a mask (nonzero = attend): scores, scaled scores, weights, output (and the
+    masked scores for a finite fill value)."""
+    scores = q @ k.transpose(-2, -1)
+    scaled = scores / math.sqrt(q.shape[-1])
+    keep = torch.ones_like(scaled, dtype=torch.bool)
+    if causal:
+        keep = keep & torch.ones(scaled.shape[-2:], dtype=torch.bool).tril()
+    if mask is not None:
+        keep = keep & (mask != 0)
+    masked = scaled.masked_fill(~keep, fill)
+    weights = torch.softmax(masked, dim=-1)
+    out = {"scores": t(scores), "scaled_scores": t(scaled), "weights": t(weights), "output": t(weights @ v)}
+    if math.isfinite(fill):  # JSON has no -Infinity: with it, the masked scores are the scaled ones, masked
+        out["masked_scores"] = t(masked)
+    return out
+
+
+class NotebookMultiHeadAttention(nn.Module):
+    """Notebook 001, section 7: W_q, W_k, W_v, W_o bias-free, heads by view/transpose, masked_fill(mask == 0, -1e9)
+    after mask.unsqueeze(1), so a (B, T, T) mask applies per batch row."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads, self.d_k, self.d_model = num_heads, d_model // num_heads, d_model
+        self.W_q = nn.Linear(d_model, d_model, bias=False)
+        self.W_k = nn.Linear(d_model, d_model, bias=False)
+        self.W_v = nn.Linear(d_model, d_model, bias=False)
+        self.W_o = nn.Linear(d_model, d_model, bias=False)
+
+    def forward(self, x, mask=None):
+        B, T, _ = x.shape
+        split = lambda y: y.view(B, T, self.num_heads, self.d_k).transpose(1, 2)
+        Q, K, V = split(self.W_q(x)), split(self.W_k(x)), split(self.W_v(x))
+        scores = Q @ K.transpose(-2, -1) / self.d_k ** 0.5
+        if mask is not None:
+            scores = scores.masked_fill(mask.unsqueeze(1) == 0, -1e9)
+        weights = F.softmax(scores, dim=-1)
+        out = (weights @ V).transpose(1, 2).contiguous().view(B, T, self.d_model)
+        return self.W_o(out), weights
+
+
+def modules():
+    torch.manual_seed(1)
+    linear = nn.Linear(4, 3)
+    x = torch.randn(2, 4)
+    torch.manual_seed(2)
+    embedding = nn.Embedding(5, 3)
+    ids = torch.tensor([[4, 0, 2], [1, 1, 3]])
+    torch.manual_seed(3)
+    norm = nn.LayerNorm(4)
+    with torch.no_grad():
+        norm.weight.copy_(torch.randn(4))
+        norm.bias.copy_(torch.randn(4))
+    ln_x = torch.randn(3, 4) * 3 + 1
+
+    torch.manual_seed(4)
+    q, k, v = torch.randn(2, 4, 3), torch.randn(2, 4, 3), torch.randn(2, 4, 2)
+    pattern = torch.tensor([[1, 0, 1, 1], [1, 1, 0, 0], [0, 1, 1, 1], [1, 1, 1, 0]])
+    lengths = torch.tensor([4, 2])
+    padding = (torch.arange(4)[None, :] < lengths[:, None]).to(torch.float32)[:, None, :]  # (B, 1, T_k)
+    sdpa = {
+        "query": t(q), "key": t(k), "value": t(v), "mask_pattern": t(pattern), "key_lengths": lengths.tolist(),
+        "plain": attention(q, k, v),
+        "causal": attention(q, k, v, causal=True),
+        "masked": attention(q, k, v, mask=pattern),
+        "padding_causal_1e9": attention(q, k, v, mask=padding, fill=-1e9, causal=True),
+    }
+
+    torch.manual_seed(5)
+    mha = NotebookMultiHeadAttention(8, 2)
+    mha_x = torch.randn(2, 4, 8)
+    causal_1 = torch.ones(4, 4).tril().unsqueeze(0)  # (1, T, T), as notebook 001's examples pass it
+    per_row = torch.stack([torch.ones(4, 4).tril(), torch.tensor([[1., 1, 0, 0]] * 4)])  # row 0 causal, row 1 pads 2 keys
+    notebook_mha = {"W_q": t(mha.W_q.weight), "W_k": t(mha.W_k.weight), "W_v": t(mha.W_v.weight), "W_o": t(mha.W_o.weight),
+                    "x": t(mha_x), "causal_mask": t(causal_1), "per_row_mask": t(per_row)}
+    for name, m in [("causal", causal_1), ("per_row", per_row)]:
+        out, w = mha(mha_x, m)
+        notebook_mha[name] = {"output": t(out), "weights": t(w)}
+
+    torch.manual_seed(6)
+    torch_mha = nn.MultiheadAttention(8, 2, batch_first=True)
+    torch_mha.eval()
+    qx, kx = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
+    heads_mask = torch.rand(4, 3, 5) < 0.3
+    heads_mask[..., 0] = False  # every query keeps key 0 (PyTorch gives NaN for a row with no key)
+    key_lengths = torch.tensor([5, 3])
+    torch_cases = {
+        "in_proj_weight": t(torch_mha.in_proj_weight), "in_proj_bias": t(torch_mha.in_proj_bias),
+        "out_proj_weight": t(torch_mha.out_proj.weight), "out_proj_bias": t(torch_mha.out_proj.bias),
+        "query": t(qx), "key": t(kx), "heads_mask_attend": t((~heads_mask).float()), "key_lengths": key_lengths.tolist(),
+    }
+    for name, kwargs in [
+        ("plain", {}),
+        ("attn_mask_2d", {"attn_mask": ~torch.ones(3, 5, dtype=torch.bool).tril(diagonal=2)}),  # causal, aligned to the last key
+        ("attn_mask_3d", {"attn_mask": heads_mask}),
+        ("key_padding", {"key_padding_mask": torch.arange(5)[None, :] >= key_lengths[:, None]}),
+    ]:
+        out, avg = torch_mha(qx, kx, kx, need_weights=True, **kwargs)
+        torch_cases[name] = {"output": t(out), "average_weights": t(avg)}
+
+    return {
+        "_about": "PyTorch modules and attention with masks (tools/make_golden.py). Masks written here with 1 = attend.",
+        "linear": {"seed": 1, "weight": t(linear.weight), "bias": t(linear.bias), "x": t(x), "y": t(linear(x))},
+        "embedding": {"seed": 2, "weight": t(embedding.weight), "ids": ints(ids), "y": t(embedding(ids))},
+        "layer_norm": {"weight": t(norm.weight), "bias": t(norm.bias), "x": t(ln_x), "y": t(norm(ln_x))},
+        "sdpa": sdpa,
+        "notebook001_mha": {"seed": 5, "d_model": 8, "num_heads": 2, **notebook_mha},
+        "torch_mha": {"seed": 6, "embed_dim": 8, "num_heads": 2, **torch_cases},
+    }
+
+
+# ---- models --------------------------------------------------------------------------------
+
+class SimpleLanguageModel(nn.Module):
+    """Notebook 001, section 8 (post-norm, ReLU). The notebook builds its causal mask as (T, T), which
+    MultiHeadAttention's mask.unsqueeze(1) cannot broadcast against (B, H, T, T); the (1, T, T) mask of its
+    section 6 and 7 examples is what it means."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, max_seq_length):
+        super().__init__()
+        self.token_embedding = nn.Embedding(vocab_size, d_model)
+        self.position_embedding = nn.Embedding(max_seq_length, d_model)
+        self.attention = NotebookMultiHeadAttention(d_model, num_heads)
+        self.feed_forward = nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.output_projection = nn.Linear(d_model, vocab_size)
+
+    def forward(self, x):
+        B, T = x.shape
+        positions = torch.arange(T).unsqueeze(0).expand(B, -1)
+        x = self.token_embedding(x) + self.position_embedding(positions)
+        attn_output, _ = self.attention(x, torch.ones(T, T).tril().unsqueeze(0))
+        x = self.norm1(x + attn_output)
+        x = self.norm2(x + self.feed_forward(x))
+        return self.output_projection(x)
+
+
+class Block(nn.Module):
+    """A pre-norm transformer block with nanoGPT's parameter names: x + attn(ln_1(x)), then x + mlp(ln_2(x))."""
+
+    def __init__(self, n_embd, n_head, bias):
+        super().__init__()
+        self.n_head = n_head
+        self.ln_1 = nn.LayerNorm(n_embd)
+        self.c_attn = nn.Linear(n_embd, 3 * n_embd, bias=bias)
+        self.attn_c_proj = nn.Linear(n_embd, n_embd, bias=bias)
+        self.ln_2 = nn.LayerNorm(n_embd)
+        self.c_fc = nn.Linear(n_embd, 4 * n_embd, bias=bias)
+        self.mlp_c_proj = nn.Linear(4 * n_embd, n_embd, bias=bias)
+        if not bias:  # PyTorch 1.13's LayerNorm has no bias=False: a bias fixed at 0, not a parameter
+            for ln in (self.ln_1, self.ln_2):
+                del ln.bias
+                ln.register_buffer("bias", torch.zeros(n_embd))
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
+        heads = lambda y: y.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        att = heads(q) @ heads(k).transpose(-2, -1) / math.sqrt(C // self.n_head)
+        att = att.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf"))
+        y = (F.softmax(att, dim=-1) @ heads(v)).transpose(1, 2).contiguous().view(B, T, C)
+        x = x + self.attn_c_proj(y)
+        return x + self.mlp_c_proj(F.gelu(self.c_fc(self.ln_2(x))))
+
+
+class NanoGPT(nn.Module):
+    """nanoGPT's GPT: token + position embeddings, pre-norm blocks, a final LayerNorm, lm_head without bias
+    (tied to the token embedding or not); its initialisation (normal(0, 0.02) for every Linear and Embedding,
+    zero biases, then normal(0, 0.02/√(2·n_layer)) for the residual projections)."""
+
+    def __init__(self, vocab_size, block_size, n_layer, n_head, n_embd, bias, tie):
+        super().__init__()
+        self.wte = nn.Embedding(vocab_size, n_embd)
+        self.wpe = nn.Embedding(block_size, n_embd)
+        self.h = nn.ModuleList([Block(n_embd, n_head, bias) for _ in range(n_layer)])
+        self.ln_f = nn.LayerNorm(n_embd)
+        if not bias:
+            del self.ln_f.bias
+            self.ln_f.register_buffer("bias", torch.zeros(n_embd))
+        self.lm_head = nn.Linear(n_embd, vocab_size, bias=False)
+        if tie:
+            self.wte.weight = self.lm_head.weight
+        self.tie = tie
+        for module in self.modules_in_init_order():
+            torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
+            if isinstance(module, nn.Linear) and module.bias is not None:
+                torch.nn.init.zeros_(module.bias)
+        for block in self.h:
+            for proj in (block.attn_c_proj, block.mlp_c_proj):
+                torch.nn.init.normal_(proj.weight, mean=0.0, std=0.02 / math.sqrt(2 * n_layer))
+
+    def modules_in_init_order(self):
+        """nn.Module.apply's order over nanoGPT's module tree: wte, wpe, then each block's c_attn, c_proj,
+        c_fc, c_proj, then lm_head."""
+        yield self.wte
+        yield self.wpe
+        for block in self.h:
+            yield from (block.c_attn, block.attn_c_proj, block.c_fc, block.mlp_c_proj)
+        yield self.lm_head
+
+    def named_in_state_dict_order(self):
+        """(nanoGPT's state_dict name, parameter), a tied lm_head listed once as transformer.wte.weight."""
+        out = [("transformer.wte.weight", self.wte.weight), ("transformer.wpe.weight", self.wpe.weight)]
+        for i, b in enumerate(self.h):
+            p = f"transformer.h.{i}."
+            out += [(p + "ln_1.weight", b.ln_1.weight)]
+            if isinstance(b.ln_1.bias, nn.Parameter):
+                out += [(p + "ln_1.bias", b.ln_1.bias)]
+            out += [(p + "attn.c_attn.weight", b.c_attn.weight)] + ([(p + "attn.c_attn.bias", b.c_attn.bias)] if b.c_attn.bias is not None else [])
+            out += [(p + "attn.c_proj.weight", b.attn_c_proj.weight)] + ([(p + "attn.c_proj.bias", b.attn_c_proj.bias)] if b.attn_c_proj.bias is not None else [])
+            out += [(p + "ln_2.weight", b.ln_2.weight)] + ([(p + "ln_2.bias", b.ln_2.bias)] if isinstance(b.ln_2.bias, nn.Parameter) else [])
+            out += [(p + "mlp.c_fc.weight", b.c_fc.weight)] + ([(p + "mlp.c_fc.bias", b.c_fc.bias)] if b.c_fc.bias is not None else [])
+            out += [(p + "mlp.c_proj.weight", b.mlp_c_proj.weight)] + ([(p + "mlp.c_proj.bias", b.mlp_c_proj.bias)] if b.mlp_c_proj.bias is not None else [])
+        out += [("transformer.ln_f.weight", self.ln_f.weight)]
+        if isinstance(self.ln_f.bias, nn.Parameter):
+            out += [("transformer.ln_f.bias", self.ln_f.bias)]
+        if not self.tie:
+            out += [("lm_head.weight", self.lm_head.weight)]
+        return out
+
+    def forward(self, idx, targets=None):
+        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1]))
+        for block in self.h:
+            x = block(x)
+        logits = self.lm_head(self.ln_f(x))
+        loss = None if targets is None else F.cross_entropy(logits.view(-1, logits.shape[-1]), targets.view(-1))
+        return logits, loss
+
+
+# Text for the training run: every distinct character of it is the vocabulary.
+TRAIN_TEXT = ("The cats, which slept near the dog, purr.\nThe dog, which waited beside the cats, barks.\n"
+              "The cat purrs.\nThe dogs bark.\nA model that reads the subject chooses the verb.\n") * 12
+
+
+def get_lr(it, learning_rate, warmup_iters, lr_decay_iters, min_lr):
+    """nanoGPT's schedule: linear warm-up from lr/(warmup+1), then cosine decay to min_lr."""
+    if it < warmup_iters:
+        return learning_rate * (it + 1) / (warmup_iters + 1)
+    if it > lr_decay_iters:
+        return min_lr
+    ratio = (it - warmup_iters) / (lr_decay_iters - warmup_iters)
+    return min_lr + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (learning_rate - min_lr)
+
+
+def models():
+    torch.manual_seed(11)
+    nb001 = SimpleLanguageModel(vocab_size=13, d_model=8, num_heads=2, d_ff=16, max_seq_length=6)
+    nb001_ids = torch.randint(0, 13, (2, 5))
+    notebook001 = {"seed": 11, "vocab_size": 13, "d_model": 8, "num_heads": 2, "d_ff": 16, "max_seq_length": 6,
+                   "ids": ints(nb001_ids), "logits": t(nb001(nb001_ids))}
+
+    gpts = {}
+    for name, bias, tie in [("tied_no_bias", False, True), ("untied_bias", True, False)]:
+        torch.manual_seed(1337)
+        m = NanoGPT(vocab_size=13, block_size=8, n_layer=2, n_head=2, n_embd=8, bias=bias, tie=tie)
+        ids = torch.randint(0, 13, (2, 8))
+        targets = torch.randint(0, 13, (2, 8))
+        logits, loss = m(ids, targets)
+        loss.backward()
+        named = m.named_in_state_dict_order()
+        gpts[name] = {
+            "config": {"vocab_size": 13, "block_size": 8, "n_layer": 2, "n_head": 2, "n_embd": 8, "bias": bias, "tie": tie, "seed": 1337},
+            "ids": ints(ids), "targets": ints(targets), "logits": t(logits), "loss": float(loss),
+            "parameters": {n: t(p) for n, p in named}, "gradients": {n: t(p.grad) for n, p in named},
+        }
+
+    # Five steps of nanoGPT's train.py (its loop without the evaluations): seed, model, first batch;
+    # then per step: lr, forward, the next batch, backward, clipping, AdamW.
+    chars = sorted(set(TRAIN_TEXT))
+    data = torch.tensor([chars.index(c) for c in TRAIN_TEXT])
+    train_data = data[: int(len(data) * 0.9)]
+    block_size, batch_size = 8, 4
+    hp = {"learning_rate": 1e-3, "min_lr": 1e-4, "warmup_iters": 2, "lr_decay_iters": 5, "beta1": 0.9, "beta2": 0.99,
+          "weight_decay": 0.1, "grad_clip": 1.0, "seed": 1337}
+
+    def get_batch():
+        ix = torch.randint(len(train_data) - block_size, (batch_size,))
+        return (torch.stack([train_data[i:i + block_size] for i in ix]),
+                torch.stack([train_data[i + 1:i + 1 + block_size] for i in ix]))
+
+    torch.manual_seed(hp["seed"])
+    model = NanoGPT(vocab_size=len(chars), block_size=block_size, n_layer=2, n_head=2, n_embd=16, bias=False, tie=True)
+    params = [p for _, p in model.named_in_state_dict_order()]
+    optimizer = torch.optim.AdamW([{"params": [p for p in params if p.dim() >= 2], "weight_decay": hp["weight_decay"]},
+                                   {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}],
+                                  lr=hp["learning_rate"], betas=(hp["beta1"], hp["beta2"]), eps=1e-8)
+    X, Y = get_batch()
+    steps = []
+    for it in range(5):
+        lr = get_lr(it, hp["learning_rate"], hp["warmup_iters"], hp["lr_decay_iters"], hp["min_lr"])
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        _, loss = model(X, Y)
+        X, Y = get_batch()
+        loss.backward()
+        grad_norm = torch.nn.utils.clip_grad_norm_(params, hp["grad_clip"])
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        steps.append({"lr": lr, "loss": float(loss), "grad_norm": float(grad_norm)})
+    training = {"text": TRAIN_TEXT, "model": {"n_layer": 2, "n_head": 2, "n_embd": 16, "block_size": block_size, "bias": False, "tie": True},
+                "batch_size": batch_size, **hp, "steps": steps,
+                "parameters_after": {n: t(p) for n, p in model.named_in_state_dict_order()}}
+
+    # nanoGPT's generate: crop to the block, last logits / temperature, top-k, softmax, multinomial.
+    torch.manual_seed(1337)
+    gpts_model = NanoGPT(vocab_size=13, block_size=8, n_layer=2, n_head=2, n_embd=8, bias=False, tie=True)
+    torch.manual_seed(42)
+    idx = torch.tensor([[3, 1, 4], [1, 5, 9]])
+    with torch.no_grad():
+        for _ in range(12):
+            logits, _ = gpts_model(idx[:, -8:])
+            logits = logits[:, -1, :] / 0.8
+            v, _ = torch.topk(logits, 5)
+            logits[logits < v[:, [-1]]] = -float("inf")
+            idx = torch.cat((idx, torch.multinomial(F.softmax(logits, dim=-1), num_samples=1)), dim=1)
+    sampler = {"model": "tied_no_bias", "prompt": [[3, 1, 4], [1, 5, 9]], "seed": 42, "temperature": 0.8, "top_k": 5,
+               "max_new_tokens": 12, "ids": ints(idx)}
+
+    return {"_about": "Models in PyTorch (tools/make_golden.py): notebook 001's SimpleLanguageModel, nanoGPT GPTs with "
+                      "their gradients, five train.py steps, and sampled ids.",
+            "notebook001": notebook001, "nanogpt": gpts, "train": training, "sampling": sampler}
+
+
+def main():
+    files = {"notebooks.json": notebooks(), "torch_rng.json": torch_rng(), "modules.json": modules(), "models.json": models()}
+    check = "--check" in sys.argv[1:]
+    stale = []
+    for name, content in files.items():
+        text = dumps(content) + "\n"
+        path = GOLDEN / name
+        if check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(name)
+        else:
+            path.write_text(text)
+    if stale:
+        print(f"tests/golden: {', '.join(stale)} differ from what PyTorch {torch.__version__} computes; run npm run golden",
+              file=sys.stderr)
+        return 1
+    print(f"tests/golden: {'checked' if check else 'wrote'} {', '.join(files)} (PyTorch {torch.__version__})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
