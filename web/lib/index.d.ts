@@ -189,7 +189,11 @@ export interface MultiHeadAttentionTrace {
 
 /** Notebook 001's MultiHeadAttention: bias-free W_q, W_k, W_v, W_o drawn in that order. */
 export interface MultiHeadAttention extends Disposable {
-  /** x (B, T, dModel) or (T, dModel). Notebook 001 masks with `{ mask, fillValue: -1e9 }`. */
+  /**
+   * x (B, T, dModel) or (T, dModel). Notebook 001 masks with `{ mask, fillValue: -1e9 }`; a mask is
+   * (T_q, T_k) for every row and head, (B, T_q, T_k) one per batch row as notebook 001's
+   * `mask.unsqueeze(1)` applies it (paddingMask's (B, 1, T_k) too), or (B, H, T_q, T_k).
+   */
   forward(x: TensorLike, options?: AttentionOptions): MultiHeadAttentionTrace;
   readonly W_q: Tensor;
   readonly W_k: Tensor;
@@ -199,7 +203,11 @@ export interface MultiHeadAttention extends Disposable {
 
 /** torch.nn.MultiheadAttention (batch_first): packed in_proj, PyTorch's initialisation order. */
 export interface TorchMultiheadAttention extends Disposable {
-  /** query (B, T_q, E), key/value (B, T_k, E), defaulting to self-attention. Masks: nonzero = attend. */
+  /**
+   * query (B, T_q, E), key/value (B, T_k, E), defaulting to self-attention. `mask` takes attn_mask's
+   * shapes, (T_q, T_k) or (B·numHeads, T_q, T_k); `keyLengths` plays key_padding_mask, one length per
+   * batch row. Masks: nonzero = attend (PyTorch's boolean masks mean the opposite).
+   */
   forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: AttentionOptions): MultiHeadAttentionTrace;
   /** (3E, E): query, key, value rows */
   readonly inProjWeight: Tensor;
