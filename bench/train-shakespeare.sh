@@ -12,6 +12,6 @@ bash tools/build.sh native >/dev/null
 mkdir -p build/bench
 /usr/bin/time -f "wall %e s, user %U s" build/native/attn-train train --data "$data" --out build/bench/shakespeare.safetensors \
   --n-layer 4 --n-head 4 --n-embd 128 --block-size 64 --batch-size 12 --dropout 0 \
-  --max-iters 2000 --lr 1e-3 --min-lr 1e-4 --warmup-iters 100 --lr-decay-iters 2000 \
+  --max-iters 2000 --learning-rate 1e-3 --min-lr 1e-4 --warmup-iters 100 --lr-decay-iters 2000 \
   --beta2 0.99 --weight-decay 0.1 --grad-clip 1.0 \
   --eval-interval 250 --eval-iters 20 --final-eval-iters 200 --log-interval 250 --seed 1337

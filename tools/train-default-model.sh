@@ -11,7 +11,7 @@ mkdir -p "$work" web/lib/models
 build/native/attn-train corpus --out "$work/corpus.txt" --sentences 30000 --seed 1337
 build/native/attn-train train --data "$work/corpus.txt" --out "$work/training.safetensors" \
   --tokenizer word --n-layer 2 --n-head 4 --n-embd 64 --block-size 32 --batch-size 32 --max-iters 4000 \
-  --lr 3e-3 --min-lr 3e-4 --warmup-iters 100 --lr-decay-iters 4000 \
+  --learning-rate 3e-3 --min-lr 3e-4 --warmup-iters 100 --lr-decay-iters 4000 \
   --eval-interval 1000 --eval-iters 20 --final-eval-iters 50 --log-interval 500 --seed 1337
 build/native/attn-train export --checkpoint "$work/training.safetensors" --out web/lib/models/agreement.safetensors
 build/native/attn-train probe --checkpoint web/lib/models/agreement.safetensors --sentences 1000 --seed 4242

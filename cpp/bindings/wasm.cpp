@@ -423,61 +423,13 @@ val torch_mha_forward(const attn::TorchMultiheadAttention& m, const JsTensor& q,
 
 // ---- the language model --------------------------------------------------------
 
-struct JsGPTConfig {
-    double vocabSize, dModel, nHeads, nLayers, dFF, blockSize;
-    std::string norm, activation, init;
-    bool attentionBias, bias, headBias, tieEmbeddings;
-    double dropout, seed;
-};
-
-JsGPTConfig config_to_js(const attn::GPTConfig& c) {
-    return {static_cast<double>(c.vocab_size),
-            static_cast<double>(c.d_model),
-            static_cast<double>(c.n_heads),
-            static_cast<double>(c.n_layers),
-            static_cast<double>(c.d_ff),
-            static_cast<double>(c.block_size),
-            c.norm == attn::NormPlacement::Pre ? "pre" : "post",
-            c.activation == attn::Activation::GELU ? "gelu" : "relu",
-            c.init == attn::InitScheme::GPT2 ? "gpt2" : "pytorch",
-            c.attention_bias,
-            c.bias,
-            c.head_bias,
-            c.tie_embeddings,
-            c.dropout,
-            static_cast<double>(c.seed)};
-}
-
-template <typename Enum>
-Enum parse_choice(const std::string& v, const char* fn, const char* field, const char* a, Enum ea, const char* b, Enum eb) {
-    if (v == a) return ea;
-    if (v == b) return eb;
-    throw attn::Error(std::string(fn) + ": expected " + field + " to be \"" + a + "\" or \"" + b + "\", got \"" + v + "\"");
-}
-
-attn::GPTConfig config_from_js(const JsGPTConfig& j, const char* fn) {
-    attn::GPTConfig c;
-    c.vocab_size = to_count(j.vocabSize, fn, "vocabSize");
-    c.d_model = to_count(j.dModel, fn, "dModel");
-    c.n_heads = to_count(j.nHeads, fn, "nHeads");
-    c.n_layers = to_count(j.nLayers, fn, "nLayers");
-    c.d_ff = to_count(j.dFF, fn, "dFF");
-    c.block_size = to_count(j.blockSize, fn, "blockSize");
-    c.norm = parse_choice(j.norm, fn, "norm", "pre", attn::NormPlacement::Pre, "post", attn::NormPlacement::Post);
-    c.activation = parse_choice(j.activation, fn, "activation", "gelu", attn::Activation::GELU, "relu", attn::Activation::ReLU);
-    c.init = parse_choice(j.init, fn, "init", "gpt2", attn::InitScheme::GPT2, "pytorch", attn::InitScheme::PyTorch);
-    c.attention_bias = j.attentionBias;
-    c.bias = j.bias;
-    c.head_bias = j.headBias;
-    c.tie_embeddings = j.tieEmbeddings;
-    c.dropout = static_cast<float>(j.dropout);
-    c.seed = static_cast<uint64_t>(to_count(j.seed, fn, "seed"));
-    c.validate(fn);
-    return c;
-}
+// Configs cross as JSON text in JS's spelling (nEmbd, learningRate, ...): the
+// schema of config.hpp reads, checks and writes them, so no field is listed here.
+std::string js_config(const attn::GPTConfig& c) { return attn::to_json(c, attn::Naming::Camel); }
+std::string js_config(const attn::TrainConfig& c) { return attn::to_json(c, attn::Naming::Camel); }
 
 val default_gpt_config() {
-    return guarded("defaultGPTConfig", [] { return config_to_js(attn::GPTConfig{}); });
+    return guarded("defaultGPTConfig", [] { return js_config(attn::GPTConfig{}); });
 }
 
 val notebook001_config(double vocab, double d_model, double heads, double d_ff, double max_len) {
@@ -486,8 +438,8 @@ val notebook001_config(double vocab, double d_model, double heads, double d_ff, 
         const attn::GPTConfig c = attn::GPTConfig::notebook001(
             to_count(vocab, fn, "vocabSize"), to_count(d_model, fn, "dModel"), to_count(heads, fn, "numHeads"),
             to_count(d_ff, fn, "dFF"), to_count(max_len, fn, "maxSeqLength"));
-        c.validate(fn);
-        return config_to_js(c);
+        c.validate(fn, attn::Naming::Camel);
+        return js_config(c);
     });
 }
 
@@ -497,8 +449,8 @@ val nanogpt_config(double vocab, double block, double layers, double heads, doub
         const attn::GPTConfig c = attn::GPTConfig::nanogpt(
             to_count(vocab, fn, "vocabSize"), to_count(block, fn, "blockSize"), to_count(layers, fn, "nLayer"),
             to_count(heads, fn, "nHead"), to_count(embd, fn, "nEmbd"), bias, tie);
-        c.validate(fn);
-        return config_to_js(c);
+        c.validate(fn, attn::Naming::Camel);
+        return js_config(c);
     });
 }
 
@@ -506,8 +458,10 @@ struct JsGPTLayerTrace {
     JsTensor input, queries, keys, values, scores, weights, output;
 };
 
-val make_gpt(const JsGPTConfig& c) {
-    return guarded("GPT", [&] { return owned_by_js(new attn::GPT(config_from_js(c, "GPT"))); });
+val make_gpt(const std::string& config) {
+    return guarded("GPT", [&] {
+        return owned_by_js(new attn::GPT(attn::gpt_config_from_json(config, attn::Naming::Camel, "GPT")));
+    });
 }
 
 // {logits, trace}; trace is null unless asked for.
@@ -644,42 +598,8 @@ std::string bytes_from_js(const val& array, const char* fn) {
     return out;
 }
 
-struct JsTrainConfig {
-    double batchSize, learningRate, minLr, warmupIters, lrDecayIters;
-    bool cosine;
-    double beta1, beta2, eps, weightDecay, gradClip, evalIters, seed;
-    std::string tokenizer;  // "char" | "word"
-};
-
-JsTrainConfig train_config_to_js(const attn::TrainConfig& t) {
-    return {static_cast<double>(t.batch_size), t.lr.learning_rate, t.lr.min_lr, static_cast<double>(t.lr.warmup_iters),
-            static_cast<double>(t.lr.lr_decay_iters), t.lr.cosine, t.adamw.beta1, t.adamw.beta2, t.adamw.eps,
-            t.adamw.weight_decay, t.grad_clip, static_cast<double>(t.eval_iters), static_cast<double>(t.seed),
-            attn::tokenizer_kind_name(t.tokenizer)};
-}
-
-attn::TrainConfig train_config_from_js(const JsTrainConfig& j, const char* fn) {
-    attn::TrainConfig t;
-    t.batch_size = to_count(j.batchSize, fn, "batchSize");
-    t.lr.learning_rate = static_cast<float>(j.learningRate);
-    t.lr.min_lr = static_cast<float>(j.minLr);
-    t.lr.warmup_iters = to_count(j.warmupIters, fn, "warmupIters");
-    t.lr.lr_decay_iters = to_count(j.lrDecayIters, fn, "lrDecayIters");
-    t.lr.cosine = j.cosine;
-    t.adamw.beta1 = static_cast<float>(j.beta1);
-    t.adamw.beta2 = static_cast<float>(j.beta2);
-    t.adamw.eps = static_cast<float>(j.eps);
-    t.adamw.weight_decay = static_cast<float>(j.weightDecay);
-    t.grad_clip = static_cast<float>(j.gradClip);
-    t.eval_iters = to_count(j.evalIters, fn, "evalIters");
-    t.seed = static_cast<uint64_t>(to_count(j.seed, fn, "seed"));
-    t.tokenizer = attn::parse_tokenizer_kind(j.tokenizer, fn);
-    t.validate(fn);
-    return t;
-}
-
 val default_train_config() {
-    return guarded("defaultTrainConfig", [] { return train_config_to_js(attn::TrainConfig{}); });
+    return guarded("defaultTrainConfig", [] { return js_config(attn::TrainConfig{}); });
 }
 
 struct JsStepResult {
@@ -689,9 +609,10 @@ struct JsEvalResult {
     double train, val;
 };
 
-val make_trainer(const JsGPTConfig& model, const JsTrainConfig& train, const std::string& text) {
+val make_trainer(const std::string& model, const std::string& train, const std::string& text) {
     return guarded("Trainer", [&] {
-        return owned_by_js(new attn::Trainer(config_from_js(model, "Trainer"), train_config_from_js(train, "Trainer"), text));
+        return owned_by_js(new attn::Trainer(attn::gpt_config_from_json(model, attn::Naming::Camel, "Trainer"),
+                                             attn::train_config_from_json(train, attn::Naming::Camel, "Trainer"), text));
     });
 }
 
@@ -829,22 +750,6 @@ EMSCRIPTEN_BINDINGS(attn) {
         .field("concat", &JsMultiHeadAttentionTrace::concat)
         .field("output", &JsMultiHeadAttentionTrace::output)
         .field("averageWeights", &JsMultiHeadAttentionTrace::averageWeights);
-    value_object<JsGPTConfig>("GPTConfig")
-        .field("vocabSize", &JsGPTConfig::vocabSize)
-        .field("dModel", &JsGPTConfig::dModel)
-        .field("nHeads", &JsGPTConfig::nHeads)
-        .field("nLayers", &JsGPTConfig::nLayers)
-        .field("dFF", &JsGPTConfig::dFF)
-        .field("blockSize", &JsGPTConfig::blockSize)
-        .field("norm", &JsGPTConfig::norm)
-        .field("activation", &JsGPTConfig::activation)
-        .field("init", &JsGPTConfig::init)
-        .field("attentionBias", &JsGPTConfig::attentionBias)
-        .field("bias", &JsGPTConfig::bias)
-        .field("headBias", &JsGPTConfig::headBias)
-        .field("tieEmbeddings", &JsGPTConfig::tieEmbeddings)
-        .field("dropout", &JsGPTConfig::dropout)
-        .field("seed", &JsGPTConfig::seed);
     value_object<JsGPTLayerTrace>("GPTLayerTrace")
         .field("input", &JsGPTLayerTrace::input)
         .field("queries", &JsGPTLayerTrace::queries)
@@ -860,21 +765,6 @@ EMSCRIPTEN_BINDINGS(attn) {
         .field("seed", &JsGenerateOptions::seed)
         .field("useKvCache", &JsGenerateOptions::useKvCache);
 
-    value_object<JsTrainConfig>("TrainConfig")
-        .field("batchSize", &JsTrainConfig::batchSize)
-        .field("learningRate", &JsTrainConfig::learningRate)
-        .field("minLr", &JsTrainConfig::minLr)
-        .field("warmupIters", &JsTrainConfig::warmupIters)
-        .field("lrDecayIters", &JsTrainConfig::lrDecayIters)
-        .field("cosine", &JsTrainConfig::cosine)
-        .field("beta1", &JsTrainConfig::beta1)
-        .field("beta2", &JsTrainConfig::beta2)
-        .field("eps", &JsTrainConfig::eps)
-        .field("weightDecay", &JsTrainConfig::weightDecay)
-        .field("gradClip", &JsTrainConfig::gradClip)
-        .field("evalIters", &JsTrainConfig::evalIters)
-        .field("seed", &JsTrainConfig::seed)
-        .field("tokenizer", &JsTrainConfig::tokenizer);
     value_object<JsStepResult>("StepResult")
         .field("iter", &JsStepResult::iter)
         .field("lr", &JsStepResult::lr)
@@ -987,7 +877,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     class_<attn::GPT>("GPT")
         .class_function("create", &make_gpt)
         .function("forward", &gpt_forward)
-        .function("config", +[](const attn::GPT& m) { return guarded("GPT.config", [&] { return config_to_js(m.config()); }); })
+        .function("config", +[](const attn::GPT& m) { return guarded("GPT.config", [&] { return js_config(m.config()); }); })
         .function("numParameters", +[](const attn::GPT& m, bool non_embedding) {
             return static_cast<double>(m.num_parameters(non_embedding));
         })
@@ -1005,10 +895,10 @@ EMSCRIPTEN_BINDINGS(attn) {
             return guarded("Trainer.vocabulary", [&] { return t.data().tokenizer().vocabulary(); });
         })
         .function("config", +[](const attn::Trainer& t) {
-            return guarded("Trainer.config", [&] { return train_config_to_js(t.config()); });
+            return guarded("Trainer.config", [&] { return js_config(t.config()); });
         })
         .function("modelConfig", +[](const attn::Trainer& t) {
-            return guarded("Trainer.modelConfig", [&] { return config_to_js(t.model().config()); });
+            return guarded("Trainer.modelConfig", [&] { return js_config(t.model().config()); });
         })
         .function("snapshot", &trainer_snapshot)
         .function("checkpoint", &trainer_checkpoint);

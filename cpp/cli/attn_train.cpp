@@ -1,11 +1,12 @@
 // attn-train: train the tiny language model on a UTF-8 text file, resume from
-// a checkpoint, or generate from one.
+// a checkpoint, generate from one, write or probe the agreement corpus.
 //
-//   attn-train train --data FILE --out CKPT [model and training flags]
+//   attn-train train --data FILE --out CKPT [--n-layer 4 --learning-rate 1e-3 ...]
 //   attn-train train --data FILE --resume CKPT --out CKPT [--max-iters N]
 //   attn-train generate --checkpoint CKPT [--prompt TEXT] [--max-new-tokens N]
-//   attn-train corpus --out FILE [--sentences N] [--seed S]
+//   attn-train help
 //
+// Flags are strict: an unknown flag or a bad value is an error that names it.
 // Ctrl-C during training saves a checkpoint before exiting.
 #include "attn/agreement_probe.hpp"
 #include "attn/checkpoint.hpp"
@@ -15,6 +16,7 @@
 #include "attn/trainer.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -30,75 +32,180 @@ namespace {
 volatile std::sig_atomic_t interrupted = 0;
 void on_sigint(int) { interrupted = 1; }
 
-const char* kUsage = R"(usage:
-  attn-train train --data FILE --out CKPT [flags]      train a model (nanoGPT's loop)
-  attn-train train --data FILE --resume CKPT --out CKPT [--max-iters N]
-  attn-train generate --checkpoint CKPT [--prompt TEXT] [--max-new-tokens 200] [--temperature 0.8] [--top-k 0] [--seed 1337]
-  attn-train corpus --out FILE [--sentences 20000] [--seed 1337]   the synthetic agreement corpus
-  attn-train probe --checkpoint CKPT [--sentences 500] [--seed 4242]  what a model learned on that corpus
-  attn-train export --checkpoint CKPT --out FILE   the model alone (no optimizer state), for shipping
+// A mistake in the command line itself (as opposed to, say, a missing file).
+struct UsageError : Error {
+    using Error::Error;
+};
 
-model flags (defaults: nanoGPT's train_shakespeare_char at laptop size):
-  --n-layer 4 --n-head 4 --n-embd 128 --d-ff 4*n-embd --block-size 64 --dropout 0
-  --norm pre|post --activation gelu|relu --bias (default off) --no-tie (default tied)
-training flags:
-  --batch-size 12 --max-iters 2000 --lr 1e-3 --min-lr 1e-4 --warmup-iters 100 --lr-decay-iters 2000
-  --constant-lr --beta1 0.9 --beta2 0.99 --weight-decay 0.1 --grad-clip 1.0
-  --eval-interval 250 --eval-iters 200 --final-eval-iters 200 --log-interval 10 --seed 1337
-  --tokenizer char|word (default char; a resumed run keeps its checkpoint's)
-)";
+// ---- commands and their flags -------------------------------------------------------
+//
+// Each command takes its own flags; `train` also takes every field of the
+// model and training configs (config.hpp) as --kebab-case flags, a switch as
+// --bias / --no-bias. Anything else is an error that names the flag and the
+// nearest known one, never a silently ignored setting.
+
+struct Flag {
+    const char* name;   // "--max-iters"
+    const char* value;  // "N", "FILE", ...
+    const char* help;
+};
+
+struct Command {
+    const char* name;
+    const char* summary;
+    std::vector<Flag> flags;
+    bool config_flags = false;  // the model's and the run's config fields too
+};
+
+const std::vector<Command>& commands() {
+    static const std::vector<Command> list = {
+        {"train", "train a model on a text file (nanoGPT's loop); Ctrl-C saves a checkpoint",
+         {{"--data", "FILE", "the UTF-8 text to train on"},
+          {"--out", "CKPT", "where to write the checkpoint"},
+          {"--resume", "CKPT", "continue the run saved in CKPT (its model and settings; training flags override)"},
+          {"--max-iters", "N", "train until step N (default 2000)"},
+          {"--eval-interval", "N", "evaluate every N steps, 0 = never (default 250)"},
+          {"--log-interval", "N", "print a progress line every N steps, 0 = never (default 10)"},
+          {"--final-eval-iters", "N", "batches per split in the final evaluation (default: --eval-iters)"}},
+         true},
+        {"generate", "generate text from a checkpoint",
+         {{"--checkpoint", "CKPT", "the model"},
+          {"--prompt", "TEXT", "what to continue (default a newline)"},
+          {"--max-new-tokens", "N", "tokens to generate (default 200)"},
+          {"--temperature", "T", "0 = greedy (default 0.8)"},
+          {"--top-k", "K", "sample among the K likeliest, 0 = all (default 0)"},
+          {"--seed", "S", "as torch.manual_seed(S) before generating (default 1337)"}}},
+        {"corpus", "write the synthetic agreement corpus",
+         {{"--out", "FILE", "where to write it"},
+          {"--sentences", "N", "how many (default 20000)"},
+          {"--seed", "S", "which (default 1337)"}}},
+        {"probe", "measure what a model learned on the agreement corpus",
+         {{"--checkpoint", "CKPT", "the model"},
+          {"--sentences", "N", "held-out sentences (default 500)"},
+          {"--seed", "S", "which sentences (default 4242, held out from the corpus's 1337)"}}},
+        {"export", "write the model of a checkpoint alone (no optimizer state), for shipping",
+         {{"--checkpoint", "CKPT", "the checkpoint"}, {"--out", "FILE", "the model file"}}},
+        {"help", "list the commands and every flag", {}},
+    };
+    return list;
+}
+
+// The defaults of `train`: nanoGPT's train_shakespeare_char at laptop size.
+GPTConfig default_model() { return GPTConfig::nanogpt(1, 64, 4, 4, 128, false, true); }
+
+// The model's config fields that are flags: its vocabulary comes from the text,
+// its initial weights from the run's --seed.
+bool is_model_flag(const std::string& name) { return name != "--vocab-size" && name != "--seed"; }
 
 struct Args {
-    std::string command;
-    std::map<std::string, std::string> values;
-    std::map<std::string, bool> flags;
+    const Command* command = nullptr;
+    std::map<std::string, std::string> values;                  // the command's own flags
+    std::vector<std::pair<std::string, std::string>> model;     // config flags, in order
+    std::vector<std::pair<std::string, std::string>> training;
 
-    bool has(const std::string& k) const { return values.count(k) || flags.count(k); }
+    bool has(const std::string& k) const { return values.count(k) > 0; }
     std::string str(const std::string& k, const std::string& def = "") const {
         const auto it = values.find(k);
         return it == values.end() ? def : it->second;
     }
-    int64_t integer(const std::string& k, int64_t def) const {
+    int64_t integer(const std::string& k, int64_t def, int64_t min = 0) const {
         if (!values.count(k)) return def;
+        const std::string& v = values.at(k);
+        size_t used = 0;
+        long long x = 0;
         try {
-            size_t used = 0;
-            const long long v = std::stoll(values.at(k), &used);
-            if (used != values.at(k).size()) throw std::invalid_argument("");
-            return v;
+            x = std::stoll(v, &used);
         } catch (const std::exception&) {
-            throw Error("--" + k + ": expected an integer, got \"" + values.at(k) + "\"");
+            used = 0;
         }
+        if (used == 0 || used != v.size() || x < min) {
+            throw UsageError(k + ": expected an integer >= " + std::to_string(min) + ", got \"" + v + "\"");
+        }
+        return x;
     }
     double number(const std::string& k, double def) const {
         if (!values.count(k)) return def;
+        const std::string& v = values.at(k);
+        size_t used = 0;
+        double x = NAN;
         try {
-            size_t used = 0;
-            const double v = std::stod(values.at(k), &used);
-            if (used != values.at(k).size()) throw std::invalid_argument("");
-            return v;
+            x = std::stod(v, &used);
         } catch (const std::exception&) {
-            throw Error("--" + k + ": expected a number, got \"" + values.at(k) + "\"");
+            used = 0;
         }
+        if (used == 0 || used != v.size() || !std::isfinite(x)) throw UsageError(k + ": expected a number, got \"" + v + "\"");
+        return x;
     }
 };
 
 Args parse(int argc, char** argv) {
-    static const std::map<std::string, bool> kBoolean = {{"bias", true}, {"no-tie", true}, {"constant-lr", true}};
+    if (argc < 2) throw UsageError("missing command");
     Args a;
-    if (argc < 2) throw Error("missing command");
-    a.command = argv[1];
+    std::vector<std::string> names;
+    for (const Command& c : commands()) {
+        names.push_back(c.name);
+        if (argv[1] == std::string(c.name)) a.command = &c;
+    }
+    if (!a.command) {
+        const std::string near = nearest_name(argv[1], names);
+        throw UsageError("unknown command \"" + std::string(argv[1]) + "\"" + (near.empty() ? "" : "; did you mean \"" + near + "\"?"));
+    }
+    // Every flag this command knows, and whether it is a config switch.
+    std::map<std::string, char> known;  // 'o' own, 'm' model field, 't' training field, 's' switch (either)
+    for (const Flag& f : a.command->flags) known[f.name] = 'o';
+    if (a.command->config_flags) {
+        for (const FieldInfo& f : fields(GPTConfig{}, Naming::Flag))
+            if (is_model_flag(f.name)) known[f.name] = f.kind == "true|false" ? 'M' : 'm';
+        for (const FieldInfo& f : fields(TrainConfig{}, Naming::Flag)) known[f.name] = f.kind == "true|false" ? 'T' : 't';
+    }
     for (int i = 2; i < argc; ++i) {
-        std::string k = argv[i];
-        if (k.rfind("--", 0) != 0) throw Error("unexpected argument \"" + k + "\"");
-        k = k.substr(2);
-        if (kBoolean.count(k)) {
-            a.flags[k] = true;
+        std::string name = argv[i];
+        if (name.rfind("--", 0) != 0) throw UsageError("unexpected argument \"" + name + "\" (flags start with --)");
+        std::string value;
+        // A switch: --bias, or --no-bias.
+        const std::string negated = name.rfind("--no-", 0) == 0 ? "--" + name.substr(5) : "";
+        if (!negated.empty() && (known[negated] == 'M' || known[negated] == 'T')) {
+            name = negated;
+            value = "false";
+        } else if (known[name] == 'M' || known[name] == 'T') {
+            value = "true";
+        } else if (known.count(name) && known[name]) {
+            if (i + 1 >= argc) throw UsageError(name + " needs a value");
+            value = argv[++i];
         } else {
-            if (i + 1 >= argc) throw Error("--" + k + " needs a value");
-            a.values[k] = argv[++i];
+            std::vector<std::string> all;
+            for (const auto& [k, kind] : known)
+                if (kind) all.push_back(k);
+            const std::string near = nearest_name(name, all);
+            throw UsageError("unknown flag " + name + " for " + a.command->name + (near.empty() ? "" : "; did you mean " + near + "?"));
         }
+        const char kind = known[name];
+        if (kind == 'o') a.values[name] = value;
+        else if (kind == 'm' || kind == 'M') a.model.emplace_back(name, value);
+        else a.training.emplace_back(name, value);
     }
     return a;
+}
+
+std::string help_text() {
+    std::ostringstream out;
+    out << "usage: attn-train COMMAND [flags]\n";
+    for (const Command& c : commands()) {
+        out << "\n  " << c.name << ": " << c.summary << "\n";
+        for (const Flag& f : c.flags) out << "    " << f.name << " " << f.value << "  " << f.help << "\n";
+    }
+    auto list = [&](const char* title, const std::vector<FieldInfo>& info, bool model) {
+        out << "\n" << title << "\n";
+        for (const FieldInfo& f : info) {
+            if (model && !is_model_flag(f.name)) continue;
+            out << "    " << f.name << " " << (f.kind == "true|false" ? "(or --no-" + f.name.substr(2) + ")" : f.kind)
+                << "  " << f.help << " (default " << f.value << ")\n";
+        }
+    };
+    list("model flags of train (nanoGPT's shakespeare_char at laptop size; --n-inner follows 4 · --n-embd):",
+         fields(default_model(), Naming::Flag), true);
+    list("training flags of train:", fields(TrainConfig{}, Naming::Flag), false);
+    return out.str();
 }
 
 std::string read_file(const std::string& path) {
@@ -122,62 +229,61 @@ void write_file(const std::string& path, const std::string& bytes) {
     if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error("cannot rename \"" + tmp + "\" to \"" + path + "\"");
 }
 
+// The model of a fresh run: the defaults, then the flags in order.
 GPTConfig model_config(const Args& a) {
-    const int64_t n_embd = a.integer("n-embd", 128);
-    GPTConfig c = GPTConfig::nanogpt(0, a.integer("block-size", 64), a.integer("n-layer", 4), a.integer("n-head", 4),
-                                     n_embd, a.has("bias"), !a.has("no-tie"));
-    c.d_ff = a.integer("d-ff", 4 * n_embd);
-    c.dropout = static_cast<float>(a.number("dropout", 0.0));
-    const std::string norm = a.str("norm", "pre"), act = a.str("activation", "gelu");
-    if (norm != "pre" && norm != "post") throw Error("--norm: expected pre or post, got \"" + norm + "\"");
-    if (act != "gelu" && act != "relu") throw Error("--activation: expected gelu or relu, got \"" + act + "\"");
-    c.norm = norm == "pre" ? NormPlacement::Pre : NormPlacement::Post;
-    c.activation = act == "gelu" ? Activation::GELU : Activation::ReLU;
-    c.seed = static_cast<uint64_t>(a.integer("seed", 1337));
+    GPTConfig c = default_model();
+    bool inner = false;
+    try {
+        for (const auto& [name, value] : a.model) {
+            set_field(c, name, value, Naming::Flag, "attn-train");
+            inner = inner || name == "--n-inner";
+        }
+        if (!inner) c.n_inner = 4 * c.n_embd;  // nanoGPT's MLP width follows n_embd
+        c.validate("attn-train", Naming::Flag);
+    } catch (const Error& e) {
+        throw UsageError(e.what());
+    }
     return c;
 }
 
 TrainConfig train_config(const Args& a, TrainConfig t = {}) {
-    t.batch_size = a.integer("batch-size", t.batch_size);
-    t.lr.learning_rate = static_cast<float>(a.number("lr", t.lr.learning_rate));
-    t.lr.min_lr = static_cast<float>(a.number("min-lr", t.lr.min_lr));
-    t.lr.warmup_iters = a.integer("warmup-iters", t.lr.warmup_iters);
-    t.lr.lr_decay_iters = a.integer("lr-decay-iters", t.lr.lr_decay_iters);
-    if (a.has("constant-lr")) t.lr.cosine = false;
-    t.adamw.beta1 = static_cast<float>(a.number("beta1", t.adamw.beta1));
-    t.adamw.beta2 = static_cast<float>(a.number("beta2", t.adamw.beta2));
-    t.adamw.weight_decay = static_cast<float>(a.number("weight-decay", t.adamw.weight_decay));
-    t.grad_clip = static_cast<float>(a.number("grad-clip", t.grad_clip));
-    t.eval_iters = a.integer("eval-iters", t.eval_iters);
-    t.seed = static_cast<uint64_t>(a.integer("seed", static_cast<int64_t>(t.seed)));
-    if (a.has("tokenizer")) t.tokenizer = parse_tokenizer_kind(a.str("tokenizer"), "attn-train");
+    try {
+        for (const auto& [name, value] : a.training) set_field(t, name, value, Naming::Flag, "attn-train");
+        t.validate("attn-train", Naming::Flag);
+    } catch (const Error& e) {
+        throw UsageError(e.what());
+    }
     return t;
 }
 
 int train(const Args& a) {
-    const std::string data_path = a.str("data"), out = a.str("out");
-    if (data_path.empty() || out.empty()) throw Error("train needs --data FILE and --out CKPT");
+    const std::string data_path = a.str("--data"), out = a.str("--out");
+    if (data_path.empty() || out.empty()) throw UsageError("train needs --data FILE and --out CKPT");
+    // Every flag is checked before any work is done.
+    const int64_t max_iters = a.integer("--max-iters", 2000);
+    const int64_t eval_interval = a.integer("--eval-interval", 250);
+    const int64_t log_interval = a.integer("--log-interval", 10);
+    const GPTConfig fresh_model = a.has("--resume") ? GPTConfig{} : model_config(a);
+    const TrainConfig fresh_training = a.has("--resume") ? TrainConfig{} : train_config(a);
     const std::string text = read_file(data_path);
     std::unique_ptr<Trainer> trainer;
-    if (a.has("resume")) {
-        Checkpoint ck = load_checkpoint(read_file(a.str("resume")));
-        if (!ck.training) throw Error("\"" + a.str("resume") + "\" holds no training state to resume from");
+    if (a.has("--resume")) {
+        Checkpoint ck = load_checkpoint(read_file(a.str("--resume")));
+        if (!ck.training) throw Error("\"" + a.str("--resume") + "\" holds no training state to resume from");
+        if (!a.model.empty()) throw UsageError(a.model.front().first + " cannot change the model of a resumed run");
         TrainConfig t = train_config(a, ck.training->config);
         trainer = std::make_unique<Trainer>(std::move(ck.model), std::move(ck.training->optimizer), ck.training->iter,
                                             std::move(ck.tokenizer), t, text);
     } else {
-        trainer = std::make_unique<Trainer>(model_config(a), train_config(a), text);
+        trainer = std::make_unique<Trainer>(fresh_model, fresh_training, text);
     }
-    const int64_t max_iters = a.integer("max-iters", 2000);
-    const int64_t eval_interval = a.integer("eval-interval", 250);
-    const int64_t log_interval = a.integer("log-interval", 10);
-    const int64_t final_eval_iters = a.integer("final-eval-iters", trainer->config().eval_iters);
+    const int64_t final_eval_iters = a.integer("--final-eval-iters", trainer->config().eval_iters);
     const GPT& model = trainer->model();
     const int64_t tokens_per_step = trainer->config().batch_size * model.config().block_size;
     std::printf("model: %lld parameters (non-embedding), vocabulary %lld, %lld layers, %lld heads, n_embd %lld, block %lld\n",
                 static_cast<long long>(model.num_parameters()), static_cast<long long>(model.config().vocab_size),
-                static_cast<long long>(model.config().n_layers), static_cast<long long>(model.config().n_heads),
-                static_cast<long long>(model.config().d_model), static_cast<long long>(model.config().block_size));
+                static_cast<long long>(model.config().n_layer), static_cast<long long>(model.config().n_head),
+                static_cast<long long>(model.config().n_embd), static_cast<long long>(model.config().block_size));
     std::fflush(stdout);
 
     auto save = [&] {
@@ -219,16 +325,16 @@ int train(const Args& a) {
 }
 
 int generate_cmd(const Args& a) {
-    const std::string path = a.str("checkpoint");
-    if (path.empty()) throw Error("generate needs --checkpoint CKPT");
+    const std::string path = a.str("--checkpoint");
+    if (path.empty()) throw UsageError("generate needs --checkpoint CKPT");
     const Checkpoint ck = load_checkpoint(read_file(path));
     const Tokenizer& tok = ck.tokenizer;
-    const std::string prompt = a.str("prompt", "\n");
+    const std::string prompt = a.str("--prompt", "\n");
     GenerateOptions o;
-    o.max_new_tokens = a.integer("max-new-tokens", 200);
-    o.sampling.temperature = static_cast<float>(a.number("temperature", 0.8));
-    o.sampling.top_k = a.integer("top-k", 0);
-    o.seed = static_cast<uint64_t>(a.integer("seed", 1337));
+    o.max_new_tokens = a.integer("--max-new-tokens", 200);
+    o.sampling.temperature = static_cast<float>(a.number("--temperature", 0.8));
+    o.sampling.top_k = a.integer("--top-k", 0);
+    o.seed = static_cast<uint64_t>(a.integer("--seed", 1337));
     const std::vector<int64_t> ids = tok.encode(prompt);  // an unknown piece fails before anything is printed
     std::cout << prompt;
     generate(ck.model, ids, 1, o, [&](const std::vector<int64_t>& step) {
@@ -240,23 +346,23 @@ int generate_cmd(const Args& a) {
 }
 
 int probe_cmd(const Args& a) {
-    const std::string path = a.str("checkpoint");
-    if (path.empty()) throw Error("probe needs --checkpoint CKPT");
+    const std::string path = a.str("--checkpoint");
+    if (path.empty()) throw UsageError("probe needs --checkpoint CKPT");
     const Checkpoint ck = load_checkpoint(read_file(path));
     const AgreementReport r = probe_agreement(ck.model, ck.tokenizer,
-                                              agreement_sentences(a.integer("sentences", 500), static_cast<uint64_t>(a.integer("seed", 4242))));
+                                              agreement_sentences(a.integer("--sentences", 500), static_cast<uint64_t>(a.integer("--seed", 4242))));
     std::printf("agreement: %.1f%% of %lld held-out sentences choose the agreeing verb form\n", 100 * r.accuracy,
                 static_cast<long long>(r.sentences));
     for (size_t i = 0; i < r.subject_attention.size(); ++i)
         std::printf("  layer %lld head %lld: verb attends most to the subject in %.1f%%\n",
-                    static_cast<long long>(i) / static_cast<long long>(ck.model.config().n_heads),
-                    static_cast<long long>(i) % static_cast<long long>(ck.model.config().n_heads), 100 * r.subject_attention[i]);
+                    static_cast<long long>(i) / static_cast<long long>(ck.model.config().n_head),
+                    static_cast<long long>(i) % static_cast<long long>(ck.model.config().n_head), 100 * r.subject_attention[i]);
     return 0;
 }
 
 int export_cmd(const Args& a) {
-    const std::string in = a.str("checkpoint"), out = a.str("out");
-    if (in.empty() || out.empty()) throw Error("export needs --checkpoint CKPT and --out FILE");
+    const std::string in = a.str("--checkpoint"), out = a.str("--out");
+    if (in.empty() || out.empty()) throw UsageError("export needs --checkpoint CKPT and --out FILE");
     const Checkpoint ck = load_checkpoint(read_file(in));
     const std::string bytes = save_checkpoint(ck.model, ck.tokenizer);
     write_file(out, bytes);
@@ -265,28 +371,35 @@ int export_cmd(const Args& a) {
 }
 
 int corpus_cmd(const Args& a) {
-    const std::string out = a.str("out");
-    if (out.empty()) throw Error("corpus needs --out FILE");
-    write_file(out, agreement_corpus(a.integer("sentences", 20000), static_cast<uint64_t>(a.integer("seed", 1337))));
+    const std::string out = a.str("--out");
+    if (out.empty()) throw UsageError("corpus needs --out FILE");
+    write_file(out, agreement_corpus(a.integer("--sentences", 20000), static_cast<uint64_t>(a.integer("--seed", 1337))));
     return 0;
 }
 }  // namespace
 
+// An error as printed: under the tool's name (the config schema's messages already carry it).
+std::string said(const std::exception& e) {
+    const std::string what = e.what();
+    return what.rfind("attn-train:", 0) == 0 ? what : "attn-train: " + what;
+}
+
 int main(int argc, char** argv) {
     try {
         const Args a = parse(argc, argv);
-        if (a.command == "train") return train(a);
-        if (a.command == "generate") return generate_cmd(a);
-        if (a.command == "corpus") return corpus_cmd(a);
-        if (a.command == "probe") return probe_cmd(a);
-        if (a.command == "export") return export_cmd(a);
-        if (a.command == "help" || a.command == "--help") {
-            std::cout << kUsage;
-            return 0;
-        }
-        throw Error("unknown command \"" + a.command + "\"");
-    } catch (const std::exception& e) {
-        std::cerr << "attn-train: " << e.what() << "\n" << kUsage;
+        const std::string command = a.command->name;
+        if (command == "train") return train(a);
+        if (command == "generate") return generate_cmd(a);
+        if (command == "corpus") return corpus_cmd(a);
+        if (command == "probe") return probe_cmd(a);
+        if (command == "export") return export_cmd(a);
+        std::cout << help_text();
+        return 0;
+    } catch (const UsageError& e) {
+        std::cerr << said(e) << " (attn-train help lists every command and flag)\n";
         return 2;
+    } catch (const std::exception& e) {
+        std::cerr << said(e) << "\n";
+        return 1;
     }
 }

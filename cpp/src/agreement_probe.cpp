@@ -24,7 +24,7 @@ double continuation_log_prob(const Tensor& logits, const std::vector<int64_t>& i
 AgreementReport probe_agreement(const GPT& model, const Tokenizer& tok, const std::vector<AgreementSentence>& sentences) {
     const GPTConfig& c = model.config();
     AgreementReport r;
-    r.subject_attention.assign(static_cast<size_t>(c.n_layers * c.n_heads), 0.0);
+    r.subject_attention.assign(static_cast<size_t>(c.n_layer * c.n_head), 0.0);
     int64_t agree = 0;
     for (const AgreementSentence& s : sentences) {
         // The prompt's leading newline ends the previous sentence, as in the corpus.
@@ -56,11 +56,11 @@ AgreementReport probe_agreement(const GPT& model, const Tokenizer& tok, const st
         }
         const int64_t query = static_cast<int64_t>(from) - 1;  // predicts the first differing token
         const auto T = static_cast<int64_t>(right.size());
-        for (int64_t l = 0; l < c.n_layers; ++l)
-            for (int64_t h = 0; h < c.n_heads; ++h) {
+        for (int64_t l = 0; l < c.n_layer; ++l)
+            for (int64_t h = 0; h < c.n_head; ++h) {
                 const float* row = trace.layers[static_cast<size_t>(l)].weights.data.data() + (h * T + query) * T;
                 const int64_t top = std::max_element(row, row + T) - row;
-                if (top >= subject_first && top <= subject_last) r.subject_attention[static_cast<size_t>(l * c.n_heads + h)] += 1;
+                if (top >= subject_first && top <= subject_last) r.subject_attention[static_cast<size_t>(l * c.n_head + h)] += 1;
             }
     }
     r.sentences = static_cast<int64_t>(sentences.size());
@@ -70,8 +70,8 @@ AgreementReport probe_agreement(const GPT& model, const Tokenizer& tok, const st
         r.subject_attention[i] /= static_cast<double>(r.sentences);
         if (r.subject_attention[i] > r.best_subject_attention) {
             r.best_subject_attention = r.subject_attention[i];
-            r.best_layer = static_cast<int64_t>(i) / c.n_heads;
-            r.best_head = static_cast<int64_t>(i) % c.n_heads;
+            r.best_layer = static_cast<int64_t>(i) / c.n_head;
+            r.best_head = static_cast<int64_t>(i) % c.n_head;
         }
     }
     return r;

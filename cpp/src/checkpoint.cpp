@@ -25,51 +25,10 @@ constexpr const char* kFormat = "attention-step-by-step";
 
 [[noreturn]] void fail(const std::string& what) { throw Error("loadCheckpoint: " + what); }
 
-json config_json(const GPTConfig& c) {
-    return {{"vocab_size", c.vocab_size},
-            {"n_embd", c.d_model},
-            {"n_head", c.n_heads},
-            {"n_layer", c.n_layers},
-            {"d_ff", c.d_ff},
-            {"block_size", c.block_size},
-            {"norm", c.norm == NormPlacement::Pre ? "pre" : "post"},
-            {"activation", c.activation == Activation::GELU ? "gelu" : "relu"},
-            {"attention_bias", c.attention_bias},
-            {"bias", c.bias},
-            {"head_bias", c.head_bias},
-            {"tie_embeddings", c.tie_embeddings},
-            {"init", c.init == InitScheme::GPT2 ? "gpt2" : "pytorch"},
-            {"dropout", c.dropout},
-            {"seed", c.seed}};
-}
-
-json train_json(const TrainConfig& t, int64_t optimizer_steps) {
-    return {{"batch_size", t.batch_size},      {"learning_rate", t.lr.learning_rate}, {"cosine", t.lr.cosine},
-            {"warmup_iters", t.lr.warmup_iters}, {"lr_decay_iters", t.lr.lr_decay_iters}, {"min_lr", t.lr.min_lr},
-            {"beta1", t.adamw.beta1},          {"beta2", t.adamw.beta2},              {"eps", t.adamw.eps},
-            {"weight_decay", t.adamw.weight_decay}, {"grad_clip", t.grad_clip},      {"eval_iters", t.eval_iters},
-            {"seed", t.seed},                  {"optimizer_steps", optimizer_steps}};
-}
-
 // Typed field access on untrusted JSON: a missing or mistyped field is an Error.
 const json& field(const json& j, const char* key, const char* where) {
     if (!j.is_object() || !j.contains(key)) fail(std::string(where) + " has no field \"" + key + "\"");
     return j.at(key);
-}
-int64_t int_field(const json& j, const char* key, const char* where) {
-    const json& v = field(j, key, where);
-    if (!v.is_number_integer()) fail(std::string(where) + "." + key + " must be an integer");
-    return v.get<int64_t>();
-}
-double number_field(const json& j, const char* key, const char* where) {
-    const json& v = field(j, key, where);
-    if (!v.is_number()) fail(std::string(where) + "." + key + " must be a number");
-    return v.get<double>();
-}
-bool bool_field(const json& j, const char* key, const char* where) {
-    const json& v = field(j, key, where);
-    if (!v.is_boolean()) fail(std::string(where) + "." + key + " must be true or false");
-    return v.get<bool>();
 }
 std::string string_field(const json& j, const char* key, const char* where) {
     const json& v = field(j, key, where);
@@ -77,60 +36,48 @@ std::string string_field(const json& j, const char* key, const char* where) {
     return v.get<std::string>();
 }
 
-GPTConfig parse_config(const json& j) {
-    GPTConfig c;
-    c.vocab_size = int_field(j, "vocab_size", "config");
-    c.d_model = int_field(j, "n_embd", "config");
-    c.n_heads = int_field(j, "n_head", "config");
-    c.n_layers = int_field(j, "n_layer", "config");
-    c.d_ff = int_field(j, "d_ff", "config");
-    c.block_size = int_field(j, "block_size", "config");
-    const std::string norm = string_field(j, "norm", "config"), act = string_field(j, "activation", "config"),
-                      init = string_field(j, "init", "config");
-    if (norm != "pre" && norm != "post") fail("config.norm must be \"pre\" or \"post\"");
-    if (act != "gelu" && act != "relu") fail("config.activation must be \"gelu\" or \"relu\"");
-    if (init != "gpt2" && init != "pytorch") fail("config.init must be \"gpt2\" or \"pytorch\"");
-    c.norm = norm == "pre" ? NormPlacement::Pre : NormPlacement::Post;
-    c.activation = act == "gelu" ? Activation::GELU : Activation::ReLU;
-    c.init = init == "gpt2" ? InitScheme::GPT2 : InitScheme::PyTorch;
-    c.attention_bias = bool_field(j, "attention_bias", "config");
-    c.bias = bool_field(j, "bias", "config");
-    c.head_bias = bool_field(j, "head_bias", "config");
-    c.tie_embeddings = bool_field(j, "tie_embeddings", "config");
-    c.dropout = static_cast<float>(number_field(j, "dropout", "config"));
-    const int64_t seed = int_field(j, "seed", "config");
-    c.seed = static_cast<uint64_t>(seed);
-    try {
-        c.validate("config");
-    } catch (const Error& e) {
-        fail(e.what());
+// A config as __metadata__ holds it (a JSON string), read through the schema of
+// config.hpp. Files written by version 0.1 spell two fields otherwise: the
+// feed-forward width "d_ff" (now "n_inner", GPT-2's name) and "cosine" (now
+// nanoGPT's "decay_lr"); they are read under their new names.
+json config_object(const std::string& text, const char* where) {
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) fail(std::string("__metadata__.") + where + " is not a JSON object");
+    for (const auto& [old_name, name] : {std::pair{"d_ff", "n_inner"}, std::pair{"cosine", "decay_lr"}}) {
+        if (j.contains(old_name) && !j.contains(name)) {
+            j[name] = j[old_name];
+            j.erase(old_name);
+        }
     }
-    return c;
+    return j;
 }
 
-TrainConfig parse_train_config(const json& j, int64_t* optimizer_steps) {
-    TrainConfig t;
-    t.batch_size = int_field(j, "batch_size", "train_config");
-    t.lr.learning_rate = static_cast<float>(number_field(j, "learning_rate", "train_config"));
-    t.lr.cosine = bool_field(j, "cosine", "train_config");
-    t.lr.warmup_iters = int_field(j, "warmup_iters", "train_config");
-    t.lr.lr_decay_iters = int_field(j, "lr_decay_iters", "train_config");
-    t.lr.min_lr = static_cast<float>(number_field(j, "min_lr", "train_config"));
-    t.adamw.beta1 = static_cast<float>(number_field(j, "beta1", "train_config"));
-    t.adamw.beta2 = static_cast<float>(number_field(j, "beta2", "train_config"));
-    t.adamw.eps = static_cast<float>(number_field(j, "eps", "train_config"));
-    t.adamw.weight_decay = static_cast<float>(number_field(j, "weight_decay", "train_config"));
-    t.grad_clip = static_cast<float>(number_field(j, "grad_clip", "train_config"));
-    t.eval_iters = int_field(j, "eval_iters", "train_config");
-    t.seed = static_cast<uint64_t>(int_field(j, "seed", "train_config"));
-    *optimizer_steps = int_field(j, "optimizer_steps", "train_config");
+template <typename Config, typename Read>
+Config read_config(const json& j, const char* where, Read read) {
     try {
-        t.validate("train_config");
+        return read(j.dump(), Naming::Snake, where);
     } catch (const Error& e) {
         fail(e.what());
     }
-    if (*optimizer_steps < 0) fail("train_config.optimizer_steps must be >= 0");
-    return t;
+}
+
+GPTConfig parse_config(const std::string& text) {
+    return read_config<GPTConfig>(config_object(text, "config"), "config", [](const std::string& t, Naming n, const char* w) {
+        return gpt_config_from_json(t, n, w);
+    });
+}
+
+// The run's settings, and the optimizer's step count (0.1 kept it among them).
+TrainConfig parse_train_config(const std::string& text, const std::map<std::string, std::string>& meta, int64_t* optimizer_steps) {
+    json j = config_object(text, "train_config");
+    json steps = j.contains("optimizer_steps") ? j["optimizer_steps"] : json();
+    j.erase("optimizer_steps");
+    if (meta.count("optimizer_steps")) steps = json::parse(meta.at("optimizer_steps"), nullptr, false);
+    if (!steps.is_number_unsigned()) fail("__metadata__.optimizer_steps must be a non-negative integer");
+    *optimizer_steps = steps.get<int64_t>();
+    return read_config<TrainConfig>(j, "train_config", [](const std::string& t, Naming n, const char* w) {
+        return train_config_from_json(t, n, w);
+    });
 }
 
 bool little_endian() {
@@ -344,11 +291,12 @@ std::string save_checkpoint(const GPT& model, const Tokenizer& tokenizer, const 
             }
         }
     }
-    json meta = {{"format", kFormat}, {"format_version", "1"}, {"config", config_json(model.config()).dump()},
+    json meta = {{"format", kFormat}, {"format_version", "1"}, {"config", to_json(model.config())},
                  {"tokenizer", tokenizer_kind_name(tokenizer.kind())}, {"vocabulary", tokenizer.vocabulary()}};
     if (trainer) {
         meta["iter"] = std::to_string(trainer->iter());
-        meta["train_config"] = train_json(trainer->config(), trainer->optimizer().steps).dump();
+        meta["train_config"] = to_json(trainer->config());
+        meta["optimizer_steps"] = std::to_string(trainer->optimizer().steps);
     }
     json header = json::object();
     std::string data;
@@ -374,9 +322,7 @@ Checkpoint load_checkpoint(const std::string& bytes) {
     Parsed p = parse_file(bytes);
     const bool verified = verify_digest(p);
     if (p.meta["format"] != kFormat) fail("__metadata__.format is \"" + p.meta["format"] + "\", expected \"" + kFormat + "\"");
-    const json config_j = json::parse(p.meta["config"], nullptr, false);
-    if (config_j.is_discarded() || !config_j.is_object()) fail("__metadata__.config is not a JSON object");
-    const GPTConfig config = parse_config(config_j);
+    const GPTConfig config = parse_config(p.meta["config"]);
     TensorReader tensors(p, check_entries(p));
     Checkpoint ck{GPT::zeros(config), read_tokenizer(p.meta, config.vocab_size), std::nullopt, verified};
     for (auto& [name, t] : ck.model.named_parameters()) tensors.read(name, *t);  // every tensor is read here
@@ -386,9 +332,7 @@ Checkpoint load_checkpoint(const std::string& bytes) {
         const json iter_j = json::parse(p.meta["iter"], nullptr, false);
         if (!iter_j.is_number_unsigned()) fail("__metadata__.iter must be a non-negative integer");
         state.iter = iter_j.get<int64_t>();
-        const json train_j = json::parse(p.meta["train_config"], nullptr, false);
-        if (train_j.is_discarded() || !train_j.is_object()) fail("__metadata__.train_config is not a JSON object");
-        state.config = parse_train_config(train_j, &state.optimizer.steps);
+        state.config = parse_train_config(p.meta["train_config"], p.meta, &state.optimizer.steps);
         state.optimizer.options = state.config.adamw;
         state.config.tokenizer = ck.tokenizer.kind();
         const auto names = ck.model.named_parameters();

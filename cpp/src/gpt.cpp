@@ -26,7 +26,7 @@ Tensor to_tensor(const Matrix& m, Shape shape) {
 // then the output projection. LayerNorms draw nothing.
 void init_pytorch(GPT& m, Generator& gen) {
     const GPTConfig& c = m.config();
-    const int64_t C = c.d_model;
+    const int64_t C = c.n_embd;
     Tensor discarded_wte(m.wte.shape);  // tied: drawn, then replaced by the head's values
     normal_(c.tie_embeddings ? discarded_wte : m.wte, 0.0, 1.0, gen);
     normal_(m.wpe, 0.0, 1.0, gen);
@@ -78,78 +78,13 @@ void init_gpt2(GPT& m, Generator& gen) {
     }
     normal_(c.tie_embeddings ? m.wte : m.lm_head_weight, 0.0, 0.02, gen);
     zero(m.lm_head_bias);
-    const double proj_std = 0.02 / std::sqrt(2.0 * static_cast<double>(c.n_layers));
+    const double proj_std = 0.02 / std::sqrt(2.0 * static_cast<double>(c.n_layer));
     for (GPTBlock& b : m.h) {
         normal_(b.attn_c_proj_weight, 0.0, proj_std, gen);
         normal_(b.mlp_c_proj_weight, 0.0, proj_std, gen);
     }
 }
 }  // namespace
-
-GPTConfig GPTConfig::notebook001(int64_t vocab_size, int64_t d_model, int64_t num_heads, int64_t d_ff,
-                                 int64_t max_seq_length) {
-    GPTConfig c;
-    c.vocab_size = vocab_size;
-    c.d_model = d_model;
-    c.n_heads = num_heads;
-    c.n_layers = 1;
-    c.d_ff = d_ff;
-    c.block_size = max_seq_length;
-    c.norm = NormPlacement::Post;
-    c.activation = Activation::ReLU;
-    c.attention_bias = false;
-    c.bias = true;
-    c.head_bias = true;
-    c.tie_embeddings = false;
-    c.init = InitScheme::PyTorch;
-    return c;
-}
-
-GPTConfig GPTConfig::nanogpt(int64_t vocab_size, int64_t block_size, int64_t n_layer, int64_t n_head, int64_t n_embd,
-                             bool bias, bool tie_embeddings) {
-    GPTConfig c;
-    c.vocab_size = vocab_size;
-    c.block_size = block_size;
-    c.n_layers = n_layer;
-    c.n_heads = n_head;
-    c.d_model = n_embd;
-    c.d_ff = 4 * n_embd;
-    c.norm = NormPlacement::Pre;
-    c.activation = Activation::GELU;
-    c.attention_bias = bias;
-    c.bias = bias;
-    c.head_bias = false;
-    c.tie_embeddings = tie_embeddings;
-    c.init = InitScheme::GPT2;
-    return c;
-}
-
-void GPTConfig::validate(const char* fn) const {
-    auto positive = [&](const char* name, int64_t v) {
-        if (v <= 0) throw Error(std::string(fn) + ": expected " + name + " > 0, got " + std::to_string(v));
-    };
-    positive("vocabSize", vocab_size);
-    positive("dModel", d_model);
-    positive("nHeads", n_heads);
-    positive("nLayers", n_layers);
-    positive("dFF", d_ff);
-    positive("blockSize", block_size);
-    if (d_model % n_heads != 0) {
-        throw Error(std::string(fn) + ": dModel must be divisible by nHeads, got dModel=" + std::to_string(d_model) +
-                    " and nHeads=" + std::to_string(n_heads));
-    }
-    if (!(dropout >= 0.0f && dropout < 1.0f)) {
-        throw Error(std::string(fn) + ": expected dropout in [0, 1), got " + format_number(dropout));
-    }
-    // Rough parameter budget, checked before anything is allocated.
-    const double params = static_cast<double>(vocab_size + block_size) * static_cast<double>(d_model) +
-                          static_cast<double>(n_layers) * (4.0 * d_model * d_model + 2.0 * d_model * d_ff) +
-                          static_cast<double>(vocab_size) * static_cast<double>(d_model);
-    if (params > static_cast<double>(kMaxElements)) {
-        throw Error(std::string(fn) + ": a model of about " + format_number(params) +
-                    " parameters exceeds the library's limit of " + std::to_string(kMaxElements));
-    }
-}
 
 GPT::GPT(const GPTConfig& config) : config_((config.validate("GPT"), config)) {
     Generator gen(config_.seed);
@@ -169,10 +104,10 @@ void GPT::initialise(Generator& gen) {
 
 void GPT::allocate() {
     const GPTConfig& c = config_;
-    const int64_t C = c.d_model, F = c.d_ff, V = c.vocab_size;
+    const int64_t C = c.n_embd, F = c.n_inner, V = c.vocab_size;
     wte = Tensor({V, C});
     wpe = Tensor({c.block_size, C});
-    h.resize(static_cast<size_t>(c.n_layers));
+    h.resize(static_cast<size_t>(c.n_layer));
     for (GPTBlock& b : h) {
         b.ln_1_weight = ones(C);
         b.ln_1_bias = zeros_if(c.bias, {C});
@@ -238,16 +173,16 @@ int64_t GPT::num_parameters(bool non_embedding) const {
 }
 
 KVCache GPT::new_cache(int64_t batch) const {
-    if (batch <= 0 || batch * config_.block_size * config_.d_model > kMaxElements) {
+    if (batch <= 0 || batch * config_.block_size * config_.n_embd > kMaxElements) {
         throw Error("GPT.newCache: expected a batch size in [1, " +
-                    std::to_string(kMaxElements / (config_.block_size * config_.d_model)) + "], got " +
+                    std::to_string(kMaxElements / (config_.block_size * config_.n_embd)) + "], got " +
                     std::to_string(batch));
     }
     KVCache cache;
     cache.batch = batch;
-    for (int64_t l = 0; l < config_.n_layers; ++l) {
-        cache.k.emplace_back(Matrix::Zero(batch * config_.block_size, config_.d_model));
-        cache.v.emplace_back(Matrix::Zero(batch * config_.block_size, config_.d_model));
+    for (int64_t l = 0; l < config_.n_layer; ++l) {
+        cache.k.emplace_back(Matrix::Zero(batch * config_.block_size, config_.n_embd));
+        cache.v.emplace_back(Matrix::Zero(batch * config_.block_size, config_.n_embd));
     }
     return cache;
 }
@@ -294,7 +229,7 @@ GPT GPT::zeros(const GPTConfig& config) {
 Tensor GPT::run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* cache, GPTTrace* trace,
                 GPTActivations* kept, Generator* dropout_gen, const char* fn) const {
     const GPTConfig& c = config_;
-    const int64_t C = c.d_model, H = c.n_heads, F = c.d_ff, V = c.vocab_size, N = B * T;
+    const int64_t C = c.n_embd, H = c.n_head, F = c.n_inner, V = c.vocab_size, N = B * T;
     const int64_t pos0 = cache ? cache->length : 0, T_k = pos0 + T;
     if (T_k > c.block_size) {
         throw Error(std::string(fn) + ": a context of " + std::to_string(T_k) + " tokens exceeds the block size " +
@@ -313,7 +248,7 @@ Tensor GPT::run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* 
     acts.B = B;
     acts.T = T;
     acts.ids = ids;
-    acts.layers.resize(static_cast<size_t>(c.n_layers));
+    acts.layers.resize(static_cast<size_t>(c.n_layer));
 
     // x: the residual stream, one row per (b, t).
     Matrix x(N, C);
@@ -327,13 +262,13 @@ Tensor GPT::run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* 
     }
     if (trace) {
         trace->embeddings = to_tensor(x, {B, T, C});
-        trace->layers.assign(static_cast<size_t>(c.n_layers), {});
+        trace->layers.assign(static_cast<size_t>(c.n_layer), {});
     }
 
     AttentionOptions causal;
     causal.causal = true;
     Matrix a(N, C), m(N, C);
-    for (int64_t l = 0; l < c.n_layers; ++l) {
+    for (int64_t l = 0; l < c.n_layer; ++l) {
         const GPTBlock& blk = h[static_cast<size_t>(l)];
         GPTLayerActivations& L = acts.layers[static_cast<size_t>(l)];
         GPTLayerTrace* lt = trace ? &trace->layers[static_cast<size_t>(l)] : nullptr;

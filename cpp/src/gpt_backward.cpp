@@ -16,7 +16,7 @@ const float* ptr(const Tensor& t) { return t.data.empty() ? nullptr : t.data.dat
 
 void GPT::backward(const GPTActivations& acts, const float* dlogits, GPT& g) const {
     const GPTConfig& c = config_;
-    const int64_t B = acts.B, T = acts.T, N = B * T, C = c.d_model, H = c.n_heads, F = c.d_ff, V = c.vocab_size;
+    const int64_t B = acts.B, T = acts.T, N = B * T, C = c.n_embd, H = c.n_head, F = c.n_inner, V = c.vocab_size;
     const bool pre = c.norm == NormPlacement::Pre;
 
     // ---- vocabulary projection (and the final LayerNorm of pre-norm models)
@@ -33,7 +33,7 @@ void GPT::backward(const GPTActivations& acts, const float* dlogits, GPT& g) con
     }
 
     Matrix dx_1(N, C), dm(N, C), dact(N, F), dfc(N, F), din(N, C), da(N, C), dy(N, C), dqkv(N, 3 * C);
-    for (int64_t l = c.n_layers - 1; l >= 0; --l) {
+    for (int64_t l = c.n_layer - 1; l >= 0; --l) {
         const GPTBlock& blk = h[static_cast<size_t>(l)];
         GPTBlock& gb = g.h[static_cast<size_t>(l)];
         const GPTLayerActivations& L = acts.layers[static_cast<size_t>(l)];

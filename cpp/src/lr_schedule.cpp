@@ -5,7 +5,7 @@
 namespace attn {
 
 float LRSchedule::at(int64_t it) const {
-    if (!cosine) return learning_rate;
+    if (!decay_lr) return learning_rate;
     if (it < warmup_iters) {
         return static_cast<float>(learning_rate * static_cast<double>(it + 1) / static_cast<double>(warmup_iters + 1));
     }

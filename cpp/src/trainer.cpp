@@ -31,27 +31,6 @@ GPTConfig with_vocab(GPTConfig c, int64_t vocab_size) {
 }
 }  // namespace
 
-void TrainConfig::validate(const char* fn) const {
-    auto fail = [&](const std::string& what) { throw Error(std::string(fn) + ": " + what); };
-    if (batch_size <= 0) fail("expected batchSize > 0, got " + std::to_string(batch_size));
-    if (!(lr.learning_rate > 0) || !std::isfinite(lr.learning_rate)) fail("expected learningRate > 0, got " + format_number(lr.learning_rate));
-    if (!(lr.min_lr >= 0) || !std::isfinite(lr.min_lr)) fail("expected minLr >= 0, got " + format_number(lr.min_lr));
-    if (lr.warmup_iters < 0) fail("expected warmupIters >= 0, got " + std::to_string(lr.warmup_iters));
-    if (lr.cosine && lr.lr_decay_iters <= lr.warmup_iters) {
-        fail("expected lrDecayIters > warmupIters, got " + std::to_string(lr.lr_decay_iters) + " and " +
-             std::to_string(lr.warmup_iters));
-    }
-    if (!(adamw.beta1 >= 0 && adamw.beta1 < 1) || !(adamw.beta2 >= 0 && adamw.beta2 < 1)) {
-        fail("expected betas in [0, 1), got " + format_number(adamw.beta1) + " and " + format_number(adamw.beta2));
-    }
-    if (!(adamw.eps > 0) || !std::isfinite(adamw.eps)) fail("expected a finite eps > 0, got " + format_number(adamw.eps));
-    if (!(adamw.weight_decay >= 0) || !std::isfinite(adamw.weight_decay)) {
-        fail("expected a finite weightDecay >= 0, got " + format_number(adamw.weight_decay));
-    }
-    if (!(grad_clip >= 0) || !std::isfinite(grad_clip)) fail("expected gradClip >= 0 (0 = off), got " + format_number(grad_clip));
-    if (eval_iters <= 0) fail("expected evalIters > 0, got " + std::to_string(eval_iters));
-}
-
 Trainer::Trainer(GPTConfig model_config, const TrainConfig& config, const std::string& text)
     : config_((config.validate("Trainer"), config)),
       gen_(config.seed),

@@ -104,7 +104,7 @@ describe('2. descriptions follow the model that is shown', () => {
     // A small model trained here on the agreement corpus: a different model with different heads.
     const attn = await createAttention();
     const trainer = new attn.Trainer({
-      model: { nLayers: 1, nHeads: 2, dModel: 16, dFF: 64, blockSize: 32, bias: false, attentionBias: false, tieEmbeddings: true },
+      model: { nLayer: 1, nHead: 2, nEmbd: 16, nInner: 64, blockSize: 32, bias: false, attentionBias: false, tieEmbeddings: true },
       training: { batchSize: 8, tokenizer: 'word', learningRate: 3e-3 },
       text: attn.agreementCorpus(20000, 3), // every word the probe's sentences use
     });

@@ -13,7 +13,7 @@ let checkpoint; // a small word-level model's safetensors bytes, trained in Node
 before(async () => {
   const attn = await createAttention();
   const trainer = new attn.Trainer({
-    model: { nLayers: 1, nHeads: 2, dModel: 16, dFF: 32, blockSize: 16 },
+    model: { nLayer: 1, nHead: 2, nEmbd: 16, nInner: 32, blockSize: 16 },
     training: { batchSize: 4, tokenizer: 'word' },
     text: attn.agreementCorpus(500, 9),
   });

@@ -154,10 +154,10 @@ TEST(Backward, CrossEntropy) {
 namespace {
 void check_model(GPTConfig c, const char* label) {
     c.vocab_size = 7;
-    c.d_model = 8;
-    c.n_heads = 2;
-    c.n_layers = 2;
-    c.d_ff = 12;
+    c.n_embd = 8;
+    c.n_head = 2;
+    c.n_layer = 2;
+    c.n_inner = 12;
     c.block_size = 6;
     GPT model(c);
     // Check at a generic point: every parameter O(1). (nanoGPT's init gives

@@ -46,10 +46,10 @@ namespace {
 GPT tiny_model(NormPlacement norm) {
     GPTConfig c;
     c.vocab_size = 9;
-    c.d_model = 16;
-    c.n_heads = 2;
-    c.n_layers = 2;
-    c.d_ff = 32;
+    c.n_embd = 16;
+    c.n_head = 2;
+    c.n_layer = 2;
+    c.n_inner = 32;
     c.block_size = 8;
     c.norm = norm;
     c.seed = 3;

@@ -11,10 +11,10 @@ namespace {
 GPTConfig small(NormPlacement norm, bool tie = false) {
     GPTConfig c;
     c.vocab_size = 11;
-    c.d_model = 16;
-    c.n_heads = 4;
-    c.n_layers = 2;
-    c.d_ff = 24;
+    c.n_embd = 16;
+    c.n_head = 4;
+    c.n_layer = 2;
+    c.n_inner = 24;
     c.block_size = 12;
     c.norm = norm;
     c.activation = norm == NormPlacement::Pre ? Activation::GELU : Activation::ReLU;
@@ -162,23 +162,23 @@ TEST(GPT, CachedForwardEqualsFullRecompute) {
 
 TEST(GPT, BadConfigsAndIdsRaiseClearErrors) {
     GPTConfig c = small(NormPlacement::Pre);
-    c.n_heads = 5;
+    c.n_head = 5;
     try {
         GPT m(c);
         FAIL();
     } catch (const Error& e) {
-        EXPECT_STREQ(e.what(), "GPT: dModel must be divisible by nHeads, got dModel=16 and nHeads=5");
+        EXPECT_STREQ(e.what(), "GPT: n_embd must be divisible by n_head, got n_embd=16 and n_head=5");
     }
     c = small(NormPlacement::Pre);
-    c.n_heads = 0;
+    c.n_head = 0;
     EXPECT_THROW(GPT{c}, Error);
     c = small(NormPlacement::Pre);
     c.dropout = 1.0f;
     EXPECT_THROW(GPT{c}, Error);
     c = small(NormPlacement::Pre);
     c.vocab_size = 1 << 20;
-    c.d_model = 1 << 12;
-    c.n_heads = 1;
+    c.n_embd = 1 << 12;
+    c.n_head = 1;
     EXPECT_THROW(GPT{c}, Error);
     const GPT model(small(NormPlacement::Pre));
     try {

@@ -1,5 +1,6 @@
 // Training: schedule, AdamW, clipping, batches, the trainer, checkpoints.
 #include "attn/checkpoint.hpp"
+#include "attn/config.hpp"
 #include "attn/lr_schedule.hpp"
 #include "attn/synthetic_corpus.hpp"
 #include "attn/tokenizer.hpp"
@@ -45,7 +46,7 @@ TEST(LRSchedule, NanoGPTWarmupThenCosine) {
     EXPECT_NEAR(s.at(1050), 1e-4f + 0.5f * (1e-3f - 1e-4f), 1e-9f);  // halfway: cos(π/2) = 0
     EXPECT_FLOAT_EQ(s.at(2000), 1e-4f);
     EXPECT_FLOAT_EQ(s.at(5000), 1e-4f);
-    s.cosine = false;
+    s.decay_lr = false;
     EXPECT_FLOAT_EQ(s.at(0), 1e-3f);
 }
 
@@ -232,7 +233,7 @@ TEST(Trainer, DivergedStepIsRefusedAndLeavesTheRunAsItWas) {
     // be loaded.
     TrainConfig t = quick();
     t.lr.learning_rate = 100.0f;
-    t.lr.cosine = false;
+    t.lr.decay_lr = false;
     t.grad_clip = 0.0f;
     Trainer trainer(tiny(), t, text());
     std::string before;
@@ -261,9 +262,9 @@ TEST(Trainer, InfiniteHyperParametersAreRefused) {
     // Regression: eps or weightDecay = Infinity were accepted and gave NaN weights at step 2.
     for (const auto& [edit, name] : std::vector<std::pair<std::function<void(TrainConfig&)>, std::string>>{
              {[](TrainConfig& c) { c.adamw.eps = INFINITY; }, "eps"},
-             {[](TrainConfig& c) { c.adamw.weight_decay = INFINITY; }, "weightDecay"},
-             {[](TrainConfig& c) { c.lr.learning_rate = INFINITY; }, "learningRate"},
-             {[](TrainConfig& c) { c.grad_clip = INFINITY; }, "gradClip"},
+             {[](TrainConfig& c) { c.adamw.weight_decay = INFINITY; }, "weight_decay"},
+             {[](TrainConfig& c) { c.lr.learning_rate = INFINITY; }, "learning_rate"},
+             {[](TrainConfig& c) { c.grad_clip = INFINITY; }, "grad_clip"},
          }) {
         TrainConfig t = quick();
         edit(t);
@@ -342,6 +343,67 @@ TEST(Checkpoint, FilesWithoutADigestStillLoadUnverified) {
     EXPECT_FALSE(ck.verified);
     EXPECT_EQ(message_of(with_header(good, [](nlohmann::json& h) { h["__metadata__"]["digest"] = "sha1:abc"; })),
               "loadCheckpoint: __metadata__.digest \"sha1:abc\" is not an xxh3-128: digest");
+}
+
+TEST(Checkpoint, FilesOfVersion01ReadTheirOldFieldNames) {
+    // 0.1 wrote the feed-forward width as "d_ff" and the schedule switch as
+    // "cosine", and kept the optimizer's step count inside train_config.
+    Trainer trainer(tiny(), quick(), text());
+    trainer.step();
+    const std::string bytes = save_checkpoint(trainer.model(), trainer.data().tokenizer(), &trainer);
+    const std::string old = with_header(bytes, [](nlohmann::json& h) {
+        auto c = nlohmann::json::parse(h["__metadata__"]["config"].get<std::string>());
+        c["d_ff"] = c["n_inner"];
+        c.erase("n_inner");
+        h["__metadata__"]["config"] = c.dump();
+        auto t = nlohmann::json::parse(h["__metadata__"]["train_config"].get<std::string>());
+        t["cosine"] = false;
+        t.erase("decay_lr");
+        t["optimizer_steps"] = 1;
+        h["__metadata__"].erase("optimizer_steps");
+        h["__metadata__"]["train_config"] = t.dump();
+    });
+    const Checkpoint ck = load_checkpoint(old);
+    EXPECT_EQ(ck.model.config().n_inner, trainer.model().config().n_inner);
+    EXPECT_FALSE(ck.training->config.lr.decay_lr);
+    EXPECT_EQ(ck.training->optimizer.steps, 1);
+}
+
+TEST(Config, OneSchemaReadsWritesAndNamesEveryField) {
+    GPTConfig c = GPTConfig::nanogpt(50, 32, 3, 2, 16, false, true);
+    c.dropout = 0.25f;
+    for (Naming n : {Naming::Snake, Naming::Camel, Naming::Flag}) {
+        // Written and read back, in every spelling, the config is the same.
+        const std::string text = to_json(c, n);
+        EXPECT_EQ(to_json(gpt_config_from_json(text, n, "test"), n), text);
+    }
+    EXPECT_NE(to_json(c, Naming::Snake).find("\"n_embd\":16"), std::string::npos);
+    EXPECT_NE(to_json(c, Naming::Camel).find("\"nEmbd\":16"), std::string::npos);
+    auto message = [](auto f) {
+        try {
+            f();
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_EQ(message([] { gpt_config_from_json(R"({"nEmbed": 8})", Naming::Camel, "GPT"); }),
+              "GPT: unknown config field \"nEmbed\"; did you mean \"nEmbd\"?");
+    EXPECT_EQ(message([] { gpt_config_from_json(R"({"n_head": 2.5})", Naming::Snake, "f"); }),
+              "f: expected n_head to be an integer in [1, 4096], got 2.5");
+    EXPECT_EQ(message([] { gpt_config_from_json(R"({"dropout": 1})", Naming::Camel, "GPT"); }),
+              "GPT: expected dropout to be a number in [0, 1), got 1");
+    EXPECT_EQ(message([] { gpt_config_from_json(R"({"norm": "middle"})", Naming::Camel, "GPT"); }),
+              "GPT: expected norm to be one of post|pre, got \"middle\"");
+    EXPECT_EQ(message([] { train_config_from_json(R"({"decayLr": "no"})", Naming::Camel, "Trainer"); }),
+              "Trainer: expected decayLr to be true or false, got \"no\"");
+    TrainConfig t;
+    set_field(t, "--learning-rate", "3e-3", Naming::Flag, "attn-train");
+    set_field(t, "--decay-lr", "false", Naming::Flag, "attn-train");
+    EXPECT_FLOAT_EQ(t.lr.learning_rate, 3e-3f);
+    EXPECT_FALSE(t.lr.decay_lr);
+    EXPECT_EQ(message([&] { set_field(t, "--lr", "1", Naming::Flag, "attn-train"); }),
+              "attn-train: unknown flag \"--lr\"");  // nanoGPT's name is --learning-rate
 }
 
 TEST(Checkpoint, CorruptFilesAreClearErrors) {

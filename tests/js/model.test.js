@@ -76,7 +76,7 @@ describe('GPT', () => {
   });
 
   test('trace of every layer and head; causality', () => {
-    const model = own(new attn.GPT({ vocabSize: 13, dModel: 16, nHeads: 4, nLayers: 3, dFF: 32, blockSize: 16, seed: 5 }));
+    const model = own(new attn.GPT({ vocabSize: 13, nEmbd: 16, nHead: 4, nLayer: 3, nInner: 32, blockSize: 16, seed: 5 }));
     const ids = [1, 5, 2, 7, 3, 9, 4];
     const { logits, trace } = model.forward(ids, { trace: true });
     assert.equal(trace.layers.length, 3);
@@ -95,7 +95,7 @@ describe('GPT', () => {
 
   test('KV-cache generation equals full-recompute generation, token for token', () => {
     for (const norm of ['pre', 'post']) {
-      const model = own(new attn.GPT({ vocabSize: 9, dModel: 16, nHeads: 2, nLayers: 2, dFF: 32, blockSize: 8, norm, seed: 2 }));
+      const model = own(new attn.GPT({ vocabSize: 9, nEmbd: 16, nHead: 2, nLayer: 2, nInner: 32, blockSize: 8, norm, seed: 2 }));
       const options = { maxNewTokens: 20, seed: 77, topK: 5, temperature: 0.8 };
       const cached = model.generate([[1, 2, 3], [4, 5, 6]], { ...options, useKvCache: true });
       const full = model.generate([[1, 2, 3], [4, 5, 6]], { ...options, useKvCache: false });
@@ -107,7 +107,7 @@ describe('GPT', () => {
   test('streaming, early stop, same seed same text', () => {
     const text = 'the cat sat on the mat. the cats sat on the mats.';
     const tok = own(new attn.CharTokenizer(text));
-    const model = own(new attn.GPT({ vocabSize: tok.vocabSize, dModel: 16, nHeads: 2, nLayers: 1, dFF: 32, blockSize: 16 }));
+    const model = own(new attn.GPT({ vocabSize: tok.vocabSize, nEmbd: 16, nHead: 2, nLayer: 1, nInner: 32, blockSize: 16 }));
     const prompt = tok.encode('the ');
     const streamed = [];
     const all = model.generate(prompt, { maxNewTokens: 12, seed: 3, onToken: (t, step) => streamed.push([t[0], step]) });
@@ -149,7 +149,7 @@ describe('GPT', () => {
     assert.throws(() => attn.Tokenizer.fromVocabulary('word', '["b", "a"]'), /Tokenizer.fromVocabulary: a vocabulary must list distinct words in sorted order/);
     assert.throws(() => attn.Tokenizer.fromVocabulary('bpe', 'ab'), /Tokenizer.fromVocabulary: expected kind 'char' or 'word', got the string "bpe"/);
     // A model saved with its tokenizer; a tokenizer of the wrong size is refused.
-    const model = own(new attn.GPT({ vocabSize: tok.vocabSize, dModel: 8, nHeads: 2, nLayers: 1, dFF: 16, blockSize: 8 }));
+    const model = own(new attn.GPT({ vocabSize: tok.vocabSize, nEmbd: 8, nHead: 2, nLayer: 1, nInner: 16, blockSize: 8 }));
     const ck = attn.loadCheckpoint(model.checkpoint(tok));
     own(ck.model);
     own(ck.tokenizer);
@@ -161,14 +161,14 @@ describe('GPT', () => {
   });
 
   test('bad configs, ids and options raise clear errors', () => {
-    assert.throws(() => new attn.GPT({ dModel: 10, nHeads: 4 }), {
-      message: 'GPT: dModel must be divisible by nHeads, got dModel=10 and nHeads=4',
+    assert.throws(() => new attn.GPT({ nEmbd: 10, nHead: 4 }), {
+      message: 'GPT: nEmbd must be divisible by nHead, got nEmbd=10 and nHead=4',
     });
-    assert.throws(() => new attn.GPT({ nHeads: 0 }), { message: 'GPT: expected nHeads > 0, got 0' });
-    assert.throws(() => new attn.GPT({ norm: 'middle' }), /GPT: expected norm to be "pre" or "post", got "middle"/);
-    assert.throws(() => new attn.GPT({ layers: 2 }), /GPT: unknown config field "layers"/);
-    assert.throws(() => new attn.GPT({ vocabSize: 1e7, dModel: 4096, nHeads: 1 }), /exceeds the library's limit/);
-    const model = own(new attn.GPT({ vocabSize: 5, dModel: 8, nHeads: 2, nLayers: 1, dFF: 8, blockSize: 4 }));
+    assert.throws(() => new attn.GPT({ nHead: 0 }), { message: 'GPT: expected nHead to be an integer in [1, 4096], got 0' });
+    assert.throws(() => new attn.GPT({ norm: 'middle' }), { message: 'GPT: expected norm to be one of post|pre, got "middle"' });
+    assert.throws(() => new attn.GPT({ nLayers: 2 }), { message: 'GPT: unknown config field "nLayers"; did you mean "nLayer"?' });
+    assert.throws(() => new attn.GPT({ vocabSize: 1e7, nEmbd: 4096, nHead: 1 }), /exceeds the library's limit/);
+    const model = own(new attn.GPT({ vocabSize: 5, nEmbd: 8, nHead: 2, nLayer: 1, nInner: 8, blockSize: 4 }));
     assert.throws(() => model.forward([1, 2, 5]), { message: 'GPT.forward: expected token ids in [0, 5), got 5 at index 2' });
     assert.throws(() => model.forward([1, 2, 3, 4, 0]), { message: 'GPT.forward: a context of 5 tokens exceeds the block size 4' });
     assert.throws(() => model.generate([1], { temperature: -1 }), /generate: expected temperature >= 0/);

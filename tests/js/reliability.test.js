@@ -29,7 +29,7 @@ function assertStillExact() {
 /** A small model, its tokenizer, and its checkpoint with one weight byte flipped; disposed after the test. */
 function tinyModel(dispose = own) {
   const tokenizer = dispose(new attn.WordTokenizer('The cats purr. The dog barks.'));
-  const model = dispose(new attn.GPT({ vocabSize: tokenizer.vocabSize, dModel: 8, nHeads: 2, nLayers: 1, dFF: 16, blockSize: 8 }));
+  const model = dispose(new attn.GPT({ vocabSize: tokenizer.vocabSize, nEmbd: 8, nHead: 2, nLayer: 1, nInner: 16, blockSize: 8 }));
   const damaged = model.checkpoint(tokenizer);
   damaged[damaged.length - 3] ^= 0x40;
   return { tokenizer, model, damaged };
@@ -55,8 +55,8 @@ describe('caught errors leave the module as it was', () => {
     ['a Symbol for a number', 'attentionScoresForQuery: expected queryIndex as a number, got a symbol', () => attn.attentionScoresForQuery([[1, 2]], Symbol('q'))],
     ['null options', 'scaledDotProductAttention: expected options as an object, got null', () => attn.scaledDotProductAttention([[1]], [[1]], [[1]], null)],
     ['a wrong dimension in a method', 'Linear.forward: expected x of shape [..., 2]', () => linear.forward([[1, 2, 3]])],
-    ['a config refused by a C++ constructor', 'GPT: dModel must be divisible by nHeads', () => new attn.GPT({ nHeads: 3 })],
-    ['a string in a config', 'GPT: expected nHeads as a finite number, got the string "4"', () => new attn.GPT({ nHeads: '4' })],
+    ['a config refused by a C++ constructor', 'GPT: nEmbd must be divisible by nHead', () => new attn.GPT({ nHead: 3 })],
+    ['a string in a config', 'GPT: expected nHead to be an integer in [1, 4096], got "4"', () => new attn.GPT({ nHead: '4' })],
     ['an unknown word', 'WordTokenizer.encode: ', () => tiny.tokenizer.encode('The unicorns purr.')],
     ['a damaged checkpoint', 'loadCheckpoint: the file is damaged', () => attn.loadCheckpoint(tiny.damaged)],
     ['a token id outside the vocabulary', 'generate: expected token ids in [0, ', () => tiny.model.generate([999], { maxNewTokens: 1 })],

@@ -1,7 +1,7 @@
 // Training through the JS API: the same losses as the native tool, checkpoints
 // that follow the safetensors rules, resumption, and clear errors.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ const TEXT = Array.from({ length: 300 }, (_, i) =>
 
 useAttention();
 
-const SMALL = { nLayers: 2, nHeads: 2, dModel: 16, dFF: 64, blockSize: 16, bias: false, attentionBias: false, tieEmbeddings: true };
+const SMALL = { nLayer: 2, nHead: 2, nEmbd: 16, nInner: 64, blockSize: 16, bias: false, attentionBias: false, tieEmbeddings: true };
 
 describe('Trainer', () => {
   test('a WASM run gives the native tool\'s losses, step for step', () => {
@@ -27,8 +27,8 @@ describe('Trainer', () => {
     const dir = mkdtempSync(join(tmpdir(), 'attn-train-'));
     writeFileSync(join(dir, 'text.txt'), TEXT);
     const out = execFileSync(cli, ['train', '--data', join(dir, 'text.txt'), '--out', join(dir, 'ck.safetensors'),
-      '--n-layer', '2', '--n-head', '2', '--n-embd', '16', '--d-ff', '64', '--block-size', '16', '--batch-size', '4',
-      '--max-iters', '12', '--warmup-iters', '3', '--lr-decay-iters', '12', '--lr', '3e-3', '--min-lr', '3e-4',
+      '--n-layer', '2', '--n-head', '2', '--n-embd', '16', '--n-inner', '64', '--block-size', '16', '--batch-size', '4',
+      '--max-iters', '12', '--warmup-iters', '3', '--lr-decay-iters', '12', '--learning-rate', '3e-3', '--min-lr', '3e-4',
       '--eval-interval', '0', '--log-interval', '1', '--final-eval-iters', '2', '--seed', '7'], { encoding: 'utf8' });
     const native = [...out.matchAll(/^iter (\d+): loss ([0-9.]+)/gm)].map((m) => Number(m[2]));
     assert.equal(native.length, 12);
@@ -109,8 +109,9 @@ describe('Trainer', () => {
   });
 
   test('bad input is an Error, and the trainer survives it', () => {
-    assert.throws(() => new attn.Trainer({ model: SMALL, training: { batchSize: 0 }, text: TEXT }), { message: 'Trainer: expected batchSize > 0, got 0' });
-    assert.throws(() => new attn.Trainer({ model: SMALL, training: { batch: 4 }, text: TEXT }), /Trainer: unknown config field "batch"/);
+    assert.throws(() => new attn.Trainer({ model: SMALL, training: { batchSize: 0 }, text: TEXT }), { message: 'Trainer: expected batchSize to be an integer in [1, 65536], got 0' });
+    assert.throws(() => new attn.Trainer({ model: SMALL, training: { batch_size: 4 }, text: TEXT }),
+      { message: 'Trainer: unknown config field "batch_size"; did you mean "batchSize"?' });
     assert.throws(() => new attn.Trainer({ model: { ...SMALL, blockSize: 4096 }, text: TEXT }), /too short for a block size of 4096/);
     assert.throws(() => attn.loadCheckpoint(new Uint8Array([1, 2, 3])), {
       message: 'loadCheckpoint: a file of 3 bytes is too short for a safetensors header',
@@ -125,10 +126,10 @@ describe('Trainer', () => {
     const tok = own(new attn.CharTokenizer(TEXT));
     assert.throws(() => attn.Trainer.resume(own(trainer.snapshot()).checkpoint(tok), TEXT), /holds no training state/);
     assert.throws(() => new attn.Trainer({ model: SMALL, training: { tokenizer: 'bpe' }, text: TEXT }), {
-      message: 'Trainer: expected the tokenizer "char" or "word", got "bpe"',
+      message: 'Trainer: expected tokenizer to be one of char|word, got "bpe"',
     });
     assert.throws(() => new attn.Trainer({ model: SMALL, training: { tokenizer: 1 }, text: TEXT }), {
-      message: 'Trainer: expected training.tokenizer as a string, got number 1',
+      message: 'Trainer: expected tokenizer to be one of char|word, got 1',
     });
     assert.equal(trainer.step().iter, 0);
   });
@@ -136,7 +137,7 @@ describe('Trainer', () => {
   test('a diverged step throws, and the model and its checkpoint stay as they were', () => {
     // Regression: learningRate 100 without clipping returned loss NaN at step 15,
     // and the next checkpoint held NaN weights that loadCheckpoint refused.
-    const trainer = own(new attn.Trainer({ model: SMALL, training: { batchSize: 4, learningRate: 100, cosine: false, gradClip: 0 }, text: TEXT }));
+    const trainer = own(new attn.Trainer({ model: SMALL, training: { batchSize: 4, learningRate: 100, decayLr: false, gradClip: 0 }, text: TEXT }));
     let good;
     let error;
     for (let i = 0; i < 200 && !error; i++) {
@@ -160,9 +161,9 @@ describe('Trainer', () => {
   test('infinite hyper-parameters are refused', () => {
     // Regression: eps or weightDecay Infinity were accepted and gave NaN weights at step 2.
     assert.throws(() => new attn.Trainer({ model: SMALL, training: { eps: Infinity }, text: TEXT }),
-      { message: 'Trainer: expected training.eps as a finite number, got number Infinity' });
+      { message: 'Trainer: expected eps as a finite number, got number Infinity' });
     assert.throws(() => new attn.Trainer({ model: SMALL, training: { weightDecay: Infinity }, text: TEXT }),
-      { message: 'Trainer: expected training.weightDecay as a finite number, got number Infinity' });
+      { message: 'Trainer: expected weightDecay as a finite number, got number Infinity' });
   });
 });
 
@@ -247,6 +248,31 @@ describe('attn-train', () => {
     const resumed = own(attn.Trainer.resume(bytes, TEXT));
     assert.equal(resumed.step().iter, saved);
   });
+
+  test('an unknown flag or a bad value is an error naming it, before any work is done', () => {
+    // Regression: unknown flags were ignored: --max-iter 3 trained the default 2000 steps, --nlayer 2 four layers.
+    const cli = join(ROOT, 'build/native/attn-train');
+    const run = (...args) => spawnSync(cli, args, { encoding: 'utf8' });
+    for (const [args, message] of [
+      [['train', '--data', 'missing.txt', '--out', 'x', '--nlayer', '2'], 'attn-train: unknown flag --nlayer for train; did you mean --n-layer?'],
+      [['train', '--data', 'missing.txt', '--out', 'x', '--max-iter', '3'], 'attn-train: unknown flag --max-iter for train; did you mean --max-iters?'],
+      [['generate', '--checkpoint', 'x', '--temprature', '0.1'], 'attn-train: unknown flag --temprature for generate; did you mean --temperature?'],
+      [['train', '--data', 'missing.txt', '--out', 'x', '--n-layer', 'two'], 'attn-train: expected --n-layer to be an integer in [1, 1024], got "two"'],
+      [['train', '--data', 'missing.txt', '--out', 'x', '--n-embd', '30'], 'attn-train: --n-embd must be divisible by --n-head, got --n-embd=30 and --n-head=4'],
+      [['train', '--data', 'missing.txt', '--out', 'x', '--max-iters', '-5'], 'attn-train: --max-iters: expected an integer >= 0, got "-5"'],
+      [['trian'], 'attn-train: unknown command "trian"; did you mean "train"?'],
+    ]) {
+      const r = run(...args);
+      assert.equal(r.status, 2, args.join(' '));
+      assert.equal(r.stderr, `${message} (attn-train help lists every command and flag)\n`);
+      assert.equal(r.stdout, '', 'no usage text, no work');
+    }
+    const help = run('help');
+    assert.equal(help.status, 0);
+    for (const flag of ['--n-layer integer', '--learning-rate number', '--decay-lr (or --no-decay-lr)', '--tokenizer char|word']) {
+      assert.ok(help.stdout.includes(flag), flag);
+    }
+  });
 });
 
 describe('the shipped model', () => {
@@ -254,7 +280,7 @@ describe('the shipped model', () => {
     const { model, tokenizer } = await attn.loadDefaultModel();
     own(model);
     own(tokenizer);
-    assert.deepEqual([model.config.nLayers, model.config.nHeads, tokenizer.kind], [2, 4, 'word']);
+    assert.deepEqual([model.config.nLayer, model.config.nHead, tokenizer.kind], [2, 4, 'word']);
     const V = model.config.vocabSize;
     // Cats purr, sleep, hide and yawn; teachers read, think, smile and listen; pilots fly, wave, nod and wait.
     const cases = [
@@ -279,9 +305,9 @@ describe('the shipped model', () => {
       assert.deepEqual(likeliest.sort(), [...verbs].sort(), prefix.trim());
       // Heads whose largest weight at the last "," is on the subject (token 2).
       trace.layers.forEach((layer, l) => {
-        for (let h = 0; h < model.config.nHeads; h++) {
+        for (let h = 0; h < model.config.nHead; h++) {
           const weights = Array.from(layer.weights.data.subarray((h * T + T - 1) * T, (h * T + T) * T));
-          if (weights.indexOf(Math.max(...weights)) === 2) subjectCounts[l * model.config.nHeads + h] += 1;
+          if (weights.indexOf(Math.max(...weights)) === 2) subjectCounts[l * model.config.nHead + h] += 1;
         }
       });
     }
@@ -292,7 +318,7 @@ describe('the shipped model', () => {
     assert.equal(report.subjectAttention.length, 8);
     assert.ok(report.bestSubjectAttention >= 0.8, `best head ${report.bestSubjectAttention}`);
     // The head the probe finds looks at the subject in every one of these sentences; some heads never do.
-    assert.equal(subjectCounts[report.bestLayer * model.config.nHeads + report.bestHead], cases.length, `per head ${subjectCounts}`);
+    assert.equal(subjectCounts[report.bestLayer * model.config.nHead + report.bestHead], cases.length, `per head ${subjectCounts}`);
     assert.equal(Math.min(...subjectCounts), 0, `per head ${subjectCounts}`);
     assert.throws(() => attn.probeAgreement(model, tokenizer, { sentences: 0 }), {
       message: 'probeAgreement: expected sentences to be an integer from 1 to 100000, got 0',

@@ -27,7 +27,7 @@ const pieces: readonly string[] = attn.Tokenizer.fromVocabulary('word', words.vo
 model.checkpoint(words);
 const mha = new attn.MultiHeadAttention(8, 2);
 mha.forward(attn.randn(1, 3, 8)).averageWeights.data;
-const trainer = new attn.Trainer({ model: { nLayers: 1 }, training: { batchSize: 4, tokenizer: 'word' }, text: 'abc abc abc' });
+const trainer = new attn.Trainer({ model: { nLayer: 1 }, training: { batchSize: 4, tokenizer: 'word' }, text: 'abc abc abc' });
 const step: number = trainer.step().loss;
 const bytes: Uint8Array = trainer.checkpoint();
 const { model: loaded, iter, verified } = attn.loadCheckpoint(bytes);

@@ -216,15 +216,20 @@ export interface TorchMultiheadAttention extends Disposable {
   readonly outProj: LinearParams;
 }
 
-/** The language model's configuration. Every field has a default. */
+/**
+ * The language model's configuration. Every field has a default; the names are nanoGPT's in camelCase
+ * (checkpoints and attn-train spell them n_embd, --n-embd). An unknown name, a wrong type or a value out
+ * of its range is an Error naming the field.
+ */
 export interface GPTConfig {
+  /** tokens in the vocabulary */
   vocabSize: number;
-  /** n_embd */
-  dModel: number;
-  nHeads: number;
-  nLayers: number;
-  /** feed-forward width (nanoGPT: 4 · dModel) */
-  dFF: number;
+  /** width of the residual stream (d_model), divisible by nHead */
+  nEmbd: number;
+  nHead: number;
+  nLayer: number;
+  /** feed-forward width (nanoGPT: 4 · nEmbd; GPT-2's config calls it n_inner) */
+  nInner: number;
   /** longest context */
   blockSize: number;
   /** "post": LN(x + sublayer(x)) as notebook 001; "pre": x + sublayer(LN(x)) and a final LN, as nanoGPT */
@@ -240,6 +245,7 @@ export interface GPTConfig {
   headBias: boolean;
   /** lm_head shares the token embedding */
   tieEmbeddings: boolean;
+  /** in [0, 1) */
   dropout: number;
   /** initial weights = torch.manual_seed(seed); Model(config) */
   seed: number;
@@ -321,7 +327,7 @@ export interface GenerationStream extends IterableIterator<number[]> {
   [Symbol.dispose](): void;
 }
 
-/** Training hyper-parameters; defaults are nanoGPT's shakespeare_char at laptop size. */
+/** Training hyper-parameters, nanoGPT's train.py names in camelCase; defaults are its shakespeare_char at laptop size. */
 export interface TrainConfig {
   /** default 12 */
   batchSize: number;
@@ -333,8 +339,8 @@ export interface TrainConfig {
   warmupIters: number;
   /** where the cosine reaches minLr, default 2000 */
   lrDecayIters: number;
-  /** false: constant learningRate */
-  cosine: boolean;
+  /** nanoGPT's decay_lr: warm-up and cosine decay; false: a constant learningRate */
+  decayLr: boolean;
   /** AdamW, default 0.9 */
   beta1: number;
   /** AdamW, default 0.99 */
@@ -419,7 +425,7 @@ export interface AgreementReport {
   /** fraction of sentences where the agreeing verb form ("purr" after "cats") is the more likely */
   accuracy: number;
   /**
-   * (nLayers · nHeads), layer-major: per head, the fraction of sentences where the largest attention weight at
+   * (nLayer · nHead), layer-major: per head, the fraction of sentences where the largest attention weight at
    * the verb position (the last token both forms share) falls on the subject noun
    */
   subjectAttention: Float64Array;

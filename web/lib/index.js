@@ -219,16 +219,21 @@ function idsArg(ids, fn) {
   return fail(fn, 'ids as an array of token ids (nested for a batch) or {data, shape}', ids);
 }
 
-/** A config object checked against the defaults: known fields, each of its default's type. */
-function configFields(config, defaults, fn, prefix = '') {
-  options(config, Object.keys(defaults), fn, 'config');
-  for (const [key, value] of Object.entries(config)) {
-    const expected = typeof defaults[key];
-    if (typeof value !== expected || (expected === 'number' && !Number.isFinite(value))) {
-      fail(fn, `${prefix}${key} as ${expected === 'number' ? 'a finite number' : `a ${expected}`}`, value);
-    }
+/**
+ * A config as the JSON the bindings read (config.hpp's schema checks its names,
+ * types and limits there, and suggests a name for a typo). Here only what JSON
+ * cannot carry is refused: BigInt, symbols, functions, nested objects, NaN and ±Infinity.
+ */
+function configJson(config, fn, what = 'config') {
+  if (config === null || typeof config !== 'object' || Array.isArray(config) || ArrayBuffer.isView(config)) {
+    fail(fn, `${what} as an object`, config);
   }
-  return { ...defaults, ...config };
+  return JSON.stringify(config, (key, value) => {
+    if (key === '' || value === undefined) return value;
+    if (typeof value === 'number' && !Number.isFinite(value)) fail(fn, `${key} as a finite number`, value);
+    if (!['number', 'boolean', 'string'].includes(typeof value)) fail(fn, `${key} as a number, true or false, or a string`, value);
+    return value;
+  });
 }
 
 // ---- the boundary with WASM ------------------------------------------------------
@@ -445,7 +450,6 @@ function makeApi(M) {
     get outProj() { return this._handle.outProj(); }
   }
 
-  const DEFAULT_GPT_CONFIG = M.defaultGPTConfig();
 
   /**
    * One generation in progress, as an iterator of each step's tokens. Its
@@ -501,15 +505,15 @@ function makeApi(M) {
     /** A config object (see GPTConfig); missing fields take the defaults. */
     constructor(config = {}) {
       const handle = config instanceof AdoptedHandle ? config.handle : null;
-      const full = handle ? null : configFields(config, DEFAULT_GPT_CONFIG, 'GPT');
-      super('GPT', () => handle ?? M.GPT.create(full));
+      const json = handle ? null : configJson(config, 'GPT');
+      super('GPT', () => handle ?? M.GPT.create(json));
     }
     /** A safetensors checkpoint of the model (no optimizer state), for loadCheckpoint or Python. */
     checkpoint(tokenizer) {
       if (!(tokenizer instanceof Tokenizer)) fail('GPT.checkpoint', "the model's tokenizer (a CharTokenizer or WordTokenizer)", tokenizer);
       return this._handle.checkpoint(tokenizer._handle);
     }
-    get config() { return this._handle.config(); }
+    get config() { return JSON.parse(this._handle.config()); }
     /** nanoGPT's count: tied tensors once; nonEmbedding leaves out the position embedding. */
     numParameters(opts = {}) {
       const { nonEmbedding = true } = options(opts, ['nonEmbedding'], 'GPT.numParameters');
@@ -562,7 +566,6 @@ function makeApi(M) {
     }
   }
 
-  const DEFAULT_TRAIN_CONFIG = M.defaultTrainConfig();
 
   /**
    * Training as nanoGPT's train.py does it, a step at a time. The model's
@@ -573,8 +576,8 @@ function makeApi(M) {
     constructor(opts = {}) {
       const { model = {}, training = {}, text } = options(opts, ['model', 'training', 'text'], 'Trainer');
       const handle = model instanceof AdoptedHandle ? model.handle : null;
-      const modelConfig = handle ? null : configFields(model, DEFAULT_GPT_CONFIG, 'Trainer', 'model.');
-      const trainConfig = handle ? null : configFields(training, DEFAULT_TRAIN_CONFIG, 'Trainer', 'training.');
+      const modelConfig = handle ? null : configJson(model, 'Trainer', 'model');
+      const trainConfig = handle ? null : configJson(training, 'Trainer', 'training');
       string(text, 'Trainer', 'text');
       super('Trainer', () => handle ?? M.Trainer.create(modelConfig, trainConfig, text));
     }
@@ -596,8 +599,8 @@ function makeApi(M) {
     }
     get iter() { return this._handle.iter(); }
     get vocabulary() { return this._handle.vocabulary(); }
-    get config() { return this._handle.config(); }
-    get modelConfig() { return this._handle.modelConfig(); }
+    get config() { return JSON.parse(this._handle.config()); }
+    get modelConfig() { return JSON.parse(this._handle.modelConfig()); }
     /** A copy of the model as it is now (a GPT you dispose). */
     snapshot() { return new GPT(new AdoptedHandle(this._handle.snapshot())); }
     /** Model, vocabulary, optimizer state and progress as safetensors bytes. */
@@ -704,17 +707,17 @@ function makeApi(M) {
     /** notebook 001's SimpleLanguageModel(vocab_size, d_model, num_heads, d_ff, max_seq_length) */
     notebook001Config: (vocabSize, dModel, numHeads, dFF, maxSeqLength) => {
       const fn = 'notebook001Config';
-      return M.notebook001Config(number(vocabSize, fn, 'vocabSize'), number(dModel, fn, 'dModel'),
-        number(numHeads, fn, 'numHeads'), number(dFF, fn, 'dFF'), number(maxSeqLength, fn, 'maxSeqLength'));
+      return JSON.parse(M.notebook001Config(number(vocabSize, fn, 'vocabSize'), number(dModel, fn, 'dModel'),
+        number(numHeads, fn, 'numHeads'), number(dFF, fn, 'dFF'), number(maxSeqLength, fn, 'maxSeqLength')));
     },
     /** nanoGPT's GPTConfig(vocab_size, block_size, n_layer, n_head, n_embd, bias) */
     nanoGPTConfig: (opts) => {
       const fn = 'nanoGPTConfig';
       const { vocabSize, blockSize, nLayer, nHead, nEmbd, bias = false, tieEmbeddings = true } =
         options(opts, ['vocabSize', 'blockSize', 'nLayer', 'nHead', 'nEmbd', 'bias', 'tieEmbeddings'], fn);
-      return M.nanoGPTConfig(number(vocabSize, fn, 'vocabSize'), number(blockSize, fn, 'blockSize'),
+      return JSON.parse(M.nanoGPTConfig(number(vocabSize, fn, 'vocabSize'), number(blockSize, fn, 'blockSize'),
         number(nLayer, fn, 'nLayer'), number(nHead, fn, 'nHead'), number(nEmbd, fn, 'nEmbd'),
-        boolean(bias, fn, 'bias'), boolean(tieEmbeddings, fn, 'tieEmbeddings'));
+        boolean(bias, fn, 'bias'), boolean(tieEmbeddings, fn, 'tieEmbeddings')));
     },
     MultiHeadAttention,
     TorchMultiheadAttention,
@@ -729,7 +732,7 @@ function makeApi(M) {
      * ("The cats, which sat on the mat, purr.") in word tokens: {model, tokenizer, vocabulary, iter}.
      */
     loadDefaultModel: async () => loadCheckpoint(await loadBytes(DEFAULT_MODEL_URL, 'loadDefaultModel')),
-    defaultTrainConfig: () => ({ ...DEFAULT_TRAIN_CONFIG }),
+    defaultTrainConfig: () => JSON.parse(M.defaultTrainConfig()),
     /** The synthetic subject–verb agreement corpus, one sentence per line. */
     agreementCorpus: (sentences = 20000, seed = 1337) =>
       M.agreementCorpus(number(sentences, 'agreementCorpus', 'sentences'), number(seed, 'agreementCorpus', 'seed')),

@@ -10,13 +10,6 @@
 
 namespace attn {
 
-struct AdamWOptions {
-    float beta1 = 0.9f;
-    float beta2 = 0.999f;
-    float eps = 1e-8f;
-    float weight_decay = 0.01f;  // PyTorch's default
-};
-
 class AdamW {
 public:
     AdamW(const GPT& model, const AdamWOptions& options);

@@ -9,6 +9,7 @@
 // c_attn.weight, ...) so checkpoints line up with nanoGPT's state_dict.
 #pragma once
 
+#include "attn/config.hpp"
 #include "attn/tensor.hpp"
 #include "attn/torch_rng.hpp"
 
@@ -17,44 +18,6 @@
 #include <vector>
 
 namespace attn {
-
-enum class NormPlacement { Post, Pre };
-enum class Activation { ReLU, GELU };
-// PyTorch: each module's default initialisation in construction order (what
-// notebook 001's model gets). GPT2: nanoGPT's _init_weights, normal(0, 0.02)
-// for Linear and Embedding weights, zero biases, and normal(0, 0.02/√(2·n_layers))
-// for the residual projections, applied after construction as nanoGPT does.
-enum class InitScheme { PyTorch, GPT2 };
-
-struct GPTConfig {
-    int64_t vocab_size = 65;
-    int64_t d_model = 64;      // n_embd
-    int64_t n_heads = 4;
-    int64_t n_layers = 2;
-    int64_t d_ff = 256;        // feed-forward width (nanoGPT: 4 · d_model)
-    int64_t block_size = 64;   // longest context: rows of the position embedding
-    NormPlacement norm = NormPlacement::Pre;
-    Activation activation = Activation::GELU;
-    bool attention_bias = true;   // biases of the q/k/v and output projections
-    bool bias = true;             // biases of the feed-forward layers and LayerNorms
-    bool head_bias = false;       // bias of the vocabulary projection
-    bool tie_embeddings = false;  // lm_head.weight is transformer.wte.weight
-    InitScheme init = InitScheme::GPT2;
-    float dropout = 0.0f;         // used in training; forward() is evaluation mode
-    uint64_t seed = 1337;         // initial weights = torch.manual_seed(seed); Model(config)
-
-    // notebook 001, section 8: SimpleLanguageModel(vocab_size, d_model,
-    // num_heads, d_ff, max_seq_length), one post-norm block, ReLU, bias-free
-    // attention, biased feed-forward and output projection.
-    static GPTConfig notebook001(int64_t vocab_size, int64_t d_model, int64_t num_heads, int64_t d_ff,
-                                 int64_t max_seq_length);
-    // nanoGPT's GPTConfig: pre-norm, GELU, d_ff = 4 · n_embd, lm_head without bias.
-    static GPTConfig nanogpt(int64_t vocab_size, int64_t block_size, int64_t n_layer, int64_t n_head,
-                             int64_t n_embd, bool bias, bool tie_embeddings);
-
-    // Throws Error naming the first bad field.
-    void validate(const char* fn = "GPTConfig") const;
-};
 
 struct GPTBlock {
     Tensor ln_1_weight, ln_1_bias;              // (C), (C) or empty

@@ -8,7 +8,7 @@ namespace attn {
 
 struct LRSchedule {
     float learning_rate = 1e-3f;
-    bool cosine = true;           // false: constant learning_rate
+    bool decay_lr = true;         // false: constant learning_rate (nanoGPT's decay_lr)
     int64_t warmup_iters = 100;
     int64_t lr_decay_iters = 2000;
     float min_lr = 1e-4f;

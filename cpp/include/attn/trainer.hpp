@@ -17,18 +17,6 @@
 
 namespace attn {
 
-struct TrainConfig {
-    int64_t batch_size = 12;
-    LRSchedule lr;                                      // 1e-3, cosine to 1e-4 at 2000, 100 warm-up
-    AdamWOptions adamw{0.9f, 0.99f, 1e-8f, 0.1f};       // nanoGPT's shakespeare_char betas and decay
-    float grad_clip = 1.0f;                             // 0 turns clipping off
-    int64_t eval_iters = 200;                           // batches per split in evaluate()
-    uint64_t seed = 1337;
-    TokenizerKind tokenizer = TokenizerKind::Char;      // how a fresh run splits its text
-
-    void validate(const char* fn) const;
-};
-
 struct StepResult {
     int64_t iter = 0;      // the step just taken (0-based)
     float lr = 0;

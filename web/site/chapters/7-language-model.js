@@ -35,7 +35,7 @@ chapter(async (attn) => {
     const ck = attn.loadCheckpoint(bytes);
     try {
       const c = ck.model.config;
-      return { iter: ck.iter, layers: c.nLayers, heads: c.nHeads, dModel: c.dModel, tokenizer: ck.tokenizer.kind };
+      return { iter: ck.iter, layers: c.nLayer, heads: c.nHead, nEmbd: c.nEmbd, tokenizer: ck.tokenizer.kind };
     } finally {
       ck.model.dispose();
       ck.tokenizer.dispose();
@@ -66,7 +66,7 @@ chapter(async (attn) => {
       }
       return li;
     };
-    const detail = (m) => `${m.layers} layers, ${m.heads} heads, n_embd ${m.dModel}, ${m.tokenizer === 'word' ? 'words' : 'characters'}` +
+    const detail = (m) => `${m.layers} layers, ${m.heads} heads, n_embd ${m.nEmbd}, ${m.tokenizer === 'word' ? 'words' : 'characters'}` +
       `${m.iter != null ? `, step ${m.iter}` : ''} · ${m.source}`;
     list.replaceChildren(
       item('shipped', 'The shipped model', '2 layers, 4 heads, n_embd 64, words · trained on the agreement corpus by npm run train:model'),
@@ -78,7 +78,7 @@ chapter(async (attn) => {
     const { model, tokenizer } = current();
     const c = model.config;
     const what = active
-      ? `Active model: yours, “${active.meta.name}” (${c.nLayers} layers, ${c.nHeads} heads, ${tokenizer.kind === 'word' ? 'words' : 'characters'}${active.meta.iter != null ? `, trained ${active.meta.iter} steps` : ''}).`
+      ? `Active model: yours, “${active.meta.name}” (${c.nLayer} layers, ${c.nHead} heads, ${tokenizer.kind === 'word' ? 'words' : 'characters'}${active.meta.iter != null ? `, trained ${active.meta.iter} steps` : ''}).`
       : 'Active model: the shipped one (2 layers, 4 heads, trained on the agreement corpus).';
     $('#active-model').textContent = `${what} Everything below is computed from it.`;
     $('#active-model').dataset.active = active ? active.meta.id : 'shipped';
@@ -162,7 +162,7 @@ chapter(async (attn) => {
       return;
     }
     const r = (probeReport = data.report);
-    const H = current().model.config.nHeads;
+    const H = current().model.config.nHead;
     summary.textContent = `It prefers the agreeing verb form in ${percent(r.accuracy)} of ${r.sentences} sentences; ` +
       `layer ${r.bestLayer + 1}, head ${r.bestHead + 1} looks hardest at the subject, in ${percent(r.bestSubjectAttention)} of them.`;
     summary.dataset.accuracy = String(r.accuracy);
@@ -225,7 +225,7 @@ chapter(async (attn) => {
   const attentionFigures = ['#probe-claim', '#probe-next', '#probe-heads', '[data-figure="model-attention"]', '[data-figure="trained-head-view"]'];
   function fillLayers() {
     const select = $('#head-view-layer');
-    select.replaceChildren(...Array.from({ length: current().model.config.nLayers }, (_, l) => new Option(`layer ${l + 1}`, String(l))));
+    select.replaceChildren(...Array.from({ length: current().model.config.nLayer }, (_, l) => new Option(`layer ${l + 1}`, String(l))));
     headViewHeads.clear();
   }
   const drawAttention = perFrame(() => {
@@ -250,7 +250,7 @@ chapter(async (attn) => {
       const pieces = ids.map((i) => vocabulary[i]);
       const { logits, trace } = model.forward(ids, { trace: true });
       const T = ids.length;
-      const H = model.config.nHeads;
+      const H = model.config.nHead;
       const V = model.config.vocabSize;
       const probs = attn.softmax(attn.tensor(logits.data.slice((T - 1) * V, T * V), [V])).data;
       const top = [...probs.keys()].sort((a, b) => probs[b] - probs[a]).slice(0, 5);
@@ -434,7 +434,7 @@ chapter(async (attn) => {
       evalEvery: Math.max(10, Math.floor(iters / 10)),
       sampleEvery: Math.max(10, Math.floor(iters / 5)),
       prompt: 'The cats, which',
-      model: { nLayers: layers, nHeads: heads, dModel: embd, dFF: 4 * embd, blockSize: 64, bias: false, attentionBias: false, tieEmbeddings: true, dropout: 0 },
+      model: { nLayer: layers, nHead: heads, nEmbd: embd, nInner: 4 * embd, blockSize: 64, bias: false, attentionBias: false, tieEmbeddings: true, dropout: 0 },
       training: { batchSize: 16, learningRate: 3e-3, minLr: 3e-4, warmupIters: Math.min(50, iters - 1), lrDecayIters: Math.max(iters, 51), evalIters: 8, tokenizer },
     });
   });

@@ -1,0 +1,115 @@
+// The configuration of a model (GPTConfig) and of a training run
+// (TrainConfig). Each quantity has one name: nanoGPT's (n_embd, n_head,
+// learning_rate, ...) in C++, in checkpoints and, as --n-embd, on the command
+// line; its camelCase (nEmbd, nHead, learningRate) in JS. config.cpp lists
+// every field once with its kind and limits; reading and writing JSON, the
+// command-line flags, the WASM bindings and every error message about a field
+// go through that one list, so adding a field touches config.cpp (and this
+// struct) only.
+#pragma once
+
+#include "attn/lr_schedule.hpp"
+#include "attn/tokenizer.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+enum class NormPlacement { Post, Pre };
+enum class Activation { ReLU, GELU };
+// PyTorch: each module's default initialisation in construction order (what
+// notebook 001's model gets). GPT2: nanoGPT's _init_weights, normal(0, 0.02)
+// for Linear and Embedding weights, zero biases, and normal(0, 0.02/√(2·n_layer))
+// for the residual projections, applied after construction as nanoGPT does.
+enum class InitScheme { PyTorch, GPT2 };
+
+// How a caller spells a field, so that a message names it the way they wrote it.
+enum class Naming {
+    Snake,  // n_embd: C++ and checkpoints
+    Camel,  // nEmbd: the JS API
+    Flag,   // --n-embd: attn-train
+};
+
+struct GPTConfig {
+    int64_t vocab_size = 65;
+    int64_t n_embd = 64;       // the width of the residual stream, d_model
+    int64_t n_head = 4;
+    int64_t n_layer = 2;
+    int64_t n_inner = 256;     // feed-forward width (nanoGPT: 4 · n_embd; GPT-2's config calls it n_inner)
+    int64_t block_size = 64;   // longest context: rows of the position embedding
+    NormPlacement norm = NormPlacement::Pre;
+    Activation activation = Activation::GELU;
+    bool attention_bias = true;   // biases of the q/k/v and output projections
+    bool bias = true;             // biases of the feed-forward layers and LayerNorms
+    bool head_bias = false;       // bias of the vocabulary projection
+    bool tie_embeddings = false;  // lm_head.weight is transformer.wte.weight
+    InitScheme init = InitScheme::GPT2;
+    float dropout = 0.0f;         // used in training; forward() is evaluation mode
+    uint64_t seed = 1337;         // initial weights = torch.manual_seed(seed); Model(config)
+
+    // notebook 001, section 8: SimpleLanguageModel(vocab_size, d_model,
+    // num_heads, d_ff, max_seq_length), one post-norm block, ReLU, bias-free
+    // attention, biased feed-forward and output projection.
+    static GPTConfig notebook001(int64_t vocab_size, int64_t d_model, int64_t num_heads, int64_t d_ff,
+                                 int64_t max_seq_length);
+    // nanoGPT's GPTConfig: pre-norm, GELU, d_ff = 4 · n_embd, lm_head without bias.
+    static GPTConfig nanogpt(int64_t vocab_size, int64_t block_size, int64_t n_layer, int64_t n_head,
+                             int64_t n_embd, bool bias, bool tie_embeddings);
+
+    // Throws Error naming the first bad field as `naming` spells it.
+    void validate(const char* fn = "GPTConfig", Naming naming = Naming::Snake) const;
+};
+
+// torch.optim.AdamW's hyper-parameters.
+struct AdamWOptions {
+    float beta1 = 0.9f;
+    float beta2 = 0.999f;
+    float eps = 1e-8f;
+    float weight_decay = 0.01f;  // PyTorch's default
+};
+
+// nanoGPT's train.py settings, at its shakespeare_char laptop size by default.
+struct TrainConfig {
+    int64_t batch_size = 12;
+    LRSchedule lr;                                      // 1e-3, cosine to 1e-4 at 2000, 100 warm-up
+    AdamWOptions adamw{0.9f, 0.99f, 1e-8f, 0.1f};       // nanoGPT's shakespeare_char betas and decay
+    float grad_clip = 1.0f;                             // 0 turns clipping off
+    int64_t eval_iters = 200;                           // batches per split in evaluate()
+    uint64_t seed = 1337;
+    TokenizerKind tokenizer = TokenizerKind::Char;      // how a fresh run splits its text
+
+    void validate(const char* fn = "TrainConfig", Naming naming = Naming::Snake) const;
+};
+
+// ---- the schema ------------------------------------------------------------------
+
+// JSON objects of every field. Reading takes any subset of the fields (the
+// others keep `base`'s values), refuses unknown names (suggesting the nearest
+// one), wrong JSON types, non-integers, values outside a field's limits, then
+// validates the whole; the errors name fields as `naming` spells them.
+std::string to_json(const GPTConfig& config, Naming naming = Naming::Snake);
+std::string to_json(const TrainConfig& config, Naming naming = Naming::Snake);
+GPTConfig gpt_config_from_json(const std::string& json, Naming naming, const char* fn, const GPTConfig& base = {});
+TrainConfig train_config_from_json(const std::string& json, Naming naming, const char* fn, const TrainConfig& base = {});
+
+// One field of a config as a command line sets it: `value` is its text
+// ("true"/"false" for a switch). Unknown names and bad values throw Error.
+void set_field(GPTConfig& config, const std::string& name, const std::string& value, Naming naming, const char* fn);
+void set_field(TrainConfig& config, const std::string& name, const std::string& value, Naming naming, const char* fn);
+
+// A field as help texts list it.
+struct FieldInfo {
+    std::string name;     // as `naming` spells it
+    std::string kind;     // "integer", "number", "true|false", "pre|post", ...
+    std::string value;    // the value in the config it was listed from
+    std::string help;
+};
+std::vector<FieldInfo> fields(const GPTConfig& config, Naming naming);
+std::vector<FieldInfo> fields(const TrainConfig& config, Naming naming);
+
+// The known name closest to `name` (edit distance), or "" when none is close.
+std::string nearest_name(const std::string& name, const std::vector<std::string>& known);
+
+}  // namespace attn
