@@ -41,6 +41,19 @@ namespace {
 
 val js_error(const std::string& message) { return val::global("Error").new_(val(message)); }
 
+// A message under the name of the function the caller called, whatever
+// internal function found the problem ("attentionScores: ..." raised inside
+// simpleSelfAttention reads "simpleSelfAttention: ...").
+std::string as_said_by(const char* fn, const std::string& what) {
+    const size_t colon = what.find(": ");
+    if (colon == std::string::npos || what.compare(0, colon, fn) == 0) return what;
+    for (size_t i = 0; i < colon; ++i) {
+        const char c = what[i];
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.') return what;
+    }
+    return fn + what.substr(colon);
+}
+
 // f's result as a JS value, or the Error describing why it failed.
 template <typename F>
 val guarded(const char* fn, F&& f) {
@@ -54,7 +67,7 @@ val guarded(const char* fn, F&& f) {
     } catch (const std::bad_alloc&) {
         return js_error(std::string(fn) + ": out of memory");
     } catch (const std::exception& e) {
-        return js_error(e.what());
+        return js_error(as_said_by(fn, e.what()));
     } catch (...) {
         return js_error(std::string(fn) + ": unexpected C++ exception");
     }
@@ -152,6 +165,22 @@ std::vector<int64_t> to_ids(const val& ids, const char* fn) {
         out.push_back(static_cast<int64_t>(raw[i]));
     }
     return out;
+}
+
+// A count that must be a whole number >= 0 (a JS number is a double).
+int64_t to_count(double d, const char* fn, const char* name) {
+    if (d != std::floor(d) || !(d >= 0) || d > 9007199254740991.0) {
+        throw attn::Error(std::string(fn) + ": expected " + name + " to be a non-negative integer, got " + format_number(d));
+    }
+    return static_cast<int64_t>(d);
+}
+
+int64_t to_size(double d, const char* fn, const char* name) {
+    if (d != std::floor(d) || d < 1 || d > attn::kMaxElements) {
+        throw attn::Error(std::string(fn) + ": expected " + name + " to be a positive integer, got " +
+                          format_number(d));
+    }
+    return static_cast<int64_t>(d);
 }
 
 // ---- random numbers ---------------------------------------------------------
@@ -253,7 +282,7 @@ val causal_mask(double T) {
 
 val padding_mask(const val& lengths, double T_k) {
     return guarded("paddingMask", [&] {
-        return to_js(attn::padding_mask(to_ids(lengths, "paddingMask"), static_cast<int64_t>(T_k)));
+        return to_js(attn::padding_mask(to_ids(lengths, "paddingMask"), to_count(T_k, "paddingMask", "keyLength")));
     });
 }
 
@@ -300,22 +329,6 @@ struct JsSelfAttentionTrace {
 JsSelfAttentionTrace to_js(const attn::SelfAttentionTrace& t) {
     return {to_js(t.queries), to_js(t.keys),    to_js(t.values), to_js(t.scores),
             to_js(t.scaled_scores), to_js(t.weights), to_js(t.context)};
-}
-
-// A config field that must be a whole number >= 0 (a JS number is a double).
-int64_t to_count(double d, const char* fn, const char* name) {
-    if (d != std::floor(d) || !(d >= 0) || d > 9007199254740991.0) {
-        throw attn::Error(std::string(fn) + ": expected " + name + " to be a non-negative integer, got " + format_number(d));
-    }
-    return static_cast<int64_t>(d);
-}
-
-int64_t to_size(double d, const char* fn, const char* name) {
-    if (d != std::floor(d) || d < 1 || d > attn::kMaxElements) {
-        throw attn::Error(std::string(fn) + ": expected " + name + " to be a positive integer, got " +
-                          format_number(d));
-    }
-    return static_cast<int64_t>(d);
 }
 
 // Constructors: `create` functions returning the new object (JS owns it) or an Error.
@@ -393,8 +406,18 @@ JsMultiHeadAttentionTrace to_js(const attn::MultiHeadAttentionTrace& t) {
             to_js(t.weights), to_js(t.concat), to_js(t.output), to_js(t.average_weights)};
 }
 
+// num_heads must divide the width: checked here so that the message uses the JS parameters' names.
+void check_heads(int64_t width, int64_t heads, const char* fn, const char* width_name) {
+    if (width % heads != 0) {
+        throw attn::Error(std::string(fn) + ": " + width_name + " must be divisible by numHeads, got " + width_name + "=" +
+                          std::to_string(width) + " and numHeads=" + std::to_string(heads));
+    }
+}
+
 val make_mha(double d_model, double heads) {
     return guarded("MultiHeadAttention", [&] {
+        check_heads(to_size(d_model, "MultiHeadAttention", "dModel"), to_size(heads, "MultiHeadAttention", "numHeads"),
+                    "MultiHeadAttention", "dModel");
         return owned_by_js(new attn::MultiHeadAttention(to_size(d_model, "MultiHeadAttention", "dModel"),
                                             to_size(heads, "MultiHeadAttention", "numHeads")));
     });
@@ -407,6 +430,8 @@ val mha_forward(const attn::MultiHeadAttention& m, const JsTensor& x, const JsAt
 
 val make_torch_mha(double e, double heads, bool bias) {
     return guarded("TorchMultiheadAttention", [&] {
+        check_heads(to_size(e, "TorchMultiheadAttention", "embedDim"), to_size(heads, "TorchMultiheadAttention", "numHeads"),
+                    "TorchMultiheadAttention", "embedDim");
         return owned_by_js(new attn::TorchMultiheadAttention(to_size(e, "TorchMultiheadAttention", "embedDim"),
                                                  to_size(heads, "TorchMultiheadAttention", "numHeads"), bias));
     });
@@ -435,9 +460,10 @@ val default_gpt_config() {
 val notebook001_config(double vocab, double d_model, double heads, double d_ff, double max_len) {
     constexpr const char* fn = "notebook001Config";
     return guarded(fn, [&] {
+        check_heads(to_size(d_model, fn, "dModel"), to_size(heads, fn, "numHeads"), fn, "dModel");
         const attn::GPTConfig c = attn::GPTConfig::notebook001(
-            to_count(vocab, fn, "vocabSize"), to_count(d_model, fn, "dModel"), to_count(heads, fn, "numHeads"),
-            to_count(d_ff, fn, "dFF"), to_count(max_len, fn, "maxSeqLength"));
+            to_size(vocab, fn, "vocabSize"), to_size(d_model, fn, "dModel"), to_size(heads, fn, "numHeads"),
+            to_size(d_ff, fn, "dFF"), to_size(max_len, fn, "maxSeqLength"));
         c.validate(fn, attn::Naming::Camel);
         return js_config(c);
     });
@@ -447,8 +473,8 @@ val nanogpt_config(double vocab, double block, double layers, double heads, doub
     constexpr const char* fn = "nanoGPTConfig";
     return guarded(fn, [&] {
         const attn::GPTConfig c = attn::GPTConfig::nanogpt(
-            to_count(vocab, fn, "vocabSize"), to_count(block, fn, "blockSize"), to_count(layers, fn, "nLayer"),
-            to_count(heads, fn, "nHead"), to_count(embd, fn, "nEmbd"), bias, tie);
+            to_size(vocab, fn, "vocabSize"), to_size(block, fn, "blockSize"), to_size(layers, fn, "nLayer"),
+            to_size(heads, fn, "nHead"), to_size(embd, fn, "nEmbd"), bias, tie);
         c.validate(fn, attn::Naming::Camel);
         return js_config(c);
     });
@@ -513,8 +539,8 @@ struct JsGenerateOptions {
     bool useKvCache = true;
 };
 
-val make_session(const attn::GPT& m, const val& prompt, double B, const JsGenerateOptions& o) {
-    constexpr const char* fn = "generate";
+val make_session(const attn::GPT& m, const val& prompt, double B, const JsGenerateOptions& o, const std::string& caller) {
+    const char* fn = caller.c_str();  // generate or stream
     return guarded(fn, [&] {
         attn::GenerateOptions g;
         if (o.maxNewTokens != std::floor(o.maxNewTokens) || !std::isfinite(o.maxNewTokens)) {
@@ -554,7 +580,10 @@ std::string tokenizer_class(attn::TokenizerKind kind) {
 }
 
 val make_tokenizer(const std::string& kind, const std::string& text) {
-    return guarded("Tokenizer", [&] { return owned_by_js(new attn::Tokenizer(attn::parse_tokenizer_kind(kind, "Tokenizer"), text)); });
+    const std::string fn = kind == "word" ? "WordTokenizer" : "CharTokenizer";
+    return guarded(fn.c_str(), [&] {
+        return owned_by_js(new attn::Tokenizer(attn::parse_tokenizer_kind(kind, fn.c_str()), text));
+    });
 }
 
 val tokenizer_from_vocabulary(const std::string& kind, const std::string& vocabulary) {

@@ -10,10 +10,9 @@ namespace {
 // Calls f(row pointer, row length) for every last-dimension row of t.
 template <typename F>
 Tensor map_rows(const Tensor& scores, const char* fn, F f) {
-    if (scores.dim() < 1) throw_shape(fn, "scores", "[..., T]", scores.shape);
+    if (scores.dim() < 1 || scores.size(-1) == 0) throw_shape(fn, "scores", "[..., T] with T > 0", scores.shape);
     Tensor out = scores;
     const int64_t n = scores.size(-1);
-    if (n == 0) return out;
     for (int64_t r = 0; r < out.numel() / n; ++r) f(out.data.data() + r * n, n);
     return out;
 }

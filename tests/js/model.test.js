@@ -47,7 +47,7 @@ describe('MultiHeadAttention', () => {
     assert.deepEqual(t.output.shape, [2, 5, 64]);
     assert.deepEqual(t.weights.shape, [2, 8, 5, 5]);
     assert.throws(() => new attn.MultiHeadAttention(10, 3), {
-      message: 'MultiHeadAttention: d_model must be divisible by num_heads, got d_model=10 and num_heads=3',
+      message: 'MultiHeadAttention: dModel must be divisible by numHeads, got dModel=10 and numHeads=3',
     });
     assert.throws(() => new attn.MultiHeadAttention(8, 0), /MultiHeadAttention: expected numHeads to be a positive integer, got 0/);
     assert.throws(() => mha.forward(attn.randn(2, 5, 63)), /MultiHeadAttention.forward: expected x of shape \[B, T, 64\]/);

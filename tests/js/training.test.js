@@ -324,7 +324,7 @@ describe('the shipped model', () => {
       message: 'probeAgreement: expected sentences to be an integer from 1 to 100000, got 0',
     });
     const chars = own(new attn.CharTokenizer('abc'));
-    assert.throws(() => attn.probeAgreement(model, chars), /CharTokenizer.encode: character '\n' \(U\+000A\) at position 0 is not in the vocabulary of 3 characters/);
+    assert.throws(() => attn.probeAgreement(model, chars), /probeAgreement: character '\n' \(U\+000A\) at position 0 is not in the vocabulary of 3 characters/);
     const text = tokenizer.decode(model.generate(tokenizer.encode('\nThe dogs, which'), { maxNewTokens: 8, seed: 1, temperature: 0.5 }).data);
     assert.match(text, /^\nThe dogs, which [a-z]+ [a-z]+ the [a-z]+, [a-z]+\./);
   });

@@ -276,7 +276,7 @@ export interface GPTTrace {
 }
 
 export interface GenerateOptions {
-  /** default 100 */
+  /** default 100; generate() takes at most 10000 (it runs to the end in one call), stream() more */
   maxNewTokens?: number;
   /** 0 = greedy; default 1 */
   temperature?: number;

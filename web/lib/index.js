@@ -44,7 +44,11 @@ async function loadBytes(url, fn) {
 function describe(value) {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
-  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (Array.isArray(value)) {
+    // A short array of plain values is shown whole: [-1], [2, "3"].
+    const plain = value.length <= 8 && value.every((v) => v === null || ['number', 'string', 'boolean'].includes(typeof v));
+    return plain ? `[${value.map((v) => (typeof v === 'string' ? JSON.stringify(v) : String(v))).join(', ')}]` : `an array of length ${value.length}`;
+  }
   if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of length ${value.length}`;
   switch (typeof value) {
     case 'object': return `an object with keys [${Object.keys(value).join(', ')}]`;
@@ -77,6 +81,19 @@ function boolean(value, fn, name) {
 
 function string(value, fn, name) {
   if (typeof value !== 'string') fail(fn, `${name} as a string`, value);
+  return value;
+}
+
+/**
+ * A string that is text: no lone UTF-16 surrogate (half of a character), which
+ * UTF-8 cannot hold, so that decode(encode(text)) === text.
+ */
+function wellFormed(value, fn, name) {
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.exec(string(value, fn, name));
+  if (lone) {
+    throw new Error(`${fn}: expected ${name} as well-formed text, got a lone surrogate (half of a UTF-16 character, U+${lone[0]
+      .charCodeAt(0).toString(16).toUpperCase()}) at index ${lone.index}`);
+  }
   return value;
 }
 
@@ -188,6 +205,9 @@ function lastDimOnly(x, dim, fn) {
 
 const ATTENTION_OPTIONS = ['causal', 'keyLengths', 'mask', 'fillValue', 'scale'];
 const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'seed', 'useKvCache'];
+// generate() runs to the end in one call, so it is kept short enough not to
+// freeze a page; stream() yields between tokens and can be stopped, so it may run longer.
+const GENERATE_LIMIT = 10000;
 
 function attentionOptions(value, fn) {
   const { causal = false, keyLengths = null, mask = null, fillValue = -Infinity, scale = null } =
@@ -202,21 +222,21 @@ function attentionOptions(value, fn) {
 }
 
 /** Token ids as (B, T): nested arrays, a flat array (B = 1) or {data, shape}. */
-function idsArg(ids, fn) {
+function idsArg(ids, fn, name = 'ids') {
   if (Array.isArray(ids) && ids.length > 0 && Array.isArray(ids[0])) {
-    const t = flatten(ids, fn, 'ids');
-    return { data: integers(t.data, fn, 'ids'), batch: t.shape[0] };
+    const t = flatten(ids, fn, name);
+    return { data: integers(t.data, fn, name), batch: t.shape[0] };
   }
-  if (Array.isArray(ids) || ArrayBuffer.isView(ids)) return { data: integers(ids, fn, 'ids'), batch: 1 };
+  if (Array.isArray(ids) || ArrayBuffer.isView(ids)) return { data: integers(ids, fn, name), batch: 1 };
   if (ids && typeof ids === 'object' && 'data' in ids && 'shape' in ids) {
-    const shape = shapeOf(ids.shape, fn, 'ids.shape');
-    if (shape.length > 2) fail(fn, 'ids of shape [T] or [B, T]', shape);
-    const data = integers(ids.data, fn, 'ids.data');
+    const shape = shapeOf(ids.shape, fn, `${name}.shape`);
+    if (shape.length > 2) fail(fn, `${name} of shape [T] or [B, T]`, shape);
+    const data = integers(ids.data, fn, `${name}.data`);
     const n = shape.reduce((a, b) => a * b, 1);
-    if (data.length !== n) throw new Error(`${fn}: ids of shape [${shape.join(', ')}] need ${n} values, got ${data.length}`);
+    if (data.length !== n) throw new Error(`${fn}: ${name} of shape [${shape.join(', ')}] need ${n} values, got ${data.length}`);
     return { data, batch: shape.length === 2 ? shape[0] : 1 };
   }
-  return fail(fn, 'ids as an array of token ids (nested for a batch) or {data, shape}', ids);
+  return fail(fn, `${name} as an array of token ids (nested for a batch) or {data, shape}`, ids);
 }
 
 /**
@@ -535,7 +555,11 @@ function makeApi(M) {
     generate(prompt, opts = {}) {
       const { onToken, ...rest } = options(opts, [...GENERATE_OPTIONS, 'onToken'], 'generate');
       if (onToken !== undefined && typeof onToken !== 'function') fail('generate', 'onToken as a function', onToken);
-      const session = this.#session(prompt, rest);
+      if (typeof rest.maxNewTokens === 'number' && rest.maxNewTokens > GENERATE_LIMIT) {
+        throw new Error(`generate: expected maxNewTokens of at most ${GENERATE_LIMIT}, got ${rest.maxNewTokens}; ` +
+          'stream() generates longer runs a token at a time, and can be stopped');
+      }
+      const session = this.#session(prompt, rest, 'generate');
       try {
         return this._whileRunning('generate()', () => {
           for (let step = 0; !session.done(); step++) {
@@ -550,19 +574,18 @@ function makeApi(M) {
     }
     /** The same generation as an iterator: yields each step's tokens (one per batch row). */
     stream(prompt, opts = {}) {
-      return new GenerationStream(this, this.#session(prompt, options(opts, GENERATE_OPTIONS, 'stream')));
+      return new GenerationStream(this, this.#session(prompt, options(opts, GENERATE_OPTIONS, 'stream'), 'stream'));
     }
-    #session(prompt, opts) {
-      const fn = 'generate';
+    #session(prompt, opts, fn) {
       const { maxNewTokens = 100, temperature = 1, topK = 0, seed = null, useKvCache = true } = opts;
-      const t = idsArg(prompt, fn);
+      const t = idsArg(prompt, fn, 'prompt');
       return M.GenerationSession.create(this._handle, t.data, t.batch, {
         maxNewTokens: number(maxNewTokens, fn, 'maxNewTokens'),
         temperature: number(temperature, fn, 'temperature'),
         topK: number(topK, fn, 'topK'),
         seed: seed === null ? null : number(seed, fn, 'seed'),
         useKvCache: boolean(useKvCache, fn, 'useKvCache'),
-      });
+      }, fn);
     }
   }
 
@@ -578,13 +601,13 @@ function makeApi(M) {
       const handle = model instanceof AdoptedHandle ? model.handle : null;
       const modelConfig = handle ? null : configJson(model, 'Trainer', 'model');
       const trainConfig = handle ? null : configJson(training, 'Trainer', 'training');
-      string(text, 'Trainer', 'text');
+      wellFormed(text, 'Trainer', 'text');
       super('Trainer', () => handle ?? M.Trainer.create(modelConfig, trainConfig, text));
     }
     /** Resumes from a checkpoint written by trainer.checkpoint(), on the given text. */
     static resume(bytes, text) {
       if (!(bytes instanceof Uint8Array)) fail('Trainer.resume', 'the checkpoint as a Uint8Array', bytes);
-      string(text, 'Trainer.resume', 'text');
+      wellFormed(text, 'Trainer.resume', 'text');
       return new Trainer({ model: new AdoptedHandle(M.Trainer.resume(bytes, text)), text });
     }
     /**
@@ -631,7 +654,7 @@ function makeApi(M) {
     constructor(kind, text) {
       const name = TOKENIZER_NAMES[kind];
       const handle = text instanceof AdoptedHandle ? text.handle : null;
-      if (!handle) string(text, name, 'text');
+      if (!handle) wellFormed(text, name, 'text');
       super(name, () => handle ?? M.Tokenizer.create(kind, text));
       this.#name = name;
     }
@@ -639,11 +662,11 @@ function makeApi(M) {
     static fromVocabulary(kind, vocabulary) {
       const fn = 'Tokenizer.fromVocabulary';
       if (!Object.hasOwn(TOKENIZER_NAMES, kind)) fail(fn, "kind 'char' or 'word'", kind);
-      string(vocabulary, fn, 'the vocabulary');
+      wellFormed(vocabulary, fn, 'the vocabulary');
       return adoptTokenizer(kind, M.tokenizerFromVocabulary(kind, vocabulary));
     }
     encode(text) {
-      return Array.from(this._handle.encode(string(text, `${this.#name}.encode`, 'text')));
+      return Array.from(this._handle.encode(wellFormed(text, `${this.#name}.encode`, 'text')));
     }
     decode(ids) {
       return this._handle.decode(integers(ids, `${this.#name}.decode`, 'ids'));
