@@ -41,11 +41,11 @@ std::vector<int64_t> GenerationSession::next() {
     int64_t feed_from = start;
     if (options_.use_kv_cache) {
         // Cropping shifts every position, which invalidates the cache: refill.
-        if (cache_.length == 0 || start != cache_start_) {
-            cache_.length = 0;
+        if (cache_.length() == 0 || start != cache_start_) {
+            cache_.clear();
             cache_start_ = start;
         } else {
-            feed_from = cache_start_ + cache_.length;
+            feed_from = cache_start_ + cache_.length();
         }
     }
     const int64_t n = T - feed_from;

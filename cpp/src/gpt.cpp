@@ -1,10 +1,8 @@
 #include "attn/gpt.hpp"
 
-#include "attn/activations.hpp"
-#include "attn/dropout.hpp"
 #include "attn/attention_kernel.hpp"
-#include "attn/layer_norm.hpp"
 #include "attn/linear.hpp"
+#include "gpt_blocks.hpp"
 
 #include <cmath>
 #include <string>
@@ -179,7 +177,7 @@ KVCache GPT::new_cache(int64_t batch) const {
                     std::to_string(batch));
     }
     KVCache cache;
-    cache.batch = batch;
+    cache.batch_ = batch;
     for (int64_t l = 0; l < config_.n_layer; ++l) {
         cache.k.emplace_back(Matrix::Zero(batch * config_.block_size, config_.n_embd));
         cache.v.emplace_back(Matrix::Zero(batch * config_.block_size, config_.n_embd));
@@ -196,25 +194,122 @@ int64_t sequence_length(const std::vector<int64_t>& ids, int64_t B, const char* 
     }
     return static_cast<int64_t>(ids.size()) / B;
 }
+
+void check_ids(const GPTConfig& c, const std::vector<int64_t>& ids, const blocks::Pass& p) {
+    if (p.pos0 + p.T > c.block_size) {
+        throw Error(std::string(p.fn) + ": a context of " + std::to_string(p.pos0 + p.T) + " tokens exceeds the block size " +
+                    std::to_string(c.block_size));
+    }
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] < 0 || ids[i] >= c.vocab_size) {
+            throw Error(std::string(p.fn) + ": expected token ids in [0, " + std::to_string(c.vocab_size) + "), got " +
+                        std::to_string(ids[i]) + " at index " + std::to_string(i));
+        }
+    }
+}
+
+// A layer's queries, keys, values and weights for the trace (keys and values
+// of every position the queries saw: the cache's, with one).
+void trace_attention(GPTLayerTrace& lt, const GPTLayerActivations& L, const blocks::Pass& p, const GPTConfig& c, int64_t l) {
+    const int64_t B = p.B, T_k = p.pos0 + p.T, C = c.n_embd, H = c.n_head;
+    lt.queries = split_heads(L.qkv.leftCols(C), B, H);
+    if (p.cache) {
+        Matrix ks(B * T_k, C), vs(B * T_k, C);
+        for (int64_t b = 0; b < B; ++b) {
+            ks.block(b * T_k, 0, T_k, C) = p.cache->k[static_cast<size_t>(l)].block(b * c.block_size, 0, T_k, C);
+            vs.block(b * T_k, 0, T_k, C) = p.cache->v[static_cast<size_t>(l)].block(b * c.block_size, 0, T_k, C);
+        }
+        lt.keys = split_heads(ks, B, H);
+        lt.values = split_heads(vs, B, H);
+    } else {
+        lt.keys = split_heads(L.qkv.middleCols(C, C), B, H);
+        lt.values = split_heads(L.qkv.rightCols(C), B, H);
+    }
+    lt.weights = Tensor({B, H, p.T, T_k}, L.att);
+}
+
+// The forward pass (gpt_blocks.hpp): the embedding, every block's attention
+// and feed-forward steps, the head. In training every block keeps its
+// activations in acts for backward; inference reuses one block's worth.
+Tensor run(const GPT& m, const std::vector<int64_t>& ids, const blocks::Pass& p, GPTTrace* trace, GPTActivations& acts) {
+    const GPTConfig& c = m.config();
+    check_ids(c, ids, p);
+    const int64_t B = p.B, T = p.T, C = c.n_embd;
+    acts.B = B;
+    acts.T = T;
+    acts.ids = ids;
+    acts.layers.resize(static_cast<size_t>(p.training ? c.n_layer : 1));
+    Matrix x;
+    blocks::embedding_forward(m, ids, p, x, acts.emb_keep);
+    if (trace) {
+        trace->embeddings = to_tensor(x, {B, T, C});
+        trace->layers.assign(static_cast<size_t>(c.n_layer), {});
+    }
+    for (int64_t l = 0; l < c.n_layer; ++l) {
+        GPTLayerActivations& L = acts.layers[static_cast<size_t>(p.training ? l : 0)];
+        GPTLayerTrace* lt = trace ? &trace->layers[static_cast<size_t>(l)] : nullptr;
+        if (lt) {
+            lt->input = to_tensor(x, {B, T, C});
+            lt->scores = Tensor({B, c.n_head, T, p.pos0 + T});
+        }
+        blocks::attention_forward(m, l, p, x, L, lt ? lt->scores.data.data() : nullptr);
+        if (lt) trace_attention(*lt, L, p, c, l);
+        blocks::mlp_forward(m, l, p, L, x);
+        if (lt) lt->output = to_tensor(x, {B, T, C});
+    }
+    Tensor logits({B, T, c.vocab_size});
+    blocks::head_forward(m, x, acts, logits.data.data());
+    if (p.training) acts.x_final = std::move(x);
+    return logits;
+}
 }  // namespace
 
 Tensor GPT::forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace) const {
-    constexpr const char* fn = "GPT.forward";
-    return run(ids, B, sequence_length(ids, B, fn), nullptr, trace, nullptr, nullptr, fn);
+    blocks::Pass p;
+    p.fn = "GPT.forward";
+    p.B = B;
+    p.T = sequence_length(ids, B, p.fn);
+    GPTActivations scratch;
+    return run(*this, ids, p, trace, scratch);
 }
 
 Tensor GPT::forward_train(const std::vector<int64_t>& ids, int64_t B, GPTActivations& acts, Generator* dropout_gen) const {
-    constexpr const char* fn = "GPT.forwardTrain";
-    return run(ids, B, sequence_length(ids, B, fn), nullptr, nullptr, &acts, dropout_gen, fn);
+    blocks::Pass p;
+    p.fn = "GPT.forwardTrain";
+    p.B = B;
+    p.T = sequence_length(ids, B, p.fn);
+    p.training = true;
+    p.dropout = dropout_gen ? config_.dropout : 0.0f;
+    p.gen = dropout_gen;
+    return run(*this, ids, p, nullptr, acts);
 }
 
 Tensor GPT::forward_cached(const std::vector<int64_t>& ids, int64_t B, KVCache& cache, GPTTrace* trace) const {
-    constexpr const char* fn = "GPT.forwardCached";
-    if (B != cache.batch) {
-        throw Error(std::string(fn) + ": the cache holds " + std::to_string(cache.batch) + " sequences, got B=" +
+    blocks::Pass p;
+    p.fn = "GPT.forwardCached";
+    if (B != cache.batch()) {
+        throw Error(std::string(p.fn) + ": the cache holds " + std::to_string(cache.batch()) + " sequences, got B=" +
                     std::to_string(B));
     }
-    return run(ids, B, sequence_length(ids, B, fn), &cache, trace, nullptr, nullptr, fn);
+    p.B = B;
+    p.T = sequence_length(ids, B, p.fn);
+    p.pos0 = cache.length();
+    p.cache = &cache;
+    GPTActivations scratch;
+    Tensor logits = run(*this, ids, p, trace, scratch);
+    cache.length_ = p.pos0 + p.T;  // the cache now holds these tokens too
+    return logits;
+}
+
+void GPT::backward(const GPTActivations& acts, const float* dlogits, GPT& g) const {
+    Matrix dx, dx_1;
+    blocks::head_backward(*this, acts, dlogits, g, dx);
+    for (int64_t l = config_.n_layer - 1; l >= 0; --l) {
+        const GPTLayerActivations& L = acts.layers[static_cast<size_t>(l)];
+        blocks::mlp_backward(*this, l, L, dx, g, dx_1);
+        blocks::attention_backward(*this, l, L, acts.B, dx_1, g, dx);
+    }
+    blocks::embedding_backward(g, acts.ids, acts.T, acts.emb_keep, dx);
 }
 
 GPT::GPT(const GPTConfig& config, Uninitialised) : config_((config.validate("GPT"), config)) { allocate(); }
@@ -224,172 +319,6 @@ GPT GPT::zeros(const GPTConfig& config) {
     GPT g(config, Uninitialised{});
     for (auto& [name, t] : g.named_parameters()) std::fill(t->data.begin(), t->data.end(), 0.0f);
     return g;
-}
-
-Tensor GPT::run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* cache, GPTTrace* trace,
-                GPTActivations* kept, Generator* dropout_gen, const char* fn) const {
-    const GPTConfig& c = config_;
-    const int64_t C = c.n_embd, H = c.n_head, F = c.n_inner, V = c.vocab_size, N = B * T;
-    const int64_t pos0 = cache ? cache->length : 0, T_k = pos0 + T;
-    if (T_k > c.block_size) {
-        throw Error(std::string(fn) + ": a context of " + std::to_string(T_k) + " tokens exceeds the block size " +
-                    std::to_string(c.block_size));
-    }
-    for (size_t i = 0; i < ids.size(); ++i) {
-        if (ids[i] < 0 || ids[i] >= V) {
-            throw Error(std::string(fn) + ": expected token ids in [0, " + std::to_string(V) + "), got " +
-                        std::to_string(ids[i]) + " at index " + std::to_string(i));
-        }
-    }
-    const bool pre = c.norm == NormPlacement::Pre;
-    const float p = dropout_gen ? c.dropout : 0.0f;
-    GPTActivations local;
-    GPTActivations& acts = kept ? *kept : local;
-    acts.B = B;
-    acts.T = T;
-    acts.ids = ids;
-    acts.layers.resize(static_cast<size_t>(c.n_layer));
-
-    // x: the residual stream, one row per (b, t).
-    Matrix x(N, C);
-    const auto wte_m = matrix(wte);
-    const auto wpe_m = matrix(wpe);
-    for (int64_t r = 0; r < N; ++r) x.row(r) = wte_m.row(ids[static_cast<size_t>(r)]) + wpe_m.row(pos0 + r % T);
-    acts.emb_keep.clear();
-    if (p > 0) {
-        dropout_mask(acts.emb_keep, N * C, p, *dropout_gen);
-        apply_mask(x.data(), acts.emb_keep);
-    }
-    if (trace) {
-        trace->embeddings = to_tensor(x, {B, T, C});
-        trace->layers.assign(static_cast<size_t>(c.n_layer), {});
-    }
-
-    AttentionOptions causal;
-    causal.causal = true;
-    Matrix a(N, C), m(N, C);
-    for (int64_t l = 0; l < c.n_layer; ++l) {
-        const GPTBlock& blk = h[static_cast<size_t>(l)];
-        GPTLayerActivations& L = acts.layers[static_cast<size_t>(l)];
-        GPTLayerTrace* lt = trace ? &trace->layers[static_cast<size_t>(l)] : nullptr;
-        L.input = x;
-        if (lt) lt->input = to_tensor(x, {B, T, C});
-        L.ln_1_mean.resize(static_cast<size_t>(N));
-        L.ln_1_rstd.resize(static_cast<size_t>(N));
-        L.ln_2_mean.resize(static_cast<size_t>(N));
-        L.ln_2_rstd.resize(static_cast<size_t>(N));
-
-        // ---- attention sublayer: a = c_proj(attention(c_attn(LN₁(x) or x)))
-        L.ln_1.resize(N, C);
-        if (pre) {
-            layer_norm_forward(L.ln_1.data(), x.data(), ptr(blk.ln_1_weight), ptr(blk.ln_1_bias), N, C, 1e-5f,
-                               L.ln_1_mean.data(), L.ln_1_rstd.data());
-        }
-        L.qkv.resize(N, 3 * C);
-        linear_forward(L.qkv.data(), (pre ? L.ln_1 : x).data(), ptr(blk.attn_c_attn_weight), ptr(blk.attn_c_attn_bias),
-                       N, C, 3 * C);
-        L.att.resize(static_cast<size_t>(B * H * T * T_k));
-        L.y.resize(N, C);
-        float* scores = nullptr;
-        if (lt) {
-            lt->scores = Tensor({B, H, T, T_k});
-            scores = lt->scores.data.data();
-        }
-        if (cache) {
-            const int64_t stride = c.block_size;
-            Matrix& kc = cache->k[static_cast<size_t>(l)];
-            Matrix& vc = cache->v[static_cast<size_t>(l)];
-            for (int64_t b = 0; b < B; ++b) {
-                kc.block(b * stride + pos0, 0, T, C) = L.qkv.block(b * T, C, T, C);
-                vc.block(b * stride + pos0, 0, T, C) = L.qkv.block(b * T, 2 * C, T, C);
-            }
-            for (int64_t b = 0; b < B; ++b) {
-                const int64_t off = b * H * T * T_k;
-                multi_head_attention_forward(L.qkv.block(b * T, 0, T, C), kc.block(b * stride, 0, T_k, C),
-                                             vc.block(b * stride, 0, T_k, C), 1, H, causal, L.y.block(b * T, 0, T, C),
-                                             scores ? scores + off : nullptr, L.att.data() + off, fn);
-            }
-            if (lt) {
-                Matrix ks(B * T_k, C), vs(B * T_k, C);
-                for (int64_t b = 0; b < B; ++b) {
-                    ks.block(b * T_k, 0, T_k, C) = kc.block(b * stride, 0, T_k, C);
-                    vs.block(b * T_k, 0, T_k, C) = vc.block(b * stride, 0, T_k, C);
-                }
-                lt->keys = split_heads(ks, B, H);
-                lt->values = split_heads(vs, B, H);
-            }
-        } else {
-            // Attention dropout acts on the weights between softmax and V; the
-            // mask is drawn before the kernel runs (the kernel draws nothing).
-            L.att_keep.clear();
-            if (p > 0) dropout_mask(L.att_keep, B * H * T * T, p, *dropout_gen);
-            multi_head_attention_forward(L.qkv.leftCols(C), L.qkv.middleCols(C, C), L.qkv.rightCols(C), B, H, causal,
-                                         L.y, scores, L.att.data(), fn, L.att_keep.empty() ? nullptr : L.att_keep.data());
-        }
-        if (lt) {
-            lt->queries = split_heads(L.qkv.leftCols(C), B, H);
-            if (!cache) {
-                lt->keys = split_heads(L.qkv.middleCols(C, C), B, H);
-                lt->values = split_heads(L.qkv.rightCols(C), B, H);
-            }
-            lt->weights = Tensor({B, H, T, T_k}, L.att);
-        }
-        linear_forward(a.data(), L.y.data(), ptr(blk.attn_c_proj_weight), ptr(blk.attn_c_proj_bias), N, C, C);
-        L.resid_1_keep.clear();
-        if (p > 0) {
-            dropout_mask(L.resid_1_keep, N * C, p, *dropout_gen);
-            apply_mask(a.data(), L.resid_1_keep);
-        }
-        L.ln_2.resize(N, C);
-        if (pre) {
-            L.x_1 = x + a;
-            layer_norm_forward(L.ln_2.data(), L.x_1.data(), ptr(blk.ln_2_weight), ptr(blk.ln_2_bias), N, C, 1e-5f,
-                               L.ln_2_mean.data(), L.ln_2_rstd.data());
-        } else {
-            L.ln_1 = x + a;  // post-norm: LN₁'s input
-            L.x_1.resize(N, C);
-            layer_norm_forward(L.x_1.data(), L.ln_1.data(), ptr(blk.ln_1_weight), ptr(blk.ln_1_bias), N, C, 1e-5f,
-                               L.ln_1_mean.data(), L.ln_1_rstd.data());
-        }
-
-        // ---- feed-forward sublayer: m = c_proj(act(c_fc(LN₂(x₁) or x₁)))
-        L.fc.resize(N, F);
-        linear_forward(L.fc.data(), (pre ? L.ln_2 : L.x_1).data(), ptr(blk.mlp_c_fc_weight), ptr(blk.mlp_c_fc_bias), N,
-                       C, F);
-        L.act = L.fc;
-        if (c.activation == Activation::GELU) {
-            gelu_forward(L.act.data(), N * F);
-        } else {
-            relu_forward(L.act.data(), N * F);
-        }
-        linear_forward(m.data(), L.act.data(), ptr(blk.mlp_c_proj_weight), ptr(blk.mlp_c_proj_bias), N, F, C);
-        L.resid_2_keep.clear();
-        if (p > 0) {
-            dropout_mask(L.resid_2_keep, N * C, p, *dropout_gen);
-            apply_mask(m.data(), L.resid_2_keep);
-        }
-        if (pre) {
-            x = L.x_1 + m;
-        } else {
-            L.ln_2 = L.x_1 + m;  // post-norm: LN₂'s input
-            layer_norm_forward(x.data(), L.ln_2.data(), ptr(blk.ln_2_weight), ptr(blk.ln_2_bias), N, C, 1e-5f,
-                               L.ln_2_mean.data(), L.ln_2_rstd.data());
-        }
-        if (lt) lt->output = to_tensor(x, {B, T, C});
-    }
-
-    acts.x_final = x;
-    if (pre) {
-        acts.ln_f.resize(N, C);
-        acts.ln_f_mean.resize(static_cast<size_t>(N));
-        acts.ln_f_rstd.resize(static_cast<size_t>(N));
-        layer_norm_forward(acts.ln_f.data(), x.data(), ptr(ln_f_weight), ptr(ln_f_bias), N, C, 1e-5f,
-                           acts.ln_f_mean.data(), acts.ln_f_rstd.data());
-    }
-    Tensor logits({B, T, V});
-    linear_forward(logits.data.data(), (pre ? acts.ln_f : x).data(), ptr(head_weight()), ptr(lm_head_bias), N, C, V);
-    if (cache) cache->length = T_k;
-    return logits;
 }
 
 }  // namespace attn

@@ -103,17 +103,6 @@ Tensor matmul(const Tensor& x, const Tensor& w, const char* fn) {
     return out;
 }
 
-void check_dim(const Tensor& t, std::initializer_list<int64_t> dims, const char* fn,
-               const char* name) {
-    for (int64_t d : dims) {
-        if (t.dim() == d) return;
-    }
-    std::string expected;
-    for (int64_t d : dims) expected += (expected.empty() ? "" : " or ") + std::to_string(d);
-    throw Error(std::string(fn) + ": expected " + name + " with " + expected +
-                " dimensions, got shape " + shape_str(t.shape));
-}
-
 void check_finite(const Tensor& t, const char* fn, const char* name) {
     for (int64_t i = 0; i < t.numel(); ++i) {
         if (!std::isfinite(t[i])) {

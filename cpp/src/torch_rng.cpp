@@ -24,7 +24,6 @@ void normal_fill_16(float* d, float mean, float std) {
 }  // namespace
 
 void Generator::manual_seed(uint64_t seed) {
-    seed_ = seed;
     // std::mt19937's single-value seeding is mt19937's init_genrand, the same
     // one PyTorch's engine uses on the low 32 bits of the seed.
     engine_.seed(static_cast<uint32_t>(seed & 0xFFFFFFFFu));

@@ -35,34 +35,48 @@
 //   simple_attention.hpp             attention without trainable weights
 //   linear.hpp, embedding.hpp,
 //   layer_norm.hpp                   the nn layers, initialised as PyTorch does
+//   activations.hpp, dropout.hpp     ReLU, GELU and dropout, forward and backward
 //   self_attention.hpp               SelfAttentionV1 / V2 / U with traces
 //   mask.hpp                         causal and padding masks
 //   scaled_dot_product_attention.hpp softmax(Q Kᵀ/√d_k) V with masks and a trace
+//   attention_kernel.hpp             the multi-head kernel the modules run, forward and backward
 //   multi_head_attention.hpp         several heads (notebook 001 §7, nn.MultiheadAttention)
+//   config.hpp                       GPTConfig and TrainConfig: every field named once
 //   gpt.hpp                          the tiny language model (notebook 001 §8, nanoGPT)
 //   tokenizer.hpp                    character and word tokens
-//   generate.hpp                     sampling with a KV cache
-//   trainer.hpp, checkpoint.hpp      training (notebook 001's "next steps") and safetensors files
+//   sampling.hpp, generate.hpp       temperature, top-k, multinomial; generation with a KV cache
+//   cross_entropy.hpp, adamw.hpp,
+//   lr_schedule.hpp                  the loss, the optimizer and its schedule
+//   dataset.hpp, trainer.hpp         nanoGPT's batches and training loop (notebook 001's "next steps")
+//   checkpoint.hpp                   safetensors files with a digest
 //   synthetic_corpus.hpp,
 //   agreement_probe.hpp              the agreement corpus and what a model learned from it
 #pragma once
 
+#include "attn/activations.hpp"
+#include "attn/adamw.hpp"
 #include "attn/agreement_probe.hpp"
+#include "attn/attention_kernel.hpp"
 #include "attn/checkpoint.hpp"
+#include "attn/config.hpp"
+#include "attn/cross_entropy.hpp"
+#include "attn/dataset.hpp"
+#include "attn/dropout.hpp"
+#include "attn/embedding.hpp"
 #include "attn/generate.hpp"
 #include "attn/gpt.hpp"
-#include "attn/multi_head_attention.hpp"
-#include "attn/synthetic_corpus.hpp"
-#include "attn/tokenizer.hpp"
-#include "attn/trainer.hpp"
-
-#include "attn/embedding.hpp"
 #include "attn/layer_norm.hpp"
 #include "attn/linear.hpp"
+#include "attn/lr_schedule.hpp"
 #include "attn/mask.hpp"
+#include "attn/multi_head_attention.hpp"
+#include "attn/sampling.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/self_attention.hpp"
 #include "attn/simple_attention.hpp"
 #include "attn/softmax.hpp"
+#include "attn/synthetic_corpus.hpp"
 #include "attn/tensor.hpp"
+#include "attn/tokenizer.hpp"
 #include "attn/torch_rng.hpp"
+#include "attn/trainer.hpp"

@@ -66,6 +66,8 @@ struct GPTLayerActivations {
     std::vector<float> resid_2_keep;       // (N, C) dropout after the feed-forward projection
 };
 
+// In training one GPTLayerActivations per layer; inference (forward,
+// forward_cached) reuses a single one for every layer.
 struct GPTActivations {
     int64_t B = 0, T = 0;
     std::vector<int64_t> ids;              // (B, T)
@@ -77,12 +79,20 @@ struct GPTActivations {
 };
 
 // Keys and values of every position seen so far, per layer, so that each new
-// token costs one row of attention instead of a full recompute.
-struct KVCache {
-    int64_t batch = 0;
-    int64_t length = 0;      // positions cached
-    std::vector<Matrix> k;   // per layer (batch · block_size, C)
-    std::vector<Matrix> v;   // per layer (batch · block_size, C)
+// token costs one row of attention instead of a full recompute. Its length
+// has one owner: GPT::forward_cached extends it; clear() forgets the context.
+class KVCache {
+public:
+    int64_t batch() const { return batch_; }
+    int64_t length() const { return length_; }  // positions cached
+    void clear() { length_ = 0; }
+    std::vector<Matrix> k;  // per layer (batch · block_size, C)
+    std::vector<Matrix> v;  // per layer (batch · block_size, C)
+
+private:
+    friend class GPT;
+    int64_t batch_ = 0;
+    int64_t length_ = 0;
 };
 
 class GPT {
@@ -140,8 +150,6 @@ public:
 private:
     struct Uninitialised {};
     GPT(const GPTConfig& config, Uninitialised);
-    Tensor run(const std::vector<int64_t>& ids, int64_t B, int64_t T, KVCache* cache, GPTTrace* trace,
-               GPTActivations* acts, Generator* dropout_gen, const char* fn) const;
     void allocate();
     void initialise(Generator& gen);
     GPTConfig config_;

@@ -86,9 +86,6 @@ Tensor matmul(const Tensor& x, const Tensor& w, const char* fn = "matmul");
 
 // ---- argument checks shared by every public entry point -----------------
 
-// Throws Error unless t.dim() is one of `dims`.
-void check_dim(const Tensor& t, std::initializer_list<int64_t> dims, const char* fn,
-               const char* name);
 // Throws Error unless every element is finite, naming the first bad index.
 void check_finite(const Tensor& t, const char* fn, const char* name);
 // Throws Error with "fn: expected <name> of shape <expected>, got <actual>".

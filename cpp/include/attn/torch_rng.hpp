@@ -28,7 +28,6 @@ public:
 
     // torch.manual_seed: re-seeds the engine and forgets the cached normal.
     void manual_seed(uint64_t seed);
-    uint64_t initial_seed() const { return seed_; }
 
     uint32_t random();    // next 32-bit output of mt19937
     uint64_t random64();  // (first << 32) | second
@@ -44,7 +43,6 @@ public:
 
 private:
     std::mt19937 engine_;
-    uint64_t seed_ = kDefaultSeed;
     std::optional<double> next_double_normal_;
 };
 
