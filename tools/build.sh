@@ -13,7 +13,7 @@ case "${1:-}" in
     ;;
   wasm)
     # Debian's emscripten 3.1.6 runs its JS optimiser with a Node that does not
-    # search /usr/share/nodejs, where Debian put acorn (TOOLCHAIN.md quirk 1).
+    # search /usr/share/nodejs, where Debian put acorn (docs/toolchain.md).
     export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
     emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
     cmake --build build/wasm -j "$jobs"

@@ -5,9 +5,9 @@
 using namespace attn;
 using golden::near;
 
-TEST(Sampling, MultinomialIsTheExponentialRaceOfTorchRngMd) {
+TEST(Sampling, MultinomialIsTheExponentialRaceOfTorch) {
     // Seed 42, rand(5), then exponential_(1) gives 1.6459 0.4294 0.0677 1.3809
-    // 0.7803 (TORCH_RNG.md): with equal probabilities the smallest q wins.
+    // 0.7803 (docs/torch-rng.md): with equal probabilities the smallest q wins.
     manual_seed(42);
     rand({5});
     EXPECT_EQ(multinomial(Tensor({1, 5}, std::vector<float>(5, 0.2f))), (std::vector<int64_t>{2}));

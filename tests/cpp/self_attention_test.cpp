@@ -118,7 +118,7 @@ TEST(SelfAttention, ShapeErrorsNameFunctionExpectedAndGiven) {
 // embedded with Embedding(10, 16) after manual_seed(123), attended with
 // U_query/U_key/U_value = rand(16, 16) after manual_seed(123) again. The
 // notebook omits these outputs, so the test checks each step against its
-// definition and the generator against TORCH_RNG.md.
+// definition and the generator against docs/torch-rng.md.
 TEST(SelfAttentionU, Notebook003EmbeddingExample) {
     const std::vector<int64_t> sentence = {0, 7, 1, 2, 5, 6, 4, 3};
     manual_seed(123);
@@ -132,7 +132,7 @@ TEST(SelfAttentionU, Notebook003EmbeddingExample) {
 
     manual_seed(123);
     const SelfAttentionU sa(16);
-    // Same seed as TORCH_RNG.md's rand(3, 2) check: U_query starts with it.
+    // Same seed as docs/torch-rng.md's rand(3, 2) check: U_query starts with it.
     EXPECT_TRUE(near(Tensor({6}, std::vector<float>(sa.U_query.data.begin(), sa.U_query.data.begin() + 6)),
                      golden::rng("rand_3x2_seed123").at("data").get<std::vector<float>>()));
     const SelfAttentionTrace t = sa.forward(x);

@@ -1,4 +1,4 @@
-// Every check value of shared/TORCH_RNG.md, plus the properties of PyTorch's
+// Every check value of docs/torch-rng.md, plus the properties of PyTorch's
 // two normal paths that those values alone would not pin down.
 #include "attn/embedding.hpp"
 #include "attn/layer_norm.hpp"

@@ -9,7 +9,7 @@ import { assertClose, attn, notebook, own, rngCase, row, useAttention } from './
 useAttention();
 
 describe('PyTorch-compatible random numbers', () => {
-  test('rand, randn (both paths), randint, Linear init match TORCH_RNG.md', () => {
+  test('rand, randn (both paths), randint, Linear init match docs/torch-rng.md', () => {
     for (const key of ['rand_3x2_seed123', 'rand_6_seed1729', 'randn_6_seed0', 'randn_6_seed42']) {
       const c = rngCase(key);
       attn.manualSeed(c.seed);

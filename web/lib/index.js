@@ -26,7 +26,7 @@ const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 /** The bytes of a file shipped next to this module (read in Node, fetched in a browser). */
 async function loadBytes(url, fn) {
   if (url.protocol === 'file:') {
-    // Node: Emscripten 3.1.6's loader cannot fetch a file: URL (TOOLCHAIN.md),
+    // Node: Emscripten 3.1.6's loader cannot fetch a file: URL (docs/toolchain.md),
     // so the bytes are read here. The specifier is a variable so that browser
     // bundlers leave the import alone.
     const fsModule = 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Dropout as torch.nn.Dropout does it on the CPU (shared/TORCH_RNG.md): per
+// Dropout as torch.nn.Dropout does it on the CPU (docs/torch-rng.md): per
 // element a 53-bit uniform u, kept when u < 1 - p, kept values scaled by
 // 1 / (1 - p). The mask is kept (as the multipliers 0 or 1/(1-p)) for backward.
 #pragma once

@@ -1,7 +1,8 @@
 // Choosing the next token from logits, as nanoGPT's GPT.generate does:
 // divide by the temperature, keep the top k, softmax, and draw with
-// torch.multinomial, whose default CPU path (PyTorch >= 2.7, shared/TORCH_RNG.md)
-// is the exponential race argmax(p / q), q ~ Exp(1).
+// torch.multinomial, whose default CPU path (docs/torch-rng.md: PyTorch 1.13
+// and >= 2.7; not the MKL builds between) is the exponential race
+// argmax(p / q), q ~ Exp(1).
 #pragma once
 
 #include "attn/tensor.hpp"

@@ -37,7 +37,7 @@ public:
     // One double in [0, 1): 53 random bits.
     double uniform_double();
     // One standard normal sample through PyTorch's scalar path (Path B in
-    // shared/TORCH_RNG.md): Box-Muller on two doubles, the sine half cached
+    // docs/torch-rng.md): Box-Muller on two doubles, the sine half cached
     // for the next call.
     double normal_double();
 
