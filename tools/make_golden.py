@@ -328,6 +328,8 @@ def modules():
 
     return {
         "_about": "PyTorch modules and attention with masks (tools/make_golden.py). Masks written here with 1 = attend.",
+        "along_dim": along_dim(),
+        "printing": printing(),
         "linear": {"seed": 1, "weight": t(linear.weight), "bias": t(linear.bias), "x": t(x), "y": t(linear(x))},
         "embedding": {"seed": 2, "weight": t(embedding.weight), "ids": ints(ids), "y": t(embedding(ids))},
         "layer_norm": {"weight": t(norm.weight), "bias": t(norm.bias), "x": t(ln_x), "y": t(norm(ln_x))},
@@ -335,6 +337,57 @@ def modules():
         "notebook001_mha": {"seed": 5, "d_model": 8, "num_heads": 2, **notebook_mha},
         "torch_mha": {"seed": 6, "embed_dim": 8, "num_heads": 2, **torch_cases},
     }
+
+
+def along_dim():
+    """softmax, the naive softmax and sum normalisation over every dimension of a 3-D tensor, as torch's dim."""
+    torch.manual_seed(8)
+    x = torch.randn(2, 3, 4)
+    positive = torch.rand(2, 3, 4) + 0.5
+    dims = [0, 1, 2, -1, -2, -3]
+    return {
+        "x": t(x), "positive": t(positive),
+        "softmax": {str(d): t(torch.softmax(x, dim=d)) for d in dims},
+        "softmax_naive": {str(d): t(torch.exp(x) / torch.exp(x).sum(dim=d, keepdim=True)) for d in dims},
+        "normalize_sum": {str(d): t(positive / positive.sum(dim=d, keepdim=True)) for d in dims},
+    }
+
+
+def printing():
+    """print(tensor) with torch's default options: fixed, integer and scientific notation, wrapping,
+    summarising, exact ties, special values, precision 2."""
+    def case(x, precision=4):
+        torch.set_printoptions(precision=precision)
+        printed = str(x)
+        torch.set_printoptions(profile="default")
+        integer = not x.dtype.is_floating_point
+        tensor = ints(x) if integer else t(x)
+        # JSON has no Infinity or NaN: those are written as the strings JS's Number() reads back.
+        tensor["data"] = [v if math.isfinite(v) else {math.inf: "Infinity", -math.inf: "-Infinity"}.get(v, "NaN")
+                          for v in tensor["data"]]
+        return {"tensor": tensor, "integer": integer, "precision": precision, "printed": printed}
+
+    def seeded(seed, make):
+        torch.manual_seed(seed)
+        return make()
+
+    return [
+        case(seeded(123, lambda: torch.rand(3, 2))),
+        case(seeded(1, lambda: torch.randn(2, 3, 4))),
+        case(seeded(2, lambda: torch.randint(0, 100, (2, 5)))),
+        case(seeded(3, lambda: torch.randn(4) * 1e5)),
+        case(seeded(4, lambda: torch.randn(3) * 1e-5)),
+        case(torch.tensor([1.0, 2.0, 300.0])),
+        case(torch.tensor([1.0, -2.0, 2000.0])),
+        case(torch.tensor([float("-inf"), 0.5, float("nan"), 0.0, -0.0])),
+        case(torch.tensor([0.03125, 0.09375, 0.15625, 0.21875])),
+        case(seeded(5, lambda: torch.randn(30))),
+        case(seeded(6, lambda: torch.randn(40, 40))),
+        case(seeded(7, lambda: torch.randn(2, 2, 2, 3))),
+        case(torch.tensor(0.5)),
+        case(torch.zeros(0, 3)),
+        case(seeded(9, lambda: torch.rand(2, 3)), precision=2),
+    ]
 
 
 # ---- models --------------------------------------------------------------------------------

@@ -227,9 +227,19 @@ val unary(const JsTensor& x, const char* fn, const char* name) {
     });
 }
 
-val softmax(const JsTensor& x) { return unary<attn::softmax>(x, "softmax", "scores"); }
-val softmax_naive(const JsTensor& x) { return unary<attn::softmax_naive>(x, "softmaxNaive", "scores"); }
-val normalize_sum(const JsTensor& x) { return unary<attn::normalize_sum>(x, "normalizeSum", "scores"); }
+// softmax, softmaxNaive and normalizeSum along `dim`, as torch's dim.
+template <attn::Tensor (*F)(const attn::Tensor&, int64_t)>
+val along_dim(const JsTensor& x, int dim, const char* fn) {
+    return guarded(fn, [&] {
+        attn::Tensor t = to_tensor(x, fn, "scores");
+        attn::check_finite(t, fn, "scores");
+        return to_js(F(t, dim));
+    });
+}
+
+val softmax(const JsTensor& x, int dim) { return along_dim<attn::softmax>(x, dim, "softmax"); }
+val softmax_naive(const JsTensor& x, int dim) { return along_dim<attn::softmax_naive>(x, dim, "softmaxNaive"); }
+val normalize_sum(const JsTensor& x, int dim) { return along_dim<attn::normalize_sum>(x, dim, "normalizeSum"); }
 val attention_scores(const JsTensor& x) { return unary<attn::attention_scores>(x, "attentionScores", "inputs"); }
 val attention_scores_loop(const JsTensor& x) {
     return unary<attn::attention_scores_loop>(x, "attentionScoresLoop", "inputs");

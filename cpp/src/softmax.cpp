@@ -3,39 +3,70 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace attn {
 
 namespace {
-// Calls f(row pointer, row length) for every last-dimension row of t.
+// Calls f(line, n) for every line of t along `dim` (every row when dim is the
+// last dimension, every column of a matrix when it is 0), in place. Lines along
+// the last dimension are contiguous and handed over directly; others are
+// gathered into a buffer and scattered back.
 template <typename F>
-Tensor map_rows(const Tensor& scores, const char* fn, F f) {
-    if (scores.dim() < 1 || scores.size(-1) == 0) throw_shape(fn, "scores", "[..., T] with T > 0", scores.shape);
+Tensor map_lines(const Tensor& scores, int64_t dim, const char* fn, F f) {
+    const int64_t D = scores.dim();
+    if (D < 1) throw_shape(fn, "scores", "[..., T] with T > 0", scores.shape);
+    if (dim < -D || dim >= D) {
+        throw Error(std::string(fn) + ": expected dim in [" + std::to_string(-D) + ", " + std::to_string(D - 1) +
+                    "] for a " + std::to_string(D) + "-D tensor, got " + std::to_string(dim));
+    }
+    if (dim < 0) dim += D;
+    const int64_t n = scores.shape[dim];
+    if (n == 0 && dim == D - 1) throw_shape(fn, "scores", "[..., T] with T > 0", scores.shape);
+    if (scores.numel() == 0) {
+        throw Error(std::string(fn) + ": expected scores with no dimension of size 0, got shape " + shape_str(scores.shape));
+    }
+    int64_t inner = 1;
+    for (int64_t d = dim + 1; d < D; ++d) inner *= scores.shape[d];
+    const int64_t outer = scores.numel() / (n * inner);
+
     Tensor out = scores;
-    const int64_t n = scores.size(-1);
-    for (int64_t r = 0; r < out.numel() / n; ++r) f(out.data.data() + r * n, n);
+    if (inner == 1) {
+        for (int64_t r = 0; r < outer; ++r) f(out.data.data() + r * n, n);
+        return out;
+    }
+    std::vector<float> line(n);
+    for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+            float* first = out.data.data() + o * n * inner + i;
+            for (int64_t j = 0; j < n; ++j) line[j] = first[j * inner];
+            f(line.data(), n);
+            for (int64_t j = 0; j < n; ++j) first[j * inner] = line[j];
+        }
+    }
     return out;
 }
 }  // namespace
 
-Tensor normalize_sum(const Tensor& scores) {
-    return map_rows(scores, "normalizeSum", [](float* row, int64_t n) {
+Tensor normalize_sum(const Tensor& scores, int64_t dim) {
+    return map_lines(scores, dim, "normalizeSum", [](float* row, int64_t n) {
         float sum = 0;
         for (int64_t j = 0; j < n; ++j) sum += row[j];
         for (int64_t j = 0; j < n; ++j) row[j] /= sum;
     });
 }
 
-Tensor softmax_naive(const Tensor& scores) {
-    return map_rows(scores, "softmaxNaive", [](float* row, int64_t n) {
+Tensor softmax_naive(const Tensor& scores, int64_t dim) {
+    return map_lines(scores, dim, "softmaxNaive", [](float* row, int64_t n) {
         float sum = 0;
         for (int64_t j = 0; j < n; ++j) sum += row[j] = std::exp(row[j]);
         for (int64_t j = 0; j < n; ++j) row[j] /= sum;
     });
 }
 
-Tensor softmax(const Tensor& scores) {
-    return map_rows(scores, "softmax", [](float* row, int64_t n) {
+Tensor softmax(const Tensor& scores, int64_t dim) {
+    return map_lines(scores, dim, "softmax", [](float* row, int64_t n) {
         const float max = *std::max_element(row, row + n);
         if (max == -std::numeric_limits<float>::infinity()) {
             std::fill(row, row + n, 0.0f);  // every key masked: documented zeros

@@ -10,6 +10,7 @@
 #include "attn/linear.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
+#include "attn/softmax.hpp"
 #include "attn/tokenizer.hpp"
 #include "attn/trainer.hpp"
 #include "golden.hpp"
@@ -45,6 +46,28 @@ GPTConfig nanogpt_config(const json& c) {
     return config;
 }
 }  // namespace
+
+TEST(PyTorchGolden, SoftmaxAndNormalisationAlongEveryDim) {
+    const json& c = modules().at("along_dim");
+    const Tensor x = tensor(c.at("x")), positive = tensor(c.at("positive"));
+    for (const int64_t dim : {0, 1, 2, -1, -2, -3}) {
+        const std::string d = std::to_string(dim);
+        EXPECT_TRUE(near(softmax(x, dim), tensor(c.at("softmax").at(d)), 1e-6f)) << "dim " << d;
+        EXPECT_TRUE(near(softmax_naive(x, dim), tensor(c.at("softmax_naive").at(d)), 1e-6f)) << "dim " << d;
+        EXPECT_TRUE(near(normalize_sum(positive, dim), tensor(c.at("normalize_sum").at(d)), 1e-6f)) << "dim " << d;
+    }
+    const auto message = [](auto call) {
+        try {
+            call();
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message([&] { softmax(x, 3); }), "softmax: expected dim in [-3, 2] for a 3-D tensor, got 3");
+    EXPECT_EQ(message([&] { normalize_sum(Tensor({2, 0, 3}), -2); }),
+              "normalizeSum: expected scores with no dimension of size 0, got shape [2, 0, 3]");
+}
 
 TEST(PyTorchGolden, NotebookTranscriptionAgreesWithPyTorch) {
     // The printed values round PyTorch's to 4 decimals.

@@ -65,6 +65,36 @@ describe('the JS API gives PyTorch\'s numbers', () => {
   });
 });
 
+describe('tensor conveniences as torch has them', () => {
+  test('softmax, softmaxNaive and normalizeSum along every dim, as torch\'s dim', () => {
+    const c = modules.along_dim;
+    for (const dim of [0, 1, 2, -1, -2, -3]) {
+      assertClose(attn.softmax(c.x, dim), c.softmax[dim], 1e-6);
+      assertClose(attn.softmaxNaive(c.x, dim), c.softmax_naive[dim], 1e-6);
+      assertClose(attn.normalizeSum(c.positive, dim), c.normalize_sum[dim], 1e-6);
+    }
+  });
+
+  test('format prints as print(tensor) does, character for character', () => {
+    for (const c of modules.printing) {
+      const data = c.tensor.data.map(Number); // "Infinity", "NaN" back to numbers
+      const t = { data: c.integer ? Int32Array.from(data) : Float32Array.from(data), shape: c.tensor.shape };
+      assert.equal(attn.format(t, { precision: c.precision }), c.printed);
+    }
+  });
+
+  test('toArray gives tensor.tolist()\'s nesting and float32 values', () => {
+    const c = modules.printing[1]; // randn(2, 3, 4)
+    const nested = attn.toArray(c.tensor);
+    assert.equal(nested.length, 2);
+    assert.equal(nested[1].length, 3);
+    assert.equal(nested[1][2].length, 4);
+    assert.equal(nested[1][2][3], Math.fround(c.tensor.data[23]));
+    assert.deepEqual(attn.toArray(attn.randint(0, 10, [2, 2])).map((r) => r.length), [2, 2]);
+    assert.equal(attn.toArray({ data: [0.5], shape: [] }), 0.5);
+  });
+});
+
 test('the golden files are what PyTorch computes today (tools/make_golden.py --check)', () => {
   // Debian's python3-torch, installed by tools/setup.sh for the tests.
   const out = execFileSync('/usr/bin/python3', ['tools/make_golden.py', '--check'], { cwd: ROOT, encoding: 'utf8' });

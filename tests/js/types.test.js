@@ -1,21 +1,44 @@
-// The hand-written declarations (web/lib/index.d.ts) compile in strict mode
-// and accept the API as it is documented (tests/js/types-usage.ts).
+// The hand-written declarations (web/lib/index.d.ts) against tests/types/usage.ts,
+// under the TypeScript set-ups users have: a browser-only lib (no Node types),
+// a bundler's and Node's node16 resolution, each strict with skipLibCheck off.
+// The node16 build is then run: what type-checks must also work.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 
-test('index.d.ts type-checks against documented usage', () => {
-  const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
-  let output = '';
+function tsc(...args) {
   try {
-    execFileSync(process.execPath, [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext',
-      '--moduleResolution', 'nodenext', '--lib', 'es2022,esnext.disposable', '--skipLibCheck', 'false',
-      'web/lib/index.d.ts', 'tests/js/types-usage.ts'], { cwd: ROOT, encoding: 'utf8' });
+    execFileSync(process.execPath, [TSC, ...args], { cwd: ROOT, encoding: 'utf8' });
+    return '';
   } catch (e) {
-    output = `${e.stdout}${e.stderr}`;
+    return `${e.stdout}${e.stderr}`;
   }
-  assert.equal(output, '');
+}
+
+for (const setup of ['browser', 'bundler', 'node16']) {
+  test(`index.d.ts type-checks the documented usage under the ${setup} set-up`, () => {
+    assert.equal(tsc('-p', `tests/types/tsconfig.${setup}.json`, '--noEmit'), '');
+  });
+}
+
+test('what type-checks runs: the node16 build of the usage file', () => {
+  // Emitted inside the repository so that Node resolves 'attention-step-by-step' to this package.
+  const out = 'build/types-usage';
+  rmSync(`${ROOT}/${out}`, { recursive: true, force: true });
+  assert.equal(tsc('-p', 'tests/types/tsconfig.node16.json', '--outDir', out, '--rootDir', '.'), '');
+  const printed = execFileSync(process.execPath, [`${out}/tests/types/usage.js`], { cwd: ROOT, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(printed), { ok: true, loss: true, iter: 1, verified: true, memory: true });
+});
+
+test('the types refuse what the API refuses (a check that the type tests can fail)', () => {
+  // Without its @ts-expect-error comments, usage.ts must not compile: the
+  // declarations reject a string tensor and a tensor without a shape.
+  const output = tsc('-p', 'tests/types/tsconfig.refused.json');
+  assert.match(output, /^tests\/types\/refused\.ts\(5,\d+\): error TS2322: Type 'string' is not assignable/m);
+  assert.match(output, /^tests\/types\/refused\.ts\(6,\d+\): error/m);
 });

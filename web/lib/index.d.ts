@@ -12,6 +12,14 @@
  * sa.dispose();
  */
 
+// Symbol.dispose for TypeScript set-ups whose lib predates it (ES2022 + DOM):
+// the same declaration TypeScript's own esnext.disposable lib makes, with which it merges.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
 /** A dense float32 tensor, row-major. Arrays returned by the API are JS-owned copies. */
 export interface Tensor {
   data: Float32Array;
@@ -472,12 +480,19 @@ export interface Attention {
   randn(...shape: number[] | [number[]]): Tensor;
   /** torch.randint(low, high, shape) */
   randint(low: number, high: number, shape: number[]): IntTensor;
-  /** Stable softmax over the last dimension. A row of only −Infinity gives zeros. */
-  softmax(x: TensorLike, dim?: -1): Tensor;
-  /** exp(x) / Σ exp(x) as written; overflows for scores above ~88 (the lesson of notebook 000). */
-  softmaxNaive(x: TensorLike, dim?: -1): Tensor;
-  /** x / Σ x (notebook 000's first normalisation). */
-  normalizeSum(x: TensorLike, dim?: -1): Tensor;
+  /**
+   * torch.softmax(x, dim): stable softmax along `dim` (default −1, the last; negative counts from the
+   * end). A line of only −Infinity gives zeros.
+   */
+  softmax(x: TensorLike, dim?: number): Tensor;
+  /** exp(x) / Σ exp(x) along `dim` as written; overflows for scores above ~88 (the lesson of notebook 000). */
+  softmaxNaive(x: TensorLike, dim?: number): Tensor;
+  /** x / Σ x along `dim` (notebook 000's first normalisation). */
+  normalizeSum(x: TensorLike, dim?: number): Tensor;
+  /** tensor.tolist(): nested arrays of numbers (a number for a 0-D tensor). */
+  toArray(t: TensorLike | IntTensor): NestedArray;
+  /** print(tensor) as PyTorch writes it: `tensor([[0.2961, 0.5166], …])`, `precision` decimals (default 4). */
+  format(t: TensorLike | IntTensor, options?: { precision?: number }): string;
   /** ω_q = [x_q · x_j for every j], loop form. inputs (T, d) → (T) */
   attentionScoresForQuery(inputs: TensorLike, queryIndex: number): Tensor;
   /** All scores with nested loops. (T, d) → (T, T) */
@@ -507,7 +522,8 @@ export interface Attention {
   CharTokenizer: new (text: string) => CharTokenizer;
   /** The sorted set of a text's words and punctuation. */
   WordTokenizer: new (text: string) => WordTokenizer;
-  Tokenizer: {
+  /** The base of CharTokenizer and WordTokenizer: `t instanceof attn.Tokenizer`. */
+  Tokenizer: (abstract new (...args: never) => Tokenizer) & {
     /** From a saved vocabulary (Tokenizer.vocabulary); throws if it is not one. */
     fromVocabulary(kind: TokenizerKind, vocabulary: string): Tokenizer;
   };
@@ -524,8 +540,12 @@ export interface Attention {
   loadCheckpoint(bytes: Uint8Array): LoadedCheckpoint;
   /** What the WASM module holds: for tests and apps that watch their memory. */
   memoryUsage(): MemoryUsage;
-  /** The pretrained model shipped with the package (synthetic agreement corpus, word tokens). */
-  loadDefaultModel(): Promise<LoadedCheckpoint>;
+  /**
+   * The pretrained model shipped with the package (synthetic agreement corpus, word tokens), read
+   * from next to this module, from `url` (e.g. `import url from 'attention-step-by-step/model'`
+   * with a bundler that copies files), or from `bytes` you loaded yourself.
+   */
+  loadDefaultModel(options?: { url: UrlLike } | { bytes: Uint8Array }): Promise<LoadedCheckpoint>;
   defaultTrainConfig(): TrainConfig;
   /**
    * The synthetic corpus, one sentence per line: "The cats, which slept near the dog, purr.", every third in
@@ -546,12 +566,40 @@ export interface Attention {
 }
 
 /**
- * Loads the WASM module. In Node the bundled .wasm is read from disk; in a
- * browser it is fetched next to this module. Pass `wasmBinary` to supply it.
- * Every function throws an `Error` whose message names the function, what it
- * expected and what it got.
+ * A URL, as a string or a URL object (anything with an `href`); in Node also a file path.
+ * Relative strings resolve against the page in a browser and the working directory in Node.
  */
-export function createAttention(options?: { wasmBinary?: ArrayBuffer | Uint8Array }): Promise<Attention>;
+export type UrlLike = string | { readonly href: string };
+
+/** Where createAttention finds the WebAssembly module; give at most one. */
+export interface CreateAttentionOptions {
+  /**
+   * The .wasm file's URL or (in Node) path, for bundlers that do not copy it themselves:
+   * `import wasmUrl from 'attention-step-by-step/wasm'` with esbuild's `--loader:.wasm=file`.
+   */
+  wasmUrl?: UrlLike;
+  /** The .wasm file's bytes. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+}
+
+/**
+ * Loads the WASM module: by default the .wasm next to this module, read from disk
+ * in Node and fetched in a browser. Rejects with an Error naming what is missing
+ * on an engine without WebAssembly SIMD or exception handling, and with the
+ * Content-Security-Policy a page needs when compiling is refused.
+ * Every function of the API throws an `Error` whose message names the function,
+ * what it expected and what it got.
+ */
+export function createAttention(options?: CreateAttentionOptions): Promise<Attention>;
+
+/** A tensor's values as nested arrays: toArray's result. */
+export type NestedArray = number | NestedArray[];
+
+/** tensor.tolist() without loading WASM. */
+export function toArray(t: TensorLike | IntTensor): NestedArray;
+
+/** print(tensor) as PyTorch writes it, without loading WASM. */
+export function format(t: TensorLike | IntTensor, options?: { precision?: number }): string;
 
 /** torch.tensor without loading WASM. */
 export function tensor(data: TensorLike | ArrayLike<number>, shape?: number[]): Tensor;

@@ -16,26 +16,45 @@
 // `throwingErrors` below throws it once the call has returned. Together they
 // keep a failed call from leaking memory or breaking the module (wasm.cpp
 // explains why a throw from inside WASM would).
+import { formatTensor, nestedArray } from './format.js';
 import createAttentionModule from './wasm/attention_wasm.mjs';
 
+// The files this module loads, found next to it. Vite and webpack see these
+// `new URL(…, import.meta.url)` expressions and ship the files with a bundle;
+// other bundlers (esbuild) need `wasmUrl` and `loadDefaultModel({ url })`, for
+// which package.json exports both files ("attention-step-by-step/wasm", "/model").
 const WASM_URL = new URL('./wasm/attention_wasm.wasm', import.meta.url);
 // The pretrained model the package ships: tools/train-default-model.sh.
 const DEFAULT_MODEL_URL = new URL('./models/agreement.safetensors', import.meta.url);
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
-/** The bytes of a file shipped next to this module (read in Node, fetched in a browser). */
-async function loadBytes(url, fn) {
-  if (url.protocol === 'file:') {
-    // Node: Emscripten 3.1.6's loader cannot fetch a file: URL (docs/toolchain.md),
-    // so the bytes are read here. The specifier is a variable so that browser
-    // bundlers leave the import alone.
-    const fsModule = 'node:fs/promises';
-    const { readFile } = await import(/* @vite-ignore */ fsModule);
-    return new Uint8Array(await readFile(url));
+/** A string, or a URL object (of this realm or another: anything with a string href). */
+const isUrlLike = (value) => typeof value === 'string' || (typeof value?.href === 'string' && value.href !== '');
+
+/**
+ * The bytes at a URL or path: read from disk in Node (file: URLs and plain
+ * paths), fetched in a browser. Emscripten 3.1.6's own loader cannot fetch a
+ * file: URL in Node (docs/toolchain.md), which is why the package reads files itself.
+ */
+async function loadBytes(location, fn, what) {
+  // process.getBuiltinModule (Node >= 20.16) reaches node:fs without an import
+  // statement, so bundlers for the browser have nothing to resolve or warn about.
+  const fs = globalThis.process?.getBuiltinModule?.('node:fs/promises');
+  let url;
+  try {
+    url = new URL(typeof location === 'string' ? location : location.href, fs ? undefined : globalThis.location?.href);
+  } catch {
+    url = null; // a plain path: only Node can read it
   }
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${fn}: could not load ${url}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
+  try {
+    if (fs && (!url || url.protocol === 'file:')) return new Uint8Array(await fs.readFile(url ?? location));
+    if (!url) throw new Error('not a URL');
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return new Uint8Array(await response.arrayBuffer());
+  } catch (e) {
+    throw new Error(`${fn}: could not load ${what} from ${url ?? location}: ${e.message}`);
+  }
 }
 
 // ---- argument checks (pure JS) -----------------------------------------------
@@ -197,10 +216,42 @@ export function tensor(data, shape) {
   return { data: t.data === source?.data ? Float32Array.from(t.data) : t.data, shape: t.shape };
 }
 
-function lastDimOnly(x, dim, fn) {
-  if (dim !== -1 && dim !== x.shape.length - 1) {
-    throw new Error(`${fn}: only the last dimension (dim=-1) is supported, got dim=${describe(dim)}`);
+const INTEGER_ARRAYS = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array];
+
+/** A tensor to print or list: integer data (an IntTensor) stays integer, anything else is read as float32. */
+function readable(t, fn) {
+  if (t && typeof t === 'object' && INTEGER_ARRAYS.some((A) => t.data instanceof A)) {
+    const shape = shapeOf(t.shape, fn, 't.shape');
+    const n = shape.reduce((a, b) => a * b, 1);
+    if (t.data.length !== n) throw new Error(`${fn}: t of shape [${shape.join(', ')}] needs ${n} values, got ${t.data.length}`);
+    return { data: t.data, shape, integer: true };
   }
+  return { ...asTensor(t, fn, 't'), integer: false };
+}
+
+/** tensor.tolist(): the values as nested arrays of numbers (a number for a 0-D tensor). */
+export function toArray(t) {
+  const { data, shape } = readable(t, 'toArray');
+  return nestedArray(data, shape);
+}
+
+/** print(tensor) as PyTorch writes it: `tensor([[0.2961, 0.5166], …])`, with `precision` decimals (default 4). */
+export function format(t, opts) {
+  const fn = 'format';
+  const { precision = 4 } = options(opts, ['precision'], fn);
+  if (!Number.isSafeInteger(precision) || precision < 0 || precision > 16) fail(fn, 'precision as an integer from 0 to 16', precision);
+  const { data, shape, integer } = readable(t, fn);
+  return formatTensor(data, shape, { integer, precision });
+}
+
+/** A dimension index as torch takes it: -D ≤ dim < D, negative counting from the end. */
+function dimension(dim, x, fn) {
+  const D = x.shape.length;
+  if (D === 0) fail(fn, 'x of shape [..., T] with T > 0', x.shape);
+  if (!Number.isSafeInteger(dim) || dim < -D || dim >= D) {
+    fail(fn, `dim as an integer in [${-D}, ${D - 1}] for a ${D}-D tensor`, dim);
+  }
+  return dim;
 }
 
 const ATTENTION_OPTIONS = ['causal', 'keyLengths', 'mask', 'fillValue', 'scale'];
@@ -425,10 +476,9 @@ function makeApi(M) {
   }
 
   /** A normalisation of M's along the last dimension, as (x, dim = -1) => Tensor. */
-  const alongLastDim = (name) => (x, dim = -1) => {
+  const alongDim = (name) => (x, dim = -1) => {
     const t = asTensor(x, name, 'x');
-    lastDimOnly(t, dim, name);
-    return M[name](t);
+    return M[name](t, dimension(dim, t, name));
   };
 
   function scaledDotProductAttention(query, key, value, opts = {}) {
@@ -702,6 +752,8 @@ function makeApi(M) {
 
   return {
     tensor,
+    toArray,
+    format,
     /** {memoryBytes, heapBytes, stackBytes}: the WASM memory, what malloc holds, the stack in use. */
     memoryUsage: () => M.memoryUsage(),
     manualSeed: (seed) => M.manualSeed(integer(seed, 'manualSeed', 'seed')),
@@ -709,9 +761,9 @@ function makeApi(M) {
     randn: (...shape) => M.randn(shapeFromArgs(shape, 'randn')),
     randint: (low, high, shape) =>
       M.randint(number(low, 'randint', 'low'), number(high, 'randint', 'high'), shapeOf(shape, 'randint', 'shape')),
-    softmax: alongLastDim('softmax'),
-    softmaxNaive: alongLastDim('softmaxNaive'),
-    normalizeSum: alongLastDim('normalizeSum'),
+    softmax: alongDim('softmax'),
+    softmaxNaive: alongDim('softmaxNaive'),
+    normalizeSum: alongDim('normalizeSum'),
     attentionScoresForQuery: (inputs, queryIndex) => {
       const fn = 'attentionScoresForQuery';
       return M.attentionScoresForQuery(asTensor(inputs, fn, 'inputs'), number(queryIndex, fn, 'queryIndex'));
@@ -754,7 +806,14 @@ function makeApi(M) {
      * The model the package ships, trained on the synthetic agreement corpus
      * ("The cats, which sat on the mat, purr.") in word tokens: {model, tokenizer, vocabulary, iter}.
      */
-    loadDefaultModel: async () => loadCheckpoint(await loadBytes(DEFAULT_MODEL_URL, 'loadDefaultModel')),
+    loadDefaultModel: async (opts) => {
+      const fn = 'loadDefaultModel';
+      const { url, bytes } = options(opts, ['url', 'bytes'], fn);
+      if (url !== undefined && bytes !== undefined) fail(fn, 'either url or bytes, not both', opts);
+      if (bytes !== undefined) return loadCheckpoint(bytes);
+      if (url !== undefined && !isUrlLike(url)) fail(fn, 'url as a string or a URL', url);
+      return loadCheckpoint(await loadBytes(url ?? DEFAULT_MODEL_URL, fn, 'the model'));
+    },
     defaultTrainConfig: () => JSON.parse(M.defaultTrainConfig()),
     /** The synthetic subject–verb agreement corpus, one sentence per line. */
     agreementCorpus: (sentences = 20000, seed = 1337) =>
@@ -781,19 +840,68 @@ function makeApi(M) {
   };
 }
 
+// The WebAssembly features the module is compiled with (CMakeLists.txt:
+// -msimd128, -fwasm-exceptions), each as the smallest module that uses it:
+// one function returning i8x16.splat(0), and one holding try … catch_all.
+// An engine without them would fail deep inside the module's start-up;
+// checking first turns that into an Error that says what is missing.
+const WASM_FEATURES = {
+  'WebAssembly SIMD': Uint8Array.of(0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
+    10, 8, 1, 6, 0, 65, 0, 253, 15, 11),
+  'WebAssembly exception handling': Uint8Array.of(0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0,
+    10, 8, 1, 6, 0, 6, 64, 25, 11, 11),
+};
+const SUPPORTED = 'Chrome and Edge 95+, Firefox 100+, Safari 16.4+ and Node 20.19+ have them';
+
+function checkEngine(fn) {
+  if (typeof WebAssembly !== 'object') {
+    throw new Error(`${fn}: this JavaScript engine has no WebAssembly (is it disabled, or running without a JIT?); ${SUPPORTED}`);
+  }
+  const missing = Object.keys(WASM_FEATURES).filter((name) => !WebAssembly.validate(WASM_FEATURES[name]));
+  if (missing.length > 0) throw new Error(`${fn}: this JavaScript engine lacks ${missing.join(' and ')}; ${SUPPORTED}`);
+}
+
+async function compile(bytes, fn) {
+  try {
+    return await WebAssembly.compile(bytes);
+  } catch (e) {
+    const csp = /unsafe-eval|Content.Security.Policy/i.test(e.message)
+      ? " The page's Content-Security-Policy must allow script-src 'wasm-unsafe-eval'."
+      : '';
+    throw new Error(`${fn}: could not compile the WebAssembly module: ${e.message.replace(/\.$/, '')}.${csp}`);
+  }
+}
+
 /**
- * Loads the WASM module and returns the API. In Node the .wasm file next to
- * this module is read from disk; in a browser it is fetched. Pass
- * `wasmBinary` to supply the bytes yourself.
+ * Loads the WASM module and returns the API. The module is the .wasm file next
+ * to this one (read from disk in Node, fetched in a browser) unless
+ * `wasmUrl` says where it is or `wasmBinary` hands over its bytes.
  */
-export async function createAttention({ wasmBinary } = {}) {
-  const bytes = wasmBinary ?? (await loadBytes(WASM_URL, 'createAttention'));
-  const M = await createAttentionModule({
-    wasmBinary: bytes,
-    // The module prints nothing on success; route anything it does print to
-    // the console's error stream instead of stdout.
-    print: (text) => console.warn(text),
-    printErr: (text) => console.warn(text),
+export async function createAttention(opts) {
+  const fn = 'createAttention';
+  const { wasmBinary, wasmUrl } = options(opts, ['wasmBinary', 'wasmUrl'], fn);
+  if (wasmBinary !== undefined && wasmUrl !== undefined) fail(fn, 'either wasmBinary or wasmUrl, not both', opts);
+  if (wasmUrl !== undefined && !isUrlLike(wasmUrl)) fail(fn, 'wasmUrl as a string or a URL', wasmUrl);
+  if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer || ArrayBuffer.isView(wasmBinary))) {
+    fail(fn, 'wasmBinary as a Uint8Array or an ArrayBuffer', wasmBinary);
+  }
+  checkEngine(fn);
+  const bytes = wasmBinary ?? (await loadBytes(wasmUrl ?? WASM_URL, fn, 'the WebAssembly module'));
+  const wasmModule = await compile(bytes, fn);
+  const M = await new Promise((resolve, reject) => {
+    const failed = (e) => reject(new Error(
+      `${fn}: could not start the WebAssembly module (is it the .wasm of this version of the package?): ${e?.message ?? e}`));
+    createAttentionModule({
+      instantiateWasm(imports, done) {
+        // done() reads the module's exports: a different .wasm fails there, and is reported like any other failure.
+        WebAssembly.instantiate(wasmModule, imports).then((instance) => done(instance, wasmModule)).catch(failed);
+        return {};
+      },
+      // The module prints nothing on success; route anything it does print to
+      // the console's error stream instead of stdout.
+      print: (text) => console.warn(text),
+      printErr: (text) => console.warn(text),
+    }).then(resolve, failed);
   });
   return makeApi(throwingErrors(M));
 }

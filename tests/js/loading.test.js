@@ -1,0 +1,102 @@
+// Loading the module and the shipped model from wherever an app keeps them,
+// and what an engine or a file that cannot run it gets: an Error saying why,
+// never Aborted() or an unhandled rejection.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { createAttention } from '../../web/lib/index.js';
+
+const WASM = new URL('../../web/lib/wasm/attention_wasm.wasm', import.meta.url);
+const MODEL = new URL('../../web/lib/models/agreement.safetensors', import.meta.url);
+const INDEX = new URL('../../web/lib/index.js', import.meta.url).href;
+
+/** softmax([1, 2]) through a freshly loaded module: a number only a working module gives. */
+async function works(options) {
+  const attn = await createAttention(options);
+  return attn.softmax([1, 2]).data[0];
+}
+const SOFTMAX_1_2 = Math.fround(1 / (1 + Math.E));
+
+describe('createAttention finds the WebAssembly module', () => {
+  test('next to the package by default, or at wasmUrl (path, file: URL, string URL), or as bytes', async () => {
+    const bytes = readFileSync(WASM);
+    for (const options of [undefined, {}, { wasmUrl: fileURLToPath(WASM) }, { wasmUrl: WASM }, { wasmUrl: WASM.href },
+      { wasmBinary: new Uint8Array(bytes) }, { wasmBinary: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) }]) {
+      assert.equal(await works(options), SOFTMAX_1_2);
+    }
+  });
+
+  test('a missing file, bytes that are not WebAssembly, or another module: an Error naming the cause', async () => {
+    await assert.rejects(createAttention({ wasmUrl: '/nonexistent/attention.wasm' }),
+      { message: /^createAttention: could not load the WebAssembly module from \/nonexistent\/attention\.wasm: ENOENT/ });
+    await assert.rejects(createAttention({ wasmBinary: readFileSync(MODEL) }),
+      { message: /^createAttention: could not compile the WebAssembly module: WebAssembly\.compile\(\): expected magic word/ });
+    await assert.rejects(createAttention({ wasmBinary: Uint8Array.of(0, 97, 115, 109, 1, 0, 0, 0) }),
+      { message: /^createAttention: could not start the WebAssembly module \(is it the \.wasm of this version of the package\?\)/ });
+  });
+
+  test('its options are checked like every other call\'s', async () => {
+    await assert.rejects(createAttention({ wasmUrl: 'a.wasm', wasmBinary: new Uint8Array(8) }),
+      { message: 'createAttention: expected either wasmBinary or wasmUrl, not both, got an object with keys [wasmUrl, wasmBinary]' });
+    await assert.rejects(createAttention({ wasmUrl: 5 }), { message: 'createAttention: expected wasmUrl as a string or a URL, got number 5' });
+    await assert.rejects(createAttention({ wasmBinary: 'bytes' }),
+      { message: 'createAttention: expected wasmBinary as a Uint8Array or an ArrayBuffer, got the string "bytes"' });
+    await assert.rejects(createAttention({ wasm: 1 }), { message: 'createAttention: unknown option "wasm"; expected one of wasmBinary, wasmUrl' });
+  });
+});
+
+describe('an engine that cannot run the module', () => {
+  // Each in its own process: the engine is changed before the package loads.
+  const run = (flags, prelude) => execFileSync(process.execPath, [...flags, '--input-type=module', '-e', `${prelude}
+const { createAttention } = await import(${JSON.stringify(INDEX)});
+try { await createAttention(); console.log('loaded'); } catch (e) { console.log(e.constructor.name + ': ' + e.message); }`],
+  { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+
+  test('without WebAssembly at all (node --jitless)', () => {
+    assert.equal(run(['--jitless'], ''), 'Error: createAttention: this JavaScript engine has no WebAssembly (is it disabled, '
+      + 'or running without a JIT?); Chrome and Edge 95+, Firefox 100+, Safari 16.4+ and Node 20.19+ have them');
+  });
+
+  test('without SIMD, or without exception handling (as engines before 2021-22)', () => {
+    // Such an engine's validate() refuses modules that use the feature; emulate it by
+    // refusing the opcodes themselves (0xfd: the SIMD prefix; 0x06 0x40: try).
+    for (const [feature, refuses] of [['WebAssembly SIMD', 'b.includes(0xfd)'],
+      ['WebAssembly exception handling', 'b.some((x, i) => x === 0x06 && b[i + 1] === 0x40)']]) {
+      const stub = `const validate = WebAssembly.validate;
+WebAssembly.validate = (bytes) => { const b = [...new Uint8Array(bytes)].slice(8); return !(${refuses}) && validate(bytes); };`;
+      assert.equal(run([], stub), `Error: createAttention: this JavaScript engine lacks ${feature}; `
+        + 'Chrome and Edge 95+, Firefox 100+, Safari 16.4+ and Node 20.19+ have them');
+    }
+  });
+});
+
+describe('loadDefaultModel', () => {
+  test('from next to the package, from a url or path, or from bytes: the same model', async () => {
+    const attn = await createAttention();
+    const ids = [[1, 2, 3]];
+    const reference = await attn.loadDefaultModel();
+    const expected = reference.model.forward(ids).logits.data;
+    for (const options of [{ url: MODEL }, { url: MODEL.href }, { url: fileURLToPath(MODEL) },
+      { url: pathToFileURL(fileURLToPath(MODEL)) }, { bytes: new Uint8Array(readFileSync(MODEL)) }]) {
+      const loaded = await attn.loadDefaultModel(options);
+      assert.equal(loaded.verified, true);
+      assert.deepEqual(loaded.model.forward(ids).logits.data, expected);
+      loaded.model.dispose();
+    }
+    reference.model.dispose();
+  });
+
+  test('bad options and a missing file are Errors', async () => {
+    const attn = await createAttention();
+    await assert.rejects(attn.loadDefaultModel({ url: '/nonexistent/model.safetensors' }),
+      { message: /^loadDefaultModel: could not load the model from \/nonexistent\/model\.safetensors: ENOENT/ });
+    await assert.rejects(attn.loadDefaultModel({ url: 'x', bytes: new Uint8Array(1) }),
+      { message: 'loadDefaultModel: expected either url or bytes, not both, got an object with keys [url, bytes]' });
+    await assert.rejects(attn.loadDefaultModel({ path: 'x' }),
+      { message: 'loadDefaultModel: unknown option "path"; expected one of url, bytes' });
+    await assert.rejects(attn.loadDefaultModel({ bytes: new Uint8Array(16) }), { message: /^loadCheckpoint: / });
+  });
+});
