@@ -28,31 +28,41 @@ const TYPES = {
   '.safetensors': 'application/octet-stream',
 };
 
-/** Serves DIST at http://127.0.0.1:<port>/attention-step-by-step/. */
-export async function serveDist() {
+/**
+ * Serves a folder at http://127.0.0.1:<port><subPath>, with extra response
+ * headers (e.g. a Content-Security-Policy): a plain static host.
+ */
+export async function serve(dir, { subPath = '/', headers = {} } = {}) {
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://localhost');
-    if (!url.pathname.startsWith(SUB_PATH)) {
+    if (url.pathname === '/favicon.ico') {
+      res.writeHead(204).end(); // what a browser asks every host for; not the page's doing
+      return;
+    }
+    if (!url.pathname.startsWith(subPath)) {
       res.writeHead(404).end();
       return;
     }
-    let path = normalize(decodeURIComponent(url.pathname.slice(SUB_PATH.length)));
+    let path = normalize(decodeURIComponent(url.pathname.slice(subPath.length)));
     if (path === '.' || path.endsWith('/')) path = join(path, 'index.html');
     if (path.startsWith('..')) {
       res.writeHead(403).end();
       return;
     }
     try {
-      const body = await readFile(join(DIST, path));
-      res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(body);
+      const body = await readFile(join(dir, path));
+      res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream', ...headers }).end(body);
     } catch {
       res.writeHead(404).end();
     }
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}${SUB_PATH}`, origin: `http://127.0.0.1:${port}`, close: () => server.close() };
+  return { url: `http://127.0.0.1:${port}${subPath}`, origin: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
+
+/** Serves DIST at http://127.0.0.1:<port>/attention-step-by-step/, as a project page is hosted. */
+export const serveDist = () => serve(DIST, { subPath: SUB_PATH });
 
 export async function launchBrowser() {
   // playwright-core gives every launch a fresh temporary profile.

@@ -1,0 +1,109 @@
+// Every folder of examples/ as a user would run it: the packed tarball
+// installed into a copy, built with its own build command (the bundlers come
+// from the repository's devDependencies), then run in Node or served to
+// Chromium under a strict Content-Security-Policy. Each prints notebook 000's
+// attention weights and the shipped model's next word; the expected values come
+// from the golden numbers and from this repository's own build.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { createAttention } from '../../web/lib/index.js';
+import { assertClean, launchBrowser, openPage, serve } from './harness.js';
+import { buildCppProject, installCppLibrary, installProject, packTarball, ROOT, run, WORK } from './package-fixture.js';
+import { notebook } from '../js/helpers.js';
+
+const PROMPT = 'The cats, which slept near the dog,';
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'";
+
+let tarball;
+let browser;
+const expected = {};
+
+before(async () => {
+  tarball = packTarball(WORK);
+  browser = await launchBrowser();
+  // What every example must show: notebook 000's weights for "journey", printed as
+  // torch prints them, and the word the shipped model picks greedily.
+  const attn = await createAttention();
+  expected.weights = attn.format(notebook('nb000.attn_weights_2'));
+  const { model, tokenizer } = await attn.loadDefaultModel();
+  const prompt = tokenizer.encode(PROMPT);
+  expected.nextWord = tokenizer.decode(Array.from(model.generate([prompt], { maxNewTokens: 1, temperature: 0 }).data).slice(prompt.length));
+  model.dispose();
+});
+after(() => browser?.close());
+
+const example = (name) => join(ROOT, 'examples', name);
+
+/** Builds with the example's own `npm run build`; returns its output, which must hold no warning. */
+function build(dir) {
+  const output = run('npm', ['run', '--silent', 'build'], dir, { NO_COLOR: '1' });
+  assert.doesNotMatch(output, /warn|\(!\)/i, `the build warned:\n${output}`);
+  return output;
+}
+
+/** Opens `page` of a served folder and returns the two results it shows. */
+async function shown(dir, headers) {
+  const server = await serve(dir, { headers });
+  const { page, context, problems } = await openPage(browser, server.origin);
+  try {
+    await page.goto(server.url);
+    await page.waitForFunction(() => document.querySelector('#next-word').value !== '…', null, { timeout: 30000 });
+    const result = await page.evaluate(() => ({
+      weights: document.querySelector('#weights').value,
+      nextWord: document.querySelector('#next-word').value,
+    }));
+    assertClean(problems);
+    return result;
+  } finally {
+    await context.close();
+    server.close();
+  }
+}
+
+describe('examples/', () => {
+  test('node: ES module and require()', () => {
+    const dir = installProject('node', tarball, example('node'));
+    assert.equal(run('node', ['index.js'], dir), `${expected.weights}\n${JSON.stringify(expected.nextWord)}\n`);
+    assert.equal(run('node', ['require.cjs'], dir), 'tensor([[0.6590, 0.2424, 0.0986]])\n');
+  });
+
+  test('plain-html: an import map and a CSP meta tag, no build step', async () => {
+    const dir = installProject('plain-html', tarball, example('plain-html'));
+    assert.deepEqual(await shown(dir), expected); // the page's own CSP, with its import map's hash
+  });
+
+  test('vite: built with no warning, runs under a strict CSP', async () => {
+    const dir = installProject('vite', tarball, example('vite'));
+    build(dir);
+    assert.deepEqual(await shown(join(dir, 'dist'), { 'content-security-policy': CSP }), expected);
+  });
+
+  test('webpack: built with no warning ("Critical dependency" included), runs under a strict CSP', async () => {
+    const dir = installProject('webpack', tarball, example('webpack'));
+    build(dir);
+    assert.deepEqual(await shown(dir, { 'content-security-policy': CSP }), expected);
+  });
+
+  test('esbuild: the .wasm and the model through their export names and the file loader', async () => {
+    const dir = installProject('esbuild', tarball, example('esbuild'));
+    build(dir);
+    assert.deepEqual(await shown(dir, { 'content-security-policy': CSP }), expected);
+  });
+
+  test('web-worker: the module and the model in a worker (Vite)', async () => {
+    const dir = installProject('web-worker', tarball, example('web-worker'));
+    build(dir);
+    assert.deepEqual(await shown(join(dir, 'dist'), { 'content-security-policy': CSP }), expected);
+  });
+
+  test('cpp: find_package(attn) from an install prefix', () => {
+    const prefix = installCppLibrary();
+    const build = buildCppProject('cpp', example('cpp'), prefix);
+    const model = join(ROOT, 'web', 'lib', 'models', 'agreement.safetensors');
+    const out = run(join(build, 'hello_attention'), [model], ROOT);
+    const weights = Array.from(notebook('nb000.attn_weights_2').data, (w) => w.toFixed(4)).join(' ');
+    assert.equal(out, `${weights} \n${expected.nextWord}\n`);
+  });
+});
