@@ -1,11 +1,17 @@
 // The tutorial site: a multi-page static build in dist/, every URL relative
 // (base './') so the folder works from any sub-path and any plain static
-// server, with a service worker that precaches it for offline use.
+// server, with a service worker that precaches it for offline use; and
+// `npm run dev`, Vite's dev server, which also rebuilds the WASM module when
+// the C++ changes.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { extname, relative, resolve } from 'node:path';
 
 import { defineConfig } from 'vite';
+
+import { buildApiReference } from './tools/api-reference.js';
 
 const site = resolve(import.meta.dirname, 'web/site');
 const chapters = readdirSync(resolve(site, 'chapters')).filter((f) => f.endsWith('.html'));
@@ -13,7 +19,7 @@ const chapters = readdirSync(resolve(site, 'chapters')).filter((f) => f.endsWith
 // No third-party host, no eval, no inline script. WebAssembly compilation needs
 // 'wasm-unsafe-eval' (which allows nothing else). Inline styles are allowed:
 // three.js's SVGRenderer styles each shape through a style attribute; styles
-// cannot run code. Injected at build time only (the dev server's HMR differs).
+// cannot run code.
 const CSP = [
   "default-src 'self'",
   "script-src 'self' 'wasm-unsafe-eval'",
@@ -29,25 +35,27 @@ const CSP = [
 function pageHead() {
   return {
     name: 'attn-page-head',
-    apply: 'build',
     transformIndexHtml(html, ctx) {
       const root = ctx.path.includes('/chapters/') ? '..' : '.';
-      return [
-        { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP }, injectTo: 'head-prepend' },
-        { tag: 'link', attrs: { rel: 'icon', type: 'image/svg+xml', href: `${root}/favicon.svg` }, injectTo: 'head' },
-      ];
+      const icon = { tag: 'link', attrs: { rel: 'icon', type: 'image/svg+xml', href: `${root}/favicon.svg` }, injectTo: 'head' };
+      // The policy only in the build: the dev server's hot reload runs inline scripts.
+      if (ctx.server) return [icon];
+      return [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP }, injectTo: 'head-prepend' }, icon];
     },
   };
 }
 
-// dist/sw.js: web/site/service-worker.js with the list of built files to
-// precache and a hash of their contents (a new build, a new cache).
-function serviceWorker() {
+// After the pages are written: dist/api/, the API reference generated from the
+// package's type declarations under the same policy (tools/api-reference.js),
+// then dist/sw.js: web/site/service-worker.js with the list of built files to
+// precache (the reference too) and a hash of their contents (a new build, a new cache).
+function apiReferenceAndServiceWorker() {
   return {
-    name: 'attn-service-worker',
+    name: 'attn-api-reference-and-service-worker',
     apply: 'build',
-    closeBundle() {
+    async closeBundle() {
       const dist = resolve(import.meta.dirname, 'dist');
+      await buildApiReference(resolve(dist, 'api'), CSP);
       const files = readdirSync(dist, { recursive: true })
         .filter((f) => /\.(html|js|css|wasm|svg|woff2|safetensors)$/.test(f) && f !== 'sw.js')
         .sort();
@@ -61,10 +69,70 @@ function serviceWorker() {
   };
 }
 
+// npm run dev: when a file under cpp/ or CMakeLists.txt changes, rebuild the
+// WASM module (tools/build.sh wasm, one build at a time) and reload the page;
+// a compile error shows in Vite's overlay and the terminal, and the page keeps
+// the last good module. The API reference is generated once and served at api/.
+function devWasmAndApi() {
+  const root = import.meta.dirname;
+  return {
+    name: 'attn-dev-wasm-and-api',
+    apply: 'serve',
+    async configureServer(server) {
+      const api = resolve(root, 'build/dev-api');
+      await buildApiReference(api, CSP);
+      server.middlewares.use('/api', async (req, res, next) => {
+        const path = resolve(api, `.${decodeURIComponent(new URL(req.url, 'http://x').pathname)}`);
+        if (!path.startsWith(api)) return next();
+        try {
+          const body = await readFile(path.endsWith('/') ? `${path}index.html` : path);
+          const type = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' }[extname(path)];
+          res.setHeader('content-type', type ?? 'application/octet-stream');
+          res.end(body);
+        } catch {
+          next();
+        }
+      });
+
+      let building = null;
+      let again = false;
+      const rebuild = () => {
+        if (building) {
+          again = true;
+          return;
+        }
+        server.config.logger.info('C++ changed: rebuilding the WASM module (tools/build.sh wasm)…', { timestamp: true });
+        let output = '';
+        building = spawn('bash', ['tools/build.sh', 'wasm'], { cwd: root });
+        building.stdout.on('data', (d) => (output += d));
+        building.stderr.on('data', (d) => (output += d));
+        building.on('close', (code) => {
+          building = null;
+          if (code === 0) {
+            server.config.logger.info('WASM module rebuilt; reloading.', { timestamp: true });
+            server.ws.send({ type: 'full-reload' });
+          } else {
+            server.config.logger.error(output, { timestamp: true });
+            server.ws.send({ type: 'error', err: { message: `tools/build.sh wasm failed:\n${output.slice(-4000)}`, stack: '' } });
+          }
+          if (again) {
+            again = false;
+            rebuild();
+          }
+        });
+      };
+      server.watcher.add([resolve(root, 'cpp'), resolve(root, 'CMakeLists.txt')]);
+      server.watcher.on('change', (file) => {
+        if (file.startsWith(resolve(root, 'cpp')) || file === resolve(root, 'CMakeLists.txt')) rebuild();
+      });
+    },
+  };
+}
+
 export default defineConfig({
   root: site,
   base: './',
-  plugins: [pageHead(), serviceWorker()],
+  plugins: [pageHead(), apiReferenceAndServiceWorker(), devWasmAndApi()],
   worker: { format: 'es' },
   build: {
     outDir: '../../dist',
@@ -78,6 +146,10 @@ export default defineConfig({
         ...Object.fromEntries(chapters.map((f) => [f.replace('.html', ''), resolve(site, 'chapters', f)])),
       },
     },
+  },
+  server: {
+    host: '127.0.0.1',
+    port: 5173,
   },
   preview: {
     host: '127.0.0.1',

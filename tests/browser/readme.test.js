@@ -1,0 +1,126 @@
+// Every code block of README.md runs as written, against what a user installs:
+// `js` blocks in Node with the packed tarball, `js browser` in Chromium (the
+// package resolved by an import map, under a strict policy), `js esbuild`
+// bundled by the README's own esbuild command, and the `cpp` block built with the
+// `cmake` block against the installed C++ library. A line `// → text` after
+// a print is the output the block must print there, in order. `sh` blocks are
+// commands for a shell and are not run here.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { assertClean, launchBrowser, openPage, serve } from './harness.js';
+import { buildCppProject, installCppLibrary, installProject, packTarball, ROOT, run, WORK } from './package-fixture.js';
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'";
+
+/** The fenced blocks: { info, code, expected }, in order; expected is every `// → ` line. */
+function blocks(markdown) {
+  const found = [];
+  const fence = /^( *)```([^\n`]*)\n([\s\S]*?)^\1```$/gm;
+  for (const [, indent, info, body] of markdown.matchAll(fence)) {
+    const code = body.split('\n').map((line) => line.slice(indent.length)).join('\n');
+    const expected = code.split('\n').filter((l) => /^\s*\/\/ → /.test(l)).map((l) => l.replace(/^\s*\/\/ → /, ''));
+    found.push({ info: info.trim(), code, expected });
+  }
+  return found;
+}
+
+const all = blocks(README);
+const ofKind = (info) => all.filter((b) => b.info === info);
+
+let tarball;
+let browser;
+before(async () => {
+  tarball = packTarball(join(WORK, 'readme-tarball'));
+  browser = await launchBrowser();
+});
+after(() => browser?.close());
+
+/** A project with the tarball installed and `files` written into it. */
+function project(name, files) {
+  const dir = installProject(name, tarball, { name, private: true, type: 'module' });
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(join(dir, file, '..'), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+  return dir;
+}
+
+/** Serves `dir`, opens it and returns what the page logged once `count` lines are in. */
+async function browserLog(dir, count, headers = {}) {
+  const server = await serve(dir, { headers });
+  const { page, context, problems } = await openPage(browser, server.origin);
+  const logged = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'log') logged.push(...msg.text().split('\n'));
+  });
+  try {
+    await page.goto(server.url);
+    const deadline = Date.now() + 30000;
+    while (logged.length < count && Date.now() < deadline && problems.pageErrors.length === 0) await page.waitForTimeout(50);
+    assertClean(problems);
+    return logged;
+  } finally {
+    await context.close();
+    server.close();
+  }
+}
+
+describe('README.md', () => {
+  test('has only block kinds this test knows, and runs some of each', () => {
+    const kinds = new Set(all.map((b) => b.info));
+    assert.deepEqual([...kinds].filter((k) => !['js', 'js browser', 'js esbuild', 'cpp', 'cmake', 'sh', ''].includes(k)), []);
+    for (const kind of ['js', 'js browser', 'js esbuild', 'cpp', 'cmake']) assert.ok(ofKind(kind).length > 0, kind);
+    assert.equal(ofKind('cpp').length, 1);
+    assert.equal(ofKind('cmake').length, 1);
+  });
+
+  test('every js block runs in Node and prints what it says', () => {
+    const js = ofKind('js');
+    const dir = project('readme-node', Object.fromEntries(js.map((b, i) => [`block-${i}.mjs`, b.code])));
+    js.forEach((b, i) => {
+      const printed = run('node', [`block-${i}.mjs`], dir).trimEnd().split('\n');
+      assert.deepEqual(printed, b.expected, `block ${i}:\n${b.code}`);
+    });
+  });
+
+  test('every js browser block runs in Chromium and logs what it says', async () => {
+    for (const [i, b] of ofKind('js browser').entries()) {
+      const importMap = '{ "imports": { "attention-step-by-step": "./node_modules/attention-step-by-step/web/lib/index.js" } }';
+      const hash = createHash('sha256').update(importMap).digest('base64');
+      const html = `<!doctype html><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP.replace("'wasm-unsafe-eval'", `'wasm-unsafe-eval' 'sha256-${hash}'`)}">
+<script type="importmap">${importMap}</script><script type="module" src="./main.js"></script>`;
+      const dir = project(`readme-browser-${i}`, { 'index.html': html, 'main.js': b.code });
+      assert.deepEqual(await browserLog(dir, b.expected.length), b.expected, `block ${i}:\n${b.code}`);
+    }
+  });
+
+  test('the js esbuild block, built with the README\'s esbuild command, runs in Chromium', async () => {
+    const command = README.match(/`(esbuild app\.js [^`]+)`/)?.[1];
+    assert.ok(command, 'the README gives the esbuild command');
+    for (const [i, b] of ofKind('js esbuild').entries()) {
+      const html = '<!doctype html><meta charset="utf-8"><script type="module" src="./dist/app.js"></script>';
+      const dir = project(`readme-esbuild-${i}`, { 'index.html': html, 'app.js': b.code });
+      const [bin, ...args] = command.split(' ');
+      const output = run(join(ROOT, 'node_modules', '.bin', bin), [...args, '--log-level=warning'], dir);
+      assert.equal(output, '', 'esbuild printed no warning');
+      assert.deepEqual(await browserLog(dir, b.expected.length, { 'content-security-policy': CSP }), b.expected);
+    }
+  });
+
+  test('the cpp block, built with the cmake block against the installed library, prints what it says', () => {
+    const [cpp] = ofKind('cpp');
+    const [cmake] = ofKind('cmake');
+    const source = join(WORK, 'readme-cpp-source');
+    mkdirSync(source, { recursive: true });
+    writeFileSync(join(source, 'CMakeLists.txt'), cmake.code);
+    writeFileSync(join(source, 'main.cpp'), cpp.code);
+    const build = buildCppProject('readme-cpp', source, installCppLibrary());
+    assert.deepEqual(run(join(build, 'hello'), [], build).trimEnd().split('\n'), cpp.expected);
+  });
+});
