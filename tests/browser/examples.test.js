@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { createAttention } from '../../web/lib/index.js';
-import { assertClean, launchBrowser, openPage, serve } from './harness.js';
+import { launchBrowser, withServedPage } from './harness.js';
 import { buildCppProject, installCppLibrary, installProject, packTarball, ROOT, run, WORK } from './package-fixture.js';
 import { notebook } from '../js/helpers.js';
 
@@ -43,24 +43,14 @@ function build(dir) {
   return output;
 }
 
-/** Opens `page` of a served folder and returns the two results it shows. */
-async function shown(dir, headers) {
-  const server = await serve(dir, { headers });
-  const { page, context, problems } = await openPage(browser, server.origin);
-  try {
-    await page.goto(server.url);
-    await page.waitForFunction(() => document.querySelector('#next-word').value !== '…', null, { timeout: 30000 });
-    const result = await page.evaluate(() => ({
-      weights: document.querySelector('#weights').value,
-      nextWord: document.querySelector('#next-word').value,
-    }));
-    assertClean(problems);
-    return result;
-  } finally {
-    await context.close();
-    server.close();
-  }
-}
+/** Serves an example's page and returns the two results it shows. */
+const shown = (dir, headers) => withServedPage(browser, dir, { headers }, async (page) => {
+  await page.waitForFunction(() => document.querySelector('#next-word').value !== '…', null, { timeout: 30000 });
+  return page.evaluate(() => ({
+    weights: document.querySelector('#weights').value,
+    nextWord: document.querySelector('#next-word').value,
+  }));
+});
 
 describe('examples/', () => {
   test('node: ES module and require()', () => {

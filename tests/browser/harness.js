@@ -103,6 +103,26 @@ export async function openPage(browser, origin, viewport = { width: 1280, height
   return { page, context, problems };
 }
 
+/**
+ * Serves `dir` (with extra response headers), opens its index page in a fresh
+ * context, runs `use(page)` once the page is open (set listeners in `before`),
+ * checks the page stayed clean, and closes everything: use's result.
+ */
+export async function withServedPage(browser, dir, { headers, before = () => {} } = {}, use) {
+  const server = await serve(dir, { headers });
+  const { page, context, problems } = await openPage(browser, server.origin);
+  try {
+    before(page, problems);
+    await page.goto(server.url);
+    const result = await use(page, problems);
+    assertClean(problems);
+    return result;
+  } finally {
+    await context.close();
+    server.close();
+  }
+}
+
 export function artifactPath(name) {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, name);

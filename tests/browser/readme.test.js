@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { assertClean, launchBrowser, openPage, serve } from './harness.js';
+import { launchBrowser, withServedPage } from './harness.js';
 import { buildCppProject, installCppLibrary, installProject, packTarball, ROOT, run, WORK } from './package-fixture.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -50,24 +50,17 @@ function project(name, files) {
   return dir;
 }
 
-/** Serves `dir`, opens it and returns what the page logged once `count` lines are in. */
-async function browserLog(dir, count, headers = {}) {
-  const server = await serve(dir, { headers });
-  const { page, context, problems } = await openPage(browser, server.origin);
+/** Serves `dir` and returns the lines its page logged, once `count` are in. */
+function browserLog(dir, count, headers) {
   const logged = [];
-  page.on('console', (msg) => {
+  const listen = (page) => page.on('console', (msg) => {
     if (msg.type() === 'log') logged.push(...msg.text().split('\n'));
   });
-  try {
-    await page.goto(server.url);
+  return withServedPage(browser, dir, { headers, before: listen }, async (page, problems) => {
     const deadline = Date.now() + 30000;
     while (logged.length < count && Date.now() < deadline && problems.pageErrors.length === 0) await page.waitForTimeout(50);
-    assertClean(problems);
     return logged;
-  } finally {
-    await context.close();
-    server.close();
-  }
+  });
 }
 
 describe('README.md', () => {
