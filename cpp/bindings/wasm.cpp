@@ -330,6 +330,14 @@ val sdpa(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttent
     });
 }
 
+val attention(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttentionOptions& o) {
+    constexpr const char* fn = "attention";
+    return guarded(fn, [&] {
+        return to_js(attn::attention(to_tensor(q, fn, "query"), to_tensor(k, fn, "key"), to_tensor(v, fn, "value"),
+                                     to_options(o, fn)));
+    });
+}
+
 // ---- layers (objects with a lifetime) ---------------------------------------
 
 struct JsSelfAttentionTrace {
@@ -433,9 +441,17 @@ val make_mha(double d_model, double heads) {
     });
 }
 
-val mha_forward(const attn::MultiHeadAttention& m, const JsTensor& x, const JsAttentionOptions& o) {
+// The whole trace, or {output} alone when trace is false.
+val mha_result(const attn::MultiHeadAttentionTrace& t, bool trace) {
+    if (trace) return val(to_js(t));
+    val out = val::object();
+    out.set("output", to_js(t.output));
+    return out;
+}
+
+val mha_forward(const attn::MultiHeadAttention& m, const JsTensor& x, const JsAttentionOptions& o, bool trace) {
     constexpr const char* fn = "MultiHeadAttention.forward";
-    return guarded(fn, [&] { return to_js(m.forward(to_tensor(x, fn, "x"), to_options(o, fn))); });
+    return guarded(fn, [&] { return mha_result(m.forward(to_tensor(x, fn, "x"), to_options(o, fn), trace), trace); });
 }
 
 val make_torch_mha(double e, double heads, bool bias) {
@@ -448,11 +464,12 @@ val make_torch_mha(double e, double heads, bool bias) {
 }
 
 val torch_mha_forward(const attn::TorchMultiheadAttention& m, const JsTensor& q, const JsTensor& k,
-                                            const JsTensor& v, const JsAttentionOptions& o) {
+                      const JsTensor& v, const JsAttentionOptions& o, bool trace) {
     constexpr const char* fn = "TorchMultiheadAttention.forward";
     return guarded(fn, [&] {
-        return to_js(m.forward(to_tensor(q, fn, "query"), to_tensor(k, fn, "key"), to_tensor(v, fn, "value"),
-                               to_options(o, fn)));
+        return mha_result(m.forward(to_tensor(q, fn, "query"), to_tensor(k, fn, "key"), to_tensor(v, fn, "value"),
+                                    to_options(o, fn), trace),
+                          trace);
     });
 }
 
@@ -850,6 +867,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("causalMask", &causal_mask);
     function("paddingMask", &padding_mask);
     function("scaledDotProductAttention", &sdpa);
+    function("attention", &attention);
     function("tokenizerFromVocabulary", &tokenizer_from_vocabulary);
 
     class_<attn::SelfAttentionV1>("SelfAttentionV1")

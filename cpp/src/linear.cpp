@@ -1,5 +1,7 @@
 #include "attn/linear.hpp"
 
+#include "attn/gemm.hpp"
+
 #include <cmath>
 #include <string>
 
@@ -24,10 +26,9 @@ void check_features(int64_t in, int64_t out) {
 
 void linear_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                      const float* weight, int64_t N, int64_t C, int64_t OC) {
-    const ConstMatrixMap dY(dout, N, OC);
-    if (dinp) MatrixMap(dinp, N, C).noalias() = dY * ConstMatrixMap(weight, OC, C);
-    MatrixMap(dweight, OC, C).noalias() += dY.transpose() * ConstMatrixMap(inp, N, C);
-    if (dbias) Eigen::Map<Eigen::RowVectorXf>(dbias, OC) += dY.colwise().sum();
+    if (dinp) gemm(N, C, OC, {dout, OC}, {weight, C}, dinp, C, false);               // dout W
+    gemm(OC, C, N, {dout, OC, /*transposed=*/true}, {inp, C}, dweight, C, true);     // += doutᵀ inp
+    if (dbias) Eigen::Map<Eigen::RowVectorXf>(dbias, OC) += ConstMatrixMap(dout, N, OC).colwise().sum();
 }
 
 void linear_init_(Tensor& weight, Tensor* bias, Generator& gen) {
@@ -47,9 +48,8 @@ Linear::Linear(int64_t in, int64_t out, bool with_bias, Generator& gen)
 
 void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t N,
                     int64_t C, int64_t OC) {
-    MatrixMap Y(out, N, OC);
-    Y.noalias() = ConstMatrixMap(inp, N, C) * ConstMatrixMap(weight, OC, C).transpose();
-    if (bias) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, OC);
+    gemm(N, OC, C, {inp, C}, {weight, C, /*transposed=*/true}, out, OC, false);  // inp Wᵀ
+    if (bias) MatrixMap(out, N, OC).rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, OC);
 }
 
 Tensor Linear::forward(const Tensor& x) const {

@@ -27,9 +27,9 @@ Tensor padding_mask(const std::vector<int64_t>& lengths, int64_t T_k) {
     return m;
 }
 
-Tensor broadcast_mask(const Tensor& mask, const Shape& target, const char* fn) {
+MaskView::MaskView(const Tensor& mask, const Shape& target, const char* fn) : data_(mask.data.data()) {
     const auto nd = static_cast<int64_t>(target.size());
-    if (mask.dim() > nd) throw_shape(fn, "mask", "broadcastable to " + shape_str(target), mask.shape);
+    if (nd < 2 || mask.dim() > nd) throw_shape(fn, "mask", "broadcastable to " + shape_str(target), mask.shape);
     // Strides of the mask, aligned to the right of target; 0 where broadcast.
     std::vector<int64_t> stride(static_cast<size_t>(nd), 0);
     int64_t s = 1;
@@ -40,15 +40,31 @@ Tensor broadcast_mask(const Tensor& mask, const Shape& target, const char* fn) {
         stride[static_cast<size_t>(nd - i)] = m == 1 ? 0 : s;
         s *= m;
     }
+    row_stride_ = stride[static_cast<size_t>(nd - 2)];
+    column_stride_ = stride[static_cast<size_t>(nd - 1)];
+    int64_t inner = 1;
+    for (int64_t d = nd - 3; d >= 0; --d) {
+        lead_.insert(lead_.begin(), Lead{target[static_cast<size_t>(d)], inner, stride[static_cast<size_t>(d)]});
+        inner *= target[static_cast<size_t>(d)];
+    }
+}
+
+const float* MaskView::row(int64_t slice, int64_t i) const {
+    int64_t offset = i * row_stride_;
+    for (const Lead& d : lead_) offset += (slice / d.inner) % d.size * d.stride;
+    return data_ + offset;
+}
+
+Tensor broadcast_mask(const Tensor& mask, const Shape& target, const char* fn) {
+    const MaskView view(mask, target, fn);
     Tensor out(target);
-    std::vector<int64_t> index(static_cast<size_t>(nd), 0);
-    for (int64_t flat = 0; flat < out.numel(); ++flat) {
-        int64_t src = 0;
-        for (int64_t d = 0; d < nd; ++d) src += index[static_cast<size_t>(d)] * stride[static_cast<size_t>(d)];
-        out[flat] = mask[src] != 0.0f ? 1.0f : 0.0f;
-        for (int64_t d = nd - 1; d >= 0; --d) {  // odometer increment
-            if (++index[static_cast<size_t>(d)] < target[static_cast<size_t>(d)]) break;
-            index[static_cast<size_t>(d)] = 0;
+    const int64_t T_q = target[target.size() - 2], T_k = target.back();
+    const int64_t slices = T_q * T_k == 0 ? 0 : out.numel() / (T_q * T_k);
+    float* o = out.data.data();
+    for (int64_t slice = 0; slice < slices; ++slice) {
+        for (int64_t i = 0; i < T_q; ++i) {
+            const float* m = view.row(slice, i);
+            for (int64_t j = 0; j < T_k; ++j) *o++ = m[j * view.column_stride()] != 0.0f ? 1.0f : 0.0f;
         }
     }
     return out;

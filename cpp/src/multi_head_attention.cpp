@@ -29,19 +29,33 @@ std::pair<int64_t, int64_t> batch_and_length(const Tensor& x, int64_t C, const c
 }
 
 // The part both modules share once Q, K, V are projected: heads, concat,
-// output projection, trace.
+// output projection, and the trace, or only the output when !trace.
 MultiHeadAttentionTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, int64_t B, int64_t H,
-                               const AttentionOptions& o, const Linear& out_proj, bool batched, const char* fn) {
+                               const AttentionOptions& o, const Linear& out_proj, bool batched, bool trace,
+                               const char* fn) {
     const int64_t T_q = q.rows() / B, T_k = k.rows() / B, C = q.cols();
+    const Shape out_shape = batched ? Shape{B, T_q, C} : Shape{T_q, C};
     MultiHeadAttentionTrace t;
+    Matrix concat(B * T_q, C);
+    if (!trace) {
+        multi_head_attention_forward(q, k, v, B, H, o, concat, nullptr, nullptr, fn);
+        t.output = Tensor(out_shape);
+        linear_forward(t.output.data.data(), concat.data(), out_proj.weight.data.data(),
+                       out_proj.has_bias() ? out_proj.bias.data.data() : nullptr, B * T_q, C, C);
+        return t;
+    }
+    const double bytes = (2.0 * H + 1) * static_cast<double>(B) * static_cast<double>(T_q) * static_cast<double>(T_k) * 4;
+    if (bytes > static_cast<double>(kMaxTraceBytes)) {
+        throw Error(std::string(fn) + ": its " + shape_str({B, H, T_q, T_k}) + " scores and weights would need " +
+                    format_bytes(bytes) + ", more than the " + format_bytes(kMaxTraceBytes) +
+                    " a trace may take; trace: false gives the output alone in little memory");
+    }
     t.scores = Tensor({B, H, T_q, T_k});
     t.weights = Tensor({B, H, T_q, T_k});
-    Matrix concat(B * T_q, C);
     multi_head_attention_forward(q, k, v, B, H, o, concat, t.scores.data.data(), t.weights.data.data(), fn);
     t.queries = split_heads(q, B, H);
     t.keys = split_heads(k, B, H);
     t.values = split_heads(v, B, H);
-    const Shape out_shape = batched ? Shape{B, T_q, C} : Shape{T_q, C};
     t.concat = Tensor(out_shape, std::vector<float>(concat.data(), concat.data() + concat.size()));
     t.output = Tensor(out_shape);
     linear_forward(t.output.data.data(), concat.data(), out_proj.weight.data.data(),
@@ -91,7 +105,7 @@ MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t num_heads, Gener
       W_o(d_model, d_model, false, gen),
       num_heads_(num_heads) {}
 
-MultiHeadAttentionTrace MultiHeadAttention::forward(const Tensor& x, const AttentionOptions& o) const {
+MultiHeadAttentionTrace MultiHeadAttention::forward(const Tensor& x, const AttentionOptions& o, bool trace) const {
     constexpr const char* fn = "MultiHeadAttention.forward";
     const int64_t C = d_model();
     const auto [B, T] = batch_and_length(x, C, fn, "x");
@@ -99,7 +113,7 @@ MultiHeadAttentionTrace MultiHeadAttention::forward(const Tensor& x, const Atten
     const Matrix q = project(x, W_q.weight.data.data(), nullptr, C);
     const Matrix k = project(x, W_k.weight.data.data(), nullptr, C);
     const Matrix v = project(x, W_v.weight.data.data(), nullptr, C);
-    return attend(q, k, v, B, num_heads_, per_batch_row(o), W_o, x.dim() == 3, fn);
+    return attend(q, k, v, B, num_heads_, per_batch_row(o), W_o, x.dim() == 3, trace, fn);
 }
 
 TorchMultiheadAttention::TorchMultiheadAttention(int64_t E, int64_t num_heads, bool bias, Generator& gen)
@@ -116,7 +130,7 @@ TorchMultiheadAttention::TorchMultiheadAttention(int64_t E, int64_t num_heads, b
 }
 
 MultiHeadAttentionTrace TorchMultiheadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                                                         const AttentionOptions& o) const {
+                                                         const AttentionOptions& o, bool trace) const {
     constexpr const char* fn = "TorchMultiheadAttention.forward";
     const int64_t E = embed_dim();
     const auto [B, T_q] = batch_and_length(query, E, fn, "query");
@@ -130,7 +144,8 @@ MultiHeadAttentionTrace TorchMultiheadAttention::forward(const Tensor& query, co
     const Matrix q = project(query, w, b, E);
     const Matrix k = project(key, w + E * E, b ? b + E : nullptr, E);
     const Matrix v = project(value, w + 2 * E * E, b ? b + 2 * E : nullptr, E);
-    return attend(q, k, v, B, num_heads_, per_batch_and_head(o, B, num_heads_, fn), out_proj, query.dim() == 3, fn);
+    return attend(q, k, v, B, num_heads_, per_batch_and_head(o, B, num_heads_, fn), out_proj, query.dim() == 3, trace,
+                  fn);
 }
 
 }  // namespace attn

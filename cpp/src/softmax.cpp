@@ -1,5 +1,7 @@
 #include "attn/softmax.hpp"
 
+#include "simd.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -65,17 +67,39 @@ Tensor softmax_naive(const Tensor& scores, int64_t dim) {
     });
 }
 
+void softmax_row(float* row, int64_t n) {
+    const float neg_inf = -std::numeric_limits<float>::infinity();
+    const int64_t whole = n - n % 4;
+    simd::f32x4 vmax = simd::splat(neg_inf);
+    for (int64_t j = 0; j < whole; j += 4) vmax = simd::max(vmax, simd::load(row + j));
+    float max = simd::horizontal_max(vmax);
+    for (int64_t j = whole; j < n; ++j) max = std::max(max, row[j]);
+    if (max == neg_inf) {
+        std::fill(row, row + n, 0.0f);  // every key masked: documented zeros
+        return;
+    }
+    const simd::f32x4 vm = simd::splat(max);
+    simd::f32x4 vsum{};
+    for (int64_t j = 0; j < whole; j += 4) {
+        const simd::f32x4 e = simd::exp(simd::load(row + j) - vm);
+        simd::store(row + j, e);
+        vsum += e;
+    }
+    if (whole < n) {  // the last 1-3 scores, padded with -inf (e^-inf = 0)
+        float tail[4] = {neg_inf, neg_inf, neg_inf, neg_inf};
+        std::copy(row + whole, row + n, tail);
+        const simd::f32x4 e = simd::exp(simd::load(tail) - vm);
+        simd::store(tail, e);
+        std::copy(tail, tail + (n - whole), row + whole);
+        vsum += e;
+    }
+    const simd::f32x4 sum = simd::splat(simd::horizontal_sum(vsum));
+    for (int64_t j = 0; j < whole; j += 4) simd::store(row + j, simd::load(row + j) / sum);
+    for (int64_t j = whole; j < n; ++j) row[j] /= sum[0];
+}
+
 Tensor softmax(const Tensor& scores, int64_t dim) {
-    return map_lines(scores, dim, "softmax", [](float* row, int64_t n) {
-        const float max = *std::max_element(row, row + n);
-        if (max == -std::numeric_limits<float>::infinity()) {
-            std::fill(row, row + n, 0.0f);  // every key masked: documented zeros
-            return;
-        }
-        float sum = 0;
-        for (int64_t j = 0; j < n; ++j) sum += row[j] = std::exp(row[j] - max);
-        for (int64_t j = 0; j < n; ++j) row[j] /= sum;
-    });
+    return map_lines(scores, dim, "softmax", softmax_row);
 }
 
 }  // namespace attn

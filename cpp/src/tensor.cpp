@@ -1,6 +1,9 @@
 #include "attn/tensor.hpp"
 
+#include "attn/gemm.hpp"
+
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace attn {
@@ -56,6 +59,18 @@ std::string format_number(double x) {
     return out.str();
 }
 
+std::string format_bytes(double bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4) {
+        bytes /= 1024;
+        ++u;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+    return text;
+}
+
 MatrixMap matrix(Tensor& t) {
     if (t.dim() != 2) throw_shape("matrix", "tensor", "[rows, cols]", t.shape);
     return MatrixMap(t.data.data(), t.shape[0], t.shape[1]);
@@ -98,8 +113,7 @@ Tensor matmul(const Tensor& x, const Tensor& w, const char* fn) {
     Shape out_shape = x.shape;
     out_shape.back() = m;
     Tensor out(out_shape);
-    MatrixMap(out.data.data(), rows, m).noalias() =
-        ConstMatrixMap(x.data.data(), rows, n) * matrix(w);
+    gemm(rows, m, n, {x.data.data(), n}, {w.data.data(), m}, out.data.data(), m, false);
     return out;
 }
 

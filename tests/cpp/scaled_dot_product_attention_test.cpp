@@ -215,3 +215,37 @@ TEST(ScaledDotProductAttention, BadArgumentsThrowWithShapes) {
     EXPECT_THROW(causal_mask(0), Error);
     EXPECT_THROW(padding_mask({3}, 2), Error);
 }
+
+// attention(), the streaming path without intermediates, natively (the JS tests
+// run it in WASM): across block boundaries (64 queries × 256 keys), with causal
+// alignment, key lengths, a broadcast mask and both fill values.
+TEST(Attention, StreamingOutputEqualsTheTracedOutput) {
+    manual_seed(9);
+    const Tensor q = randn({2, 130, 16}), k = randn({2, 300, 16}), v = randn({2, 300, 8});
+    Tensor mask({300});
+    for (int64_t j = 0; j < 300; ++j) mask[j] = j % 7 == 3 ? 0.0f : 1.0f;
+    for (float fill : {-kInf, -1e9f}) {
+        for (int variant = 0; variant < 4; ++variant) {
+            AttentionOptions o;
+            o.fill_value = fill;
+            o.causal = variant == 1;
+            if (variant == 2) o.key_lengths = {0, 257};
+            if (variant == 3) o.mask = mask;
+            EXPECT_TRUE(near(attention(q, k, v, o), scaled_dot_product_attention(q, k, v, o).output, 1e-5f))
+                << "variant " << variant << ", fill " << fill;
+        }
+    }
+}
+
+TEST(Attention, ATraceThatCannotFitIsRefusedNamingItsMemory) {
+    const Tensor q({1, 8192, 1}), k({1, 8192, 1}), v({1, 8192, 1});
+    try {
+        scaled_dot_product_attention(q, k, v);
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "scaledDotProductAttention: its five [1, 8192, 8192] intermediates would need 1.2 GiB, "
+                               "more than the 1.0 GiB a trace may take; attention() computes the output alone in "
+                               "little memory");
+    }
+    EXPECT_EQ(attention(q, k, v).shape, (Shape{1, 8192, 1}));
+}

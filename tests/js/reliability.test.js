@@ -114,6 +114,9 @@ describe('nothing leaks', () => {
   test('10,000 stream() iterators advanced once and dropped free their sessions', async () => {
     // Regression: 15,000 of them took the WASM memory from 16 to 611 MiB.
     const { model } = tinyModel();
+    // The kernels keep a small workspace between calls (gemm's packing buffers,
+    // attention's score tiles): the first call allocates it, later ones reuse it.
+    model.stream([0, 1], { maxNewTokens: 50, seed: 0 }).next();
     await settle();
     const start = attn.memoryUsage();
     for (let round = 0; round < 10; round++) {

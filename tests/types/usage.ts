@@ -39,6 +39,8 @@ const sa = new attn.SelfAttentionV1(3, 2);
 const ctx: Float32Array = sa.forward(nested).context.data;
 sa[Symbol.dispose]();
 const a: AttentionTrace = attn.scaledDotProductAttention(nested, nested, nested, { causal: true, fillValue: -1e9 });
+const fast: Tensor = attn.attention(nested, nested, nested, { causal: true });
+if (fast.shape[0] !== a.output.shape[0]) throw new Error('attention');
 const w: number[] = a.weights.shape;
 const config: GPTConfig = attn.nanoGPTConfig({ vocabSize: 65, blockSize: 64, nLayer: 2, nHead: 2, nEmbd: 16 });
 const model = new attn.GPT({ ...config, dropout: 0 });
@@ -63,6 +65,8 @@ const saved: Uint8Array = wordModel.checkpoint(words);
 wordModel.dispose();
 const mha = new attn.MultiHeadAttention(8, 2);
 mha.forward(attn.randn(1, 3, 8)).averageWeights.data;
+const outputOnly: { output: Tensor } = mha.forward(attn.randn(1, 3, 8), { causal: true, trace: false });
+if (outputOnly.output.shape[2] !== 8) throw new Error('trace: false');
 mha.dispose();
 
 const trainer = new attn.Trainer({ model: { nLayer: 1, nEmbd: 16, nHead: 2, blockSize: 8 },

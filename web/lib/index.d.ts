@@ -201,8 +201,12 @@ export interface MultiHeadAttention extends Disposable {
    * x (B, T, dModel) or (T, dModel). Notebook 001 masks with `{ mask, fillValue: -1e9 }`; a mask is
    * (T_q, T_k) for every row and head, (B, T_q, T_k) one per batch row as notebook 001's
    * `mask.unsqueeze(1)` applies it (paddingMask's (B, 1, T_k) too), or (B, H, T_q, T_k).
+   * With `trace: false` only the output is computed and returned, without forming the
+   * (T_q, T_k) matrices: faster, and fit for long sequences. A trace that would take more
+   * than 1 GiB is refused with an Error naming what it would need.
    */
-  forward(x: TensorLike, options?: AttentionOptions): MultiHeadAttentionTrace;
+  forward(x: TensorLike, options: AttentionOptions & { trace: false }): { output: Tensor };
+  forward(x: TensorLike, options?: AttentionOptions & { trace?: true }): MultiHeadAttentionTrace;
   readonly W_q: Tensor;
   readonly W_k: Tensor;
   readonly W_v: Tensor;
@@ -215,8 +219,11 @@ export interface TorchMultiheadAttention extends Disposable {
    * query (B, T_q, E), key/value (B, T_k, E), defaulting to self-attention. `mask` takes attn_mask's
    * shapes, (T_q, T_k) or (B·numHeads, T_q, T_k); `keyLengths` plays key_padding_mask, one length per
    * batch row. Masks: nonzero = attend (PyTorch's boolean masks mean the opposite).
+   * `trace: false` as MultiHeadAttention.forward's (PyTorch's need_weights=False).
    */
-  forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: AttentionOptions): MultiHeadAttentionTrace;
+  forward(query: TensorLike, key: TensorLike | undefined, value: TensorLike | undefined,
+    options: AttentionOptions & { trace: false }): { output: Tensor };
+  forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: AttentionOptions & { trace?: true }): MultiHeadAttentionTrace;
   /** (3E, E): query, key, value rows */
   readonly inProjWeight: Tensor;
   /** (3E) or null */
@@ -509,8 +516,19 @@ export interface Attention {
   causalMask(T: number): Tensor;
   /** (B, 1, T_k): 1 for keys before each row's length. */
   paddingMask(lengths: ArrayLike<number>, keyLength: number): Tensor;
-  /** softmax(Q Kᵀ / √d_k) V with masks, every intermediate returned. */
+  /**
+   * softmax(Q Kᵀ / √d_k) V with masks, every intermediate returned (for teaching). Its five
+   * (..., T_q, T_k) intermediates may take at most 1 GiB; a larger problem is refused with an Error
+   * naming the memory it would need.
+   */
   scaledDotProductAttention(query: TensorLike, key: TensorLike, value: TensorLike, options?: AttentionOptions): AttentionTrace;
+  /**
+   * scaledDotProductAttention's output alone, (..., T_q, d_v): same arguments and options, the same
+   * numbers to 1e-5. No (T_q, T_k) matrix is formed (keys stream through in blocks with a running
+   * softmax, as FlashAttention computes it), so it is the fast path and fits long sequences:
+   * 16,384 tokens take a few MB.
+   */
+  attention(query: TensorLike, key: TensorLike, value: TensorLike, options?: AttentionOptions): Tensor;
   /** notebook 001: SimpleLanguageModel(vocab_size, d_model, num_heads, d_ff, max_seq_length) */
   notebook001Config(vocabSize: number, dModel: number, numHeads: number, dFF: number, maxSeqLength: number): GPTConfig;
   /** nanoGPT's GPTConfig; bias defaults to false and tieEmbeddings to true, as in train_shakespeare_char. */

@@ -272,6 +272,12 @@ function attentionOptions(value, fn) {
   };
 }
 
+/** The `trace` flag of a forward's options (default true) and the attention options besides it. */
+function traceOption(value, fn) {
+  const { trace = true, ...rest } = options(value, [...ATTENTION_OPTIONS, 'trace'], fn);
+  return { trace: boolean(trace, fn, 'trace'), rest };
+}
+
 /** Token ids as (B, T): nested arrays, a flat array (B = 1) or {data, shape}. */
 function idsArg(ids, fn, name = 'ids') {
   if (Array.isArray(ids) && ids.length > 0 && Array.isArray(ids[0])) {
@@ -487,15 +493,23 @@ function makeApi(M) {
     return M.scaledDotProductAttention(asTensor(query, fn, 'query'), asTensor(key, fn, 'key'), asTensor(value, fn, 'value'), o);
   }
 
+  /** scaledDotProductAttention's output alone, without forming the (T_q, T_k) matrices: fast, and fits long sequences. */
+  function attention(query, key, value, opts = {}) {
+    const fn = 'attention';
+    const o = attentionOptions(opts, fn);
+    return M.attention(asTensor(query, fn, 'query'), asTensor(key, fn, 'key'), asTensor(value, fn, 'value'), o);
+  }
+
   class MultiHeadAttention extends Module {
     constructor(dModel, numHeads) {
       const fn = 'MultiHeadAttention';
       super(fn, () => M.MultiHeadAttention.create(number(dModel, fn, 'dModel'), number(numHeads, fn, 'numHeads')));
     }
-    /** x (B, T, dModel) or (T, dModel); options as scaledDotProductAttention's. */
+    /** x (B, T, dModel) or (T, dModel); options as scaledDotProductAttention's, and trace (default true). */
     forward(x, opts = {}) {
       const fn = 'MultiHeadAttention.forward';
-      return this._handle.forward(asTensor(x, fn, 'x'), attentionOptions(opts, fn));
+      const { trace, rest } = traceOption(opts, fn);
+      return this._handle.forward(asTensor(x, fn, 'x'), attentionOptions(rest, fn), trace);
     }
     get W_q() { return this._handle.W_q(); }
     get W_k() { return this._handle.W_k(); }
@@ -512,8 +526,9 @@ function makeApi(M) {
     /** query (B, T_q, E); key and value (B, T_k, E), defaulting to self-attention. */
     forward(query, key = query, value = key, opts = {}) {
       const fn = 'TorchMultiheadAttention.forward';
+      const { trace, rest } = traceOption(opts, fn);
       return this._handle.forward(asTensor(query, fn, 'query'), asTensor(key, fn, 'key'), asTensor(value, fn, 'value'),
-        attentionOptions(opts, fn));
+        attentionOptions(rest, fn), trace);
     }
     get inProjWeight() { return this._handle.inProjWeight(); }
     get inProjBias() { return this._handle.inProjBias(); }
@@ -779,6 +794,7 @@ function makeApi(M) {
     paddingMask: (lengths, keyLength) =>
       M.paddingMask(integers(lengths, 'paddingMask', 'lengths'), number(keyLength, 'paddingMask', 'keyLength')),
     scaledDotProductAttention,
+    attention,
     /** notebook 001's SimpleLanguageModel(vocab_size, d_model, num_heads, d_ff, max_seq_length) */
     notebook001Config: (vocabSize, dModel, numHeads, dFF, maxSeqLength) => {
       const fn = 'notebook001Config';

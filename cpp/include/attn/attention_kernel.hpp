@@ -20,13 +20,25 @@ using MatrixRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
 // q (B·T_q, H·d_k), k (B·T_k, H·d_k), v (B·T_k, H·d_v) -> y (B·T_q, H·d_v).
 // options.key_lengths has B entries; options.mask broadcasts to (B, H, T_q, T_k).
 // scores and weights, when not null, receive (B, H, T_q, T_k) each: the scaled
-// and masked scores, and the softmax weights. keep, when not null, holds
+// and masked scores, and the softmax weights. When neither they nor `keep` is
+// asked for, no T_q × T_k matrix is formed: keys stream through in blocks with
+// a running softmax (FlashAttention, Dao et al. 2022), the same numbers to rounding. keep, when not null, holds
 // attention-dropout multipliers (B, H, T_q, T_k), 0 or 1/(1-p), applied to the
 // weights before they multiply V (`weights` still receives them undropped).
 void multi_head_attention_forward(ConstMatrixRef q, ConstMatrixRef k, ConstMatrixRef v, int64_t B,
                                   int64_t H, const AttentionOptions& options, MatrixRef y,
                                   float* scores = nullptr, float* weights = nullptr,
                                   const char* fn = "multiHeadAttention", const float* keep = nullptr);
+
+// The same kernel, streaming, on `slices` independent problems stored back to
+// back as scaled_dot_product_attention's tensors are: q (slices, T_q, d_k),
+// k (slices, T_k, d_k), v (slices, T_k, d_v) -> y (slices, T_q, d_v).
+// slice_key_lengths has one entry per slice (or none); options.mask
+// broadcasts to score_shape = (..., T_q, T_k), whose leading dimensions
+// number the slices. Memory: a few score tiles, whatever T is.
+void attention_forward(const float* q, const float* k, const float* v, float* y, int64_t slices, int64_t T_q,
+                       int64_t T_k, int64_t d_k, int64_t d_v, const AttentionOptions& options,
+                       const std::vector<int64_t>& slice_key_lengths, const Shape& score_shape, const char* fn);
 
 // Gradients of multi_head_attention_forward given its weights (B, H, T_q, T_k)
 // (after any dropout: `weights` must be what multiplied V). dq, dk, dv are

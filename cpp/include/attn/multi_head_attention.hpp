@@ -39,8 +39,10 @@ public:
     // Self-attention. x (B, T, d_model), or (T, d_model) for one sequence (the
     // trace then has B = 1). options.mask as notebook 001 means it: (T_q, T_k)
     // for every row and head, (B, T_q, T_k) one per batch row (paddingMask's
-    // (B, 1, T_k) too), or (B, H, T_q, T_k); nonzero = attend.
-    MultiHeadAttentionTrace forward(const Tensor& x, const AttentionOptions& options = {}) const;
+    // (B, 1, T_k) too), or (B, H, T_q, T_k); nonzero = attend. With trace =
+    // false only `output` is filled, computed without the (T_q, T_k) matrices;
+    // a trace that would take more than kMaxTraceBytes is refused.
+    MultiHeadAttentionTrace forward(const Tensor& x, const AttentionOptions& options = {}, bool trace = true) const;
 
     int64_t d_model() const { return W_q.in_features(); }
     int64_t num_heads() const { return num_heads_; }
@@ -64,9 +66,10 @@ public:
     // pass the same tensor three times. options.mask takes attn_mask's shapes,
     // (T_q, T_k) or (B·num_heads, T_q, T_k); options.key_lengths plays
     // key_padding_mask, one length per batch row. Masks use this library's
-    // convention (nonzero = attend), not PyTorch's (True = ignore).
+    // convention (nonzero = attend), not PyTorch's (True = ignore). trace as
+    // MultiHeadAttention::forward's (need_weights=False, in PyTorch's terms).
     MultiHeadAttentionTrace forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                                    const AttentionOptions& options = {}) const;
+                                    const AttentionOptions& options = {}, bool trace = true) const;
 
     int64_t embed_dim() const { return out_proj.in_features(); }
     int64_t num_heads() const { return num_heads_; }

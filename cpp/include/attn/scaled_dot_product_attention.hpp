@@ -49,8 +49,22 @@ struct AttentionTrace {
 
 // query (..., T_q, d_k), key (..., T_k, d_k), value (..., T_k, d_v), with equal
 // leading dimensions.
+// Refuses (Error) a problem whose five (..., T_q, T_k) tensors would exceed
+// kMaxTraceBytes, naming the memory it would need.
 AttentionTrace scaled_dot_product_attention(const Tensor& query, const Tensor& key,
                                             const Tensor& value,
                                             const AttentionOptions& options = {});
+
+// The output of scaled_dot_product_attention alone, (..., T_q, d_v): the same
+// arguments, options and numbers (to rounding), computed without forming the
+// (T_q, T_k) matrices, so that long sequences fit in memory and run fast. The
+// API for speed; the trace above is for teaching.
+Tensor attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                 const AttentionOptions& options = {});
+
+// The most memory the intermediates of one traced call may take (1 GiB): a
+// trace beyond it is refused at once rather than exhausting memory (WASM's heap
+// ends at 2 GiB).
+constexpr int64_t kMaxTraceBytes = int64_t{1} << 30;
 
 }  // namespace attn

@@ -25,4 +25,9 @@ Tensor softmax_naive(const Tensor& scores, int64_t dim = -1);
 // NaN reaches a weight or an output. Same shape out.
 Tensor softmax(const Tensor& scores, int64_t dim = -1);
 
+// The stable softmax of one contiguous row of n scores, in place, with the
+// rule above for a row of only -Infinity: the kernel behind softmax() and the
+// attention kernels. Vectorised (e^x on four lanes at once).
+void softmax_row(float* row, int64_t n);
+
 }  // namespace attn

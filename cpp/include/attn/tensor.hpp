@@ -67,6 +67,8 @@ int64_t numel(const Shape& shape, const char* fn = "Tensor");
 std::string shape_str(const Shape& shape);
 // A number as a person writes it ("0", "1.5", "-inf", "nan"), for messages.
 std::string format_number(double x);
+// A size in bytes as a person writes it ("512 B", "3.0 MiB", "5.0 GiB"), for messages.
+std::string format_bytes(double bytes);
 
 // The 2-D tensor as an Eigen matrix (no copy).
 MatrixMap matrix(Tensor& t);

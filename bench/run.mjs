@@ -1,0 +1,276 @@
+// npm run bench: this library against the JS runtimes a user would otherwise
+// pick, on the same work, in one Node process: onnxruntime-web (its wasm
+// backend: SIMD, one thread) running graphs exported from PyTorch
+// (bench/export_onnx.py), and TF.js with its wasm backend (XNNPACK, SIMD, one
+// thread) used as its authors advise (2-D matMul with an explicit transpose, a
+// mask built once). Rounds are interleaved, runtime by runtime, and each
+// figure is a median. The native build (bench/native_bench.cpp) and PyTorch on
+// the CPU (bench/torch_bench.py), both one thread, are anchors, run after.
+// Every case checks that the runtimes agree on the output before timing it.
+//
+//   npm run bench                  the full table, also written to bench/results.md
+//   npm run bench -- --quick       fewer sizes and rounds (a smoke test)
+//   npm run bench -- --only gpt    one group of cases: attention, mha, linear or gpt
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import * as tf from '@tensorflow/tfjs-core';
+import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import * as ort from 'onnxruntime-web';
+
+import { createAttention } from '../web/lib/index.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const WORK = join(ROOT, 'build', 'bench');
+const ONNX = join(WORK, 'onnx');
+const quick = process.argv.includes('--quick');
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
+const ROUNDS = quick ? 5 : 15;
+const LENGTHS = quick ? [256, 1024] : [64, 256, 1024, 4096];
+const run = (cmd, args, env = {}) =>
+  execFileSync(cmd, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+
+// ---- set-up ------------------------------------------------------------------
+
+function exportGraphs() {
+  const script = join(ROOT, 'bench', 'export_onnx.py');
+  const marker = join(ONNX, 'gpt.onnx');
+  if (existsSync(marker) && statSync(marker).mtimeMs > statSync(script).mtimeMs) return;
+  console.log('bench: exporting the ONNX graphs from PyTorch (bench/export_onnx.py)');
+  run('/usr/bin/python3', [script, ONNX]);
+}
+
+/** A text of exactly 65 distinct characters, as nanoGPT's shakespeare_char: the training cases read it. */
+function trainingText() {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,';
+  let x = 12345;
+  let text = alphabet;
+  while (text.length < 100000) {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    text += alphabet[x % alphabet.length];
+  }
+  const path = join(WORK, 'text.txt');
+  writeFileSync(path, text);
+  return { text, path };
+}
+
+async function loadRuntimes() {
+  const attn = await createAttention();
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.simd = true;
+  ort.env.logLevel = 'error';
+  setWasmPaths(join(ROOT, 'node_modules', '@tensorflow', 'tfjs-backend-wasm', 'dist') + '/');
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  await tf.setBackend('wasm');
+  if (!tf.env().getBool('WASM_HAS_SIMD_SUPPORT')) throw new Error('bench: TF.js has no WASM SIMD here');
+  return { attn };
+}
+
+const session = (name) => ort.InferenceSession.create(join(ONNX, name), { executionProviders: ['wasm'] });
+
+// ---- timing ------------------------------------------------------------------
+
+/** Calls per measurement so that one takes ~20 ms. */
+async function calibrate(fn) {
+  await fn();
+  let reps = 1;
+  for (;;) {
+    const t0 = performance.now();
+    for (let i = 0; i < reps; i++) await fn();
+    if (performance.now() - t0 > 20 || reps > 1 << 14) return reps;
+    reps *= 2;
+  }
+}
+
+/** Interleaved rounds over the runtimes of a case (the order rotates each round): median ms per call. */
+async function measure(impls) {
+  const names = Object.keys(impls);
+  const reps = {};
+  for (const name of names) reps[name] = await calibrate(impls[name]);
+  const times = Object.fromEntries(names.map((n) => [n, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + round) % names.length];
+      const t0 = performance.now();
+      for (let r = 0; r < reps[name]; r++) await impls[name]();
+      times[name].push((performance.now() - t0) / reps[name]);
+    }
+  }
+  const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+  return Object.fromEntries(names.map((n) => [n, median(times[n])]));
+}
+
+function maxDifference(a, b) {
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+  return worst;
+}
+
+/** Each runtime's output must match ours before its time counts. */
+function agree(caseName, ours, others, tolerance) {
+  for (const [name, values] of Object.entries(others)) {
+    const diff = maxDifference(ours, values);
+    if (!(diff <= tolerance)) throw new Error(`bench: ${caseName}: ${name} differs from ours by ${diff}`);
+  }
+}
+
+// ---- the cases ---------------------------------------------------------------
+
+async function attentionCases({ attn }, table) {
+  const full = await session('attention_full.onnx');
+  const causalGraph = await session('attention_causal.onnx');
+  for (const T of LENGTHS) {
+    attn.manualSeed(0);
+    const [q, k, v] = [attn.randn(T, 64), attn.randn(T, 64), attn.randn(T, 64)];
+    const bias = new Float32Array(T * T);
+    for (let i = 0; i < T; i++) bias.fill(-Infinity, i * T + i + 1, (i + 1) * T);
+    const feeds = { q: new ort.Tensor('float32', q.data, [T, 64]), k: new ort.Tensor('float32', k.data, [T, 64]),
+      v: new ort.Tensor('float32', v.data, [T, 64]) };
+    const [tq, tk, tv, tbias] = [tf.tensor2d(q.data, [T, 64]), tf.tensor2d(k.data, [T, 64]), tf.tensor2d(v.data, [T, 64]),
+      tf.tensor2d(bias, [T, T])];
+    for (const causal of [false, true]) {
+      const name = `attention/${causal ? 'causal' : 'full'}/${T}`;
+      const ours = () => attn.attention(q, k, v, { causal }).data;
+      const onnx = async () => (await (causal ? causalGraph.run({ ...feeds, bias: new ort.Tensor('float32', bias, [T, T]) })
+        : full.run(feeds))).y.data;
+      const tfjs = () => {
+        const y = tf.tidy(() => {
+          const s = tf.mul(tf.matMul(tq, tf.transpose(tk)), 1 / 8);
+          return tf.matMul(tf.softmax(causal ? tf.add(s, tbias) : s), tv);
+        });
+        const data = y.dataSync();
+        y.dispose();
+        return data;
+      };
+      agree(name, ours(), { 'onnxruntime-web': await onnx(), 'TF.js': tfjs() }, 1e-4);
+      table.push({ name, work: 4 * T * T * 64, ...(await measure({ ours, 'onnxruntime-web': onnx, 'TF.js': tfjs })) });
+    }
+    tf.dispose([tq, tk, tv, tbias]);
+  }
+}
+
+async function mhaCases({ attn }, table) {
+  const graph = await session('mha.onnx');
+  for (const T of [256, 1024]) {
+    attn.manualSeed(0);
+    const mha = new attn.MultiHeadAttention(128, 4);  // torch.manual_seed(0): the exported module's weights
+    const x = attn.randn(1, T, 128);
+    const ours = () => mha.forward(x, { trace: false }).output.data;
+    const onnx = async () => (await graph.run({ x: new ort.Tensor('float32', x.data, [1, T, 128]) })).y.data;
+    agree(`mha/${T}`, ours(), { 'onnxruntime-web': await onnx() }, 1e-4);
+    const work = 4 * 2 * T * 128 * 128 + 4 * T * T * 128;
+    table.push({ name: `mha/${T}`, work, ...(await measure({ ours, 'onnxruntime-web': onnx })) });
+    mha.dispose();
+  }
+}
+
+async function linearCases({ attn }, table) {
+  for (const N of [64, 128, 256, 512, 1024]) {
+    const graph = await session(`linear_${N}.onnx`);
+    attn.manualSeed(0);
+    const linear = new attn.Linear(N, N, false);  // nn.Linear(N, N, bias=False) after torch.manual_seed(0)
+    const x = attn.randn(N, N);
+    const w = tf.tensor2d(linear.weight.data, [N, N]);
+    const wT = tf.transpose(w);  // stored transposed once, as a TF.js dense layer keeps its kernel
+    const tx = tf.tensor2d(x.data, [N, N]);
+    const ours = () => linear.forward(x).data;
+    const onnx = async () => (await graph.run({ x: new ort.Tensor('float32', x.data, [N, N]) })).y.data;
+    const tfjs = () => {
+      const y = tf.matMul(tx, wT);
+      const data = y.dataSync();
+      y.dispose();
+      return data;
+    };
+    agree(`linear/${N}`, ours(), { 'onnxruntime-web': await onnx(), 'TF.js': tfjs() }, 1e-4);
+    table.push({ name: `linear/${N}`, work: 2 * N * N * N, ...(await measure({ ours, 'onnxruntime-web': onnx, 'TF.js': tfjs })) });
+    tf.dispose([w, wT, tx]);
+    linear.dispose();
+  }
+}
+
+async function gptCases({ attn }, table, text) {
+  const graph = await session('gpt.onnx');
+  const config = { ...attn.nanoGPTConfig({ vocabSize: 65, blockSize: 64, nLayer: 4, nHead: 4, nEmbd: 128 }), seed: 0 };
+  const model = new attn.GPT(config);
+  const ids = Array.from({ length: 12 * 64 }, (_, i) => (i * 7) % 65);
+  const batch = { data: ids, shape: [12, 64] };
+  const ours = () => model.forward(batch).logits.data;
+  const feeds = { ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [12, 64]) };
+  const onnx = async () => (await graph.run(feeds)).y.data;
+  agree('gpt/forward', ours(), { 'onnxruntime-web': await onnx() }, 1e-3);
+  table.push({ name: 'gpt/forward', ...(await measure({ ours, 'onnxruntime-web': onnx })) });
+  // Greedy generation with the KV cache, per token (the peers' graphs have no cache to run).
+  const generated = await measure({ ours: () => model.generate([0], { maxNewTokens: 63, temperature: 0 }) });
+  table.push({ name: 'gpt/generate-token', ours: generated.ours / 63 });
+  model.dispose();
+  const trainer = new attn.Trainer({ model: { nLayer: 4, nHead: 4, nEmbd: 128, blockSize: 64, dropout: 0, seed: 0 }, text });
+  table.push({ name: 'gpt/train-step', ...(await measure({ ours: () => trainer.step() })) });
+  trainer.dispose();
+}
+
+// ---- the report --------------------------------------------------------------
+
+function anchors(textPath) {
+  const args = quick ? ['--quick', textPath] : [textPath];
+  run('bash', ['tools/build.sh', 'native']);
+  const native = JSON.parse(run(join(ROOT, 'build', 'native', 'attn-bench'), args, { OMP_NUM_THREADS: '1' }));
+  const torch = JSON.parse(run('/usr/bin/python3', [join(ROOT, 'bench', 'torch_bench.py'), ...args]));
+  return { native, torch };
+}
+
+const PEERS = ['onnxruntime-web', 'TF.js'];
+const fmt = (ms) => (ms === undefined ? '—' : ms < 1 ? ms.toFixed(3) : ms < 100 ? ms.toFixed(2) : ms.toFixed(0));
+
+function report(table, { native, torch }) {
+  const lines = [
+    '| case | ours (WASM) | onnxruntime-web | TF.js | ours vs the faster peer | native (C++) | PyTorch CPU |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const row of table) {
+    const peers = PEERS.map((p) => row[p]).filter((x) => x !== undefined);
+    const best = peers.length ? Math.min(...peers) : undefined;
+    const ratio = best === undefined ? '—' : best >= row.ours ? `**${(best / row.ours).toFixed(2)}× faster**`
+      : `${(row.ours / best).toFixed(2)}× slower`;
+    const rate = row.work ? ` (${(row.work / row.ours / 1e6).toFixed(1)} GFLOP/s)` : '';
+    lines.push(`| ${row.name} | ${fmt(row.ours)}${rate} | ${fmt(row['onnxruntime-web'])} | ${fmt(row['TF.js'])} | ${ratio} | ` +
+      `${fmt(native[row.name])} | ${fmt(torch[row.name])} |`);
+  }
+  return lines.join('\n');
+}
+
+function machine() {
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  const version = (p) => JSON.parse(readFileSync(join(ROOT, 'node_modules', ...p.split('/'), 'package.json'), 'utf8')).version;
+  const torch = run('/usr/bin/python3', ['-c', 'import torch; print(torch.__version__)']).trim();
+  return `${cpu}, ${os.cpus().length} cores; Node ${process.versions.node} (V8 ${process.versions.v8}); ` +
+    `onnxruntime-web ${version('onnxruntime-web')}, TF.js ${version('@tensorflow/tfjs-core')} (wasm backend ` +
+    `${version('@tensorflow/tfjs-backend-wasm')}), PyTorch ${torch}`;
+}
+
+async function main() {
+  mkdirSync(WORK, { recursive: true });
+  exportGraphs();
+  const { text, path } = trainingText();
+  const runtimes = await loadRuntimes();
+  const table = [];
+  console.log(`bench: ${ROUNDS} interleaved rounds per case, medians in ms per call`);
+  const groups = { attention: attentionCases, mha: mhaCases, linear: linearCases, gpt: gptCases };
+  if (only && !(only in groups)) throw new Error(`bench: --only takes one of ${Object.keys(groups).join(', ')}, got ${only}`);
+  for (const [name, group] of Object.entries(groups)) if (!only || only === name) await group(runtimes, table, text);
+  const markdown = report(table, anchors(path));
+  console.log(markdown);
+  if (!quick && !only) {
+    const results = join(ROOT, 'bench', 'results.md');
+    writeFileSync(results, `# Benchmark results\n\nProduced by \`npm run bench\` (bench/run.mjs) on ${new Date().toISOString().slice(0, 10)}: ` +
+      `${machine()}. Medians of ${ROUNDS} interleaved rounds, milliseconds per call (per token for generate-token); ` +
+      'attention is d = 64, MultiHeadAttention d_model 128 with 4 heads, Linear N × N by N × N, the GPT nanoGPT\'s ' +
+      '4 layers × 4 heads × 128 on a batch of 12 × 64. Native and PyTorch run one thread.\n\n' + markdown + '\n');
+    console.log(`bench: written to ${results}`);
+  }
+}
+
+await main();
+process.exit(0);
