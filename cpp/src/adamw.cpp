@@ -4,6 +4,9 @@
 
 namespace attn {
 
+// Below this many elements a tensor's update is not worth waking a second core.
+constexpr int64_t kParallelElements = 1 << 15;
+
 AdamW::AdamW(const GPT& model, const AdamWOptions& o) : options(o) {
     for (const auto& [name, t] : model.named_parameters()) {
         exp_avg.emplace_back(t->shape);
@@ -27,31 +30,38 @@ void AdamW::step(GPT& model, const GPT& grads, float lr) {
         v = v * b2 + (1.0f - b2) * g * g;
         p -= step_size * m / (std::sqrt(v) / bc2_sqrt + eps);
     };
-    // Two passes: the first computes every new value into temporaries and
-    // checks it, so that a non-finite one is refused before anything changes.
-    for (const bool write : {false, true}) {
-        for (size_t i = 0; i < params.size(); ++i) {
-            float* p = params[i].second->data.data();
-            const float* g = gs[i].second->data.data();
-            float* m = exp_avg[i].data.data();
-            float* v = exp_avg_sq[i].data.data();
-            const float decay = params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f;
-            const int64_t n = params[i].second->numel();
-            if (write) {
-                for (int64_t j = 0; j < n; ++j) update(decay, p[j], g[j], m[j], v[j]);
-                continue;
-            }
-            bool finite = true;
-            for (int64_t j = 0; j < n; ++j) {
-                float pj = p[j], mj = m[j], vj = v[j];
-                update(decay, pj, g[j], mj, vj);
-                finite = finite && std::isfinite(pj) && std::isfinite(mj) && std::isfinite(vj);
-            }
-            if (!finite) {
-                throw Error("AdamW: the update of " + params[i].first + " at step " + std::to_string(t) +
-                            " gives non-finite values; nothing was changed");
-            }
+    // Two passes: the first computes every new value and checks it, so that a
+    // non-finite one is refused before anything changes; the second writes.
+    // Both are branch-free loops the compiler vectorises, and large tensors
+    // are split between cores (natively, with OpenMP).
+    for (size_t i = 0; i < params.size(); ++i) {
+        const float* p = params[i].second->data.data();
+        const float* g = gs[i].second->data.data();
+        const float* m = exp_avg[i].data.data();
+        const float* v = exp_avg_sq[i].data.data();
+        const float decay = params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f;
+        const int64_t n = params[i].second->numel();
+        int bad = 0;
+#pragma omp parallel for reduction(| : bad) schedule(static) if (n >= kParallelElements)
+        for (int64_t j = 0; j < n; ++j) {
+            float pj = p[j], mj = m[j], vj = v[j];
+            update(decay, pj, g[j], mj, vj);
+            bad |= (pj * 0.0f + mj * 0.0f + vj * 0.0f) != 0.0f;  // x * 0 is NaN exactly when x is not finite
         }
+        if (bad) {
+            throw Error("AdamW: the update of " + params[i].first + " at step " + std::to_string(t) +
+                        " gives non-finite values; nothing was changed");
+        }
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+        float* p = params[i].second->data.data();
+        const float* g = gs[i].second->data.data();
+        float* m = exp_avg[i].data.data();
+        float* v = exp_avg_sq[i].data.data();
+        const float decay = params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f;
+        const int64_t n = params[i].second->numel();
+#pragma omp parallel for schedule(static) if (n >= kParallelElements)
+        for (int64_t j = 0; j < n; ++j) update(decay, p[j], g[j], m[j], v[j]);
     }
     steps = t;
 }

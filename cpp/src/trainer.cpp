@@ -88,12 +88,18 @@ float Trainer::forward_backward(const Batch& batch) {
         for (auto& [name, t] : g.named_parameters()) std::fill(t->data.begin(), t->data.end(), 0.0f);
         model_.backward(acts, dlogits.data(), g);
     }
-    auto total = grads_[0].named_parameters();
-    for (int64_t part = 1; part < parts; ++part) {
-        const auto other = grads_[static_cast<size_t>(part)].named_parameters();
-        for (size_t i = 0; i < total.size(); ++i)
-            Eigen::Map<Eigen::ArrayXf>(total[i].second->data.data(), total[i].second->numel()) +=
-                Eigen::Map<const Eigen::ArrayXf>(other[i].second->data.data(), other[i].second->numel());
+    // The parts' gradients summed into the first, one tensor per core.
+    std::vector<std::vector<std::pair<std::string, Tensor*>>> tensors;
+    for (GPT& g : grads_) tensors.push_back(g.named_parameters());
+    const auto count = static_cast<int64_t>(tensors[0].size());
+#pragma omp parallel for schedule(dynamic, 1) if (parts > 1)
+    for (int64_t i = 0; i < count; ++i) {
+        Tensor& total = *tensors[0][static_cast<size_t>(i)].second;
+        for (int64_t part = 1; part < parts; ++part) {
+            const Tensor& other = *tensors[static_cast<size_t>(part)][static_cast<size_t>(i)].second;
+            Eigen::Map<Eigen::ArrayXf>(total.data.data(), total.numel()) +=
+                Eigen::Map<const Eigen::ArrayXf>(other.data.data(), other.numel());
+        }
     }
     double loss = 0;
     for (double l : losses) loss += l;

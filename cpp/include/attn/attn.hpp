@@ -31,6 +31,7 @@
 // Files, in the order the notebooks introduce them:
 //   tensor.hpp                       the (shape, float data) type and shape checks
 //   torch_rng.hpp                    PyTorch's CPU random numbers, bit for bit
+//   gemm.hpp                         the matrix product, with its own WASM SIMD kernel
 //   softmax.hpp                      sum-normalisation, naive and stable softmax
 //   simple_attention.hpp             attention without trainable weights
 //   linear.hpp, embedding.hpp,
@@ -63,6 +64,7 @@
 #include "attn/dataset.hpp"
 #include "attn/dropout.hpp"
 #include "attn/embedding.hpp"
+#include "attn/gemm.hpp"
 #include "attn/generate.hpp"
 #include "attn/gpt.hpp"
 #include "attn/layer_norm.hpp"
