@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
-import { artifactPath, assertClean, useSite } from './harness.js';
+import { artifactPath, assertClean, openPage, useSite } from './harness.js';
 
 const PAGES = [
   'index',
@@ -46,6 +46,25 @@ describe('every page', () => {
       }
     });
   }
+});
+
+test('the landing page does not fetch the WASM module; a chapter fetches it and draws its first figure (time logged)', async () => {
+  const fetched = async (path) => {
+    const { page, context, problems } = await openPage(site.browser, site.server.origin);
+    const urls = [];
+    page.on('request', (r) => urls.push(new URL(r.url()).pathname));
+    await page.goto(`${site.server.url}${path}.html`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    const firstFigure = await page.evaluate(() => performance.getEntriesByName('first-figure')[0].startTime);
+    await context.close();
+    assertClean(problems);
+    return { urls, firstFigure };
+  };
+  const home = await fetched('index');
+  assert.deepEqual(home.urls.filter((u) => u.endsWith('.wasm') || /attn[-.]/.test(u.split('/').pop())), [], `the landing page fetched ${home.urls}`);
+  const chapter2 = await fetched('chapters/2-self-attention');
+  assert.equal(chapter2.urls.filter((u) => u.endsWith('.wasm')).length, 1, `chapter 2 fetched ${chapter2.urls}`);
+  console.log(`chapter 2: first figure drawn ${chapter2.firstFigure.toFixed(0)} ms after navigation (landing page: ${home.firstFigure.toFixed(0)} ms)`);
 });
 
 test('chapter 1: the reader\'s scores set the attention lines', async () => {
@@ -198,6 +217,11 @@ test('chapter 7: generation streams; training in the worker lowers the loss, kee
   const first = Number(await page.getAttribute('#train-status', 'data-first-val'));
   const last = Number(await page.getAttribute('#train-status', 'data-last-val'));
   assert.ok(last < first - 0.3, `val loss ${first} -> ${last}`);
+  // the page shows how fast the reader's browser trains (the figure is logged, never asserted as a timing)
+  const stepsPerSecond = Number(await page.getAttribute('#train-status', 'data-steps-per-second'));
+  assert.ok(stepsPerSecond > 0, `steps/s ${stepsPerSecond}`);
+  assert.match(await page.textContent('#train-status'), /^step 80 of 80: .* · \d+\.\d steps\/s \([\d,]+ tokens\/s\) — done/);
+  console.log(`chapter 7: in-browser training, 2 layers, 4 heads, n_embd 32, batch 16 × 64 tokens: ${stepsPerSecond} steps/s`);
   const longTasks = await page.evaluate(() => window.longTasks);
   assert.ok(longTasks.every((d) => d <= 200), `main-thread long tasks: ${longTasks}`);
   assert.ok((await page.locator('#samples li').count()) > 0);

@@ -1,7 +1,7 @@
 // The landing page: the chapters, in order.
-import { chapter, CHAPTERS } from './components/page.js';
+import { page, CHAPTERS } from './components/page.js';
 
-chapter(async () => {
+page(async () => {
   const toc = document.querySelector('#toc');
   for (const c of CHAPTERS) {
     const li = document.createElement('li');

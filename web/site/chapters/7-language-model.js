@@ -353,7 +353,14 @@ chapter(async (attn) => {
       redrawChart();
     } else if (data.type === 'progress') {
       $('#progress').value = data.iter / data.iters;
-      status.textContent = `step ${data.iter} of ${data.iters}: loss ${data.loss.toFixed(4)}, learning rate ${data.lr.toExponential(2)}`;
+      // Speed over the last steps (the steps alone, without evaluations), so it settles quickly and stays honest.
+      run.stepMs.push(data.stepMs);
+      if (run.stepMs.length > 20) run.stepMs.shift();
+      const stepsPerSecond = (1000 * run.stepMs.length) / run.stepMs.reduce((a, b) => a + b, 0);
+      status.dataset.stepsPerSecond = stepsPerSecond.toFixed(2);
+      status.textContent =
+        `step ${data.iter} of ${data.iters}: loss ${data.loss.toFixed(4)}, learning rate ${data.lr.toExponential(2)} · ` +
+        `${stepsPerSecond.toFixed(1)} steps/s (${Math.round(stepsPerSecond * data.tokens).toLocaleString('en')} tokens/s)`;
       run.curve.x.push(data.iter);
       run.curve.loss.push(data.loss);
       run.curve.val.push(null);
@@ -425,6 +432,7 @@ chapter(async (attn) => {
       meta: { name: `Run of ${new Date().toLocaleString()}`, source: fromFile ? `trained here on ${file.name}` : 'trained here on the agreement corpus' },
       curve: { x: [], loss: [], val: [] },
       samples: [],
+      stepMs: [], // the durations of the latest training steps, for the speed shown
     };
     setRunning('starting');
     worker.postMessage({

@@ -1,7 +1,7 @@
 // The training loop of chapter 7, off the main thread. Messages in:
 //   {type: 'start', text, model, training, iters, evalEvery, sampleEvery, prompt}
 //   {type: 'pause'} | {type: 'resume'} | {type: 'stop'}
-// Messages out: {type: 'started', vocabSize}, {type: 'progress', iter, loss, lr, iters},
+// Messages out: {type: 'started', vocabSize}, {type: 'progress', iter, loss, lr, iters, stepMs, tokens},
 //   {type: 'eval', iter, train, val}, {type: 'sample', iter, text},
 //   {type: 'checkpoint', iter, bytes, done}, {type: 'error', message, started}
 // A run that fails after it started (a diverged step) sends the checkpoint of
@@ -61,8 +61,10 @@ async function run({ text, model, training, iters, evalEvery, sampleEvery, promp
       continue;
     }
     if (trainer.iter % evalEvery === 0) postMessage({ type: 'eval', iter: trainer.iter, ...trainer.evaluate() });
+    const t0 = performance.now();
     const r = trainer.step();
-    postMessage({ type: 'progress', iter: r.iter + 1, loss: r.loss, lr: r.lr, iters });
+    const stepMs = performance.now() - t0; // the step alone: evaluations and samples are not training speed
+    postMessage({ type: 'progress', iter: r.iter + 1, loss: r.loss, lr: r.lr, iters, stepMs, tokens: trainer.config.batchSize * trainer.modelConfig.blockSize });
     if ((r.iter + 1) % sampleEvery === 0) postMessage({ type: 'sample', iter: r.iter + 1, text: sample(prompt) });
     await nextMessageTurn(); // lets pause / stop messages in
   }

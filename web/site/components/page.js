@@ -1,10 +1,9 @@
-// What every chapter page shares: the navigation between chapters, typeset
-// formulas, the WASM library loaded once, and a visible message (never a
-// silent failure) when something goes wrong.
+// What every page shares: the navigation between chapters, typeset formulas,
+// the WASM library loaded once on the pages that compute, and a visible
+// message (never a silent failure) when something goes wrong.
 import 'katex/dist/katex.min.css';
 import '../style.css';
 
-import { createAttention } from '../../lib/index.js';
 import { renderMath } from './math.js';
 
 export const CHAPTERS = [
@@ -60,26 +59,62 @@ export function report(error, where = document.querySelector('.status')) {
   where.hidden = !error;
 }
 
-// Precache the site for offline use (the service worker sits at the site's root).
+// Precache the site for offline use (the service worker sits at the site's
+// root). Registered once the page has drawn its first figure, and then when the
+// browser is idle, so that downloading the whole site never competes with the
+// page the reader opened.
 function registerServiceWorker() {
   if (!('serviceWorker' in navigator) || import.meta.env.DEV) return;
-  navigator.serviceWorker.register(`${document.body.dataset.root}/sw.js`).catch(() => {});
+  const register = () => navigator.serviceWorker.register(`${document.body.dataset.root}/sw.js`).catch(() => {});
+  if ('requestIdleCallback' in window) requestIdleCallback(register, { timeout: 2000 });
+  else setTimeout(register, 0);
 }
 
-/** Runs a chapter: navigation, math, then setup(attn); marks the body ready for tests. */
-export async function chapter(setup) {
-  registerServiceWorker();
+/**
+ * Runs a page that computes nothing (the landing page): navigation, math, then
+ * setup(). The WASM module is not loaded.
+ */
+export async function page(setup) {
   renderNav();
   renderMath(document);
   try {
+    await setup();
+    ready();
+  } catch (error) {
+    failed(error);
+  }
+}
+
+/**
+ * Runs a chapter: navigation, math, the WASM module (fetched by this page only,
+ * on first use), then setup(attn).
+ */
+export async function chapter(setup) {
+  renderNav();
+  renderMath(document);
+  try {
+    const { createAttention } = await import('../../lib/index.js');
     const attn = await createAttention();
     await setup(attn);
-    document.body.dataset.ready = 'true';
+    ready();
   } catch (error) {
-    report(error);
-    document.body.dataset.ready = 'error';
-    throw error;
+    failed(error);
   }
+}
+
+// The first figures are drawn: tell the tests (data-ready), record when, for
+// the browser tests' log ("first-figure" in the performance timeline), and
+// start precaching.
+function ready() {
+  performance.mark('first-figure');
+  document.body.dataset.ready = 'true';
+  registerServiceWorker();
+}
+
+function failed(error) {
+  report(error);
+  document.body.dataset.ready = 'error';
+  throw error;
 }
 
 /** Calls fn at most once per animation frame, with the latest arguments. */
