@@ -7,7 +7,8 @@ import * as d3 from 'd3';
 import { bars } from '../components/bars.js';
 import { availableWidth, heatmap } from '../components/heatmap.js';
 import { markStale, readNumber } from '../components/inputs.js';
-import { chapter, perFrame, report } from '../components/page.js';
+import { chapter } from '../components/chapter.js';
+import { perFrame, report } from '../components/page.js';
 import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 
 const SCORES = [0.5, 2, 1, 0, -1, 0.5];

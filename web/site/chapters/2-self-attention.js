@@ -4,7 +4,8 @@ import { bars } from '../components/bars.js';
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { markStale, readNumber } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
-import { chapter, perFrame, report } from '../components/page.js';
+import { chapter } from '../components/chapter.js';
+import { perFrame, report } from '../components/page.js';
 import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 
 chapter(async (attn) => {

@@ -3,7 +3,8 @@
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { markStale, readNumber } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
-import { chapter, perFrame, report } from '../components/page.js';
+import { chapter } from '../components/chapter.js';
+import { perFrame, report } from '../components/page.js';
 import { projections, scatter, SET_COLORS } from '../components/scatter.js';
 import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 

@@ -1,7 +1,8 @@
 // Chapter 4: notebook 004's scaling experiment with the library's softmax and
 // scaled dot-product attention.
 import { bars } from '../components/bars.js';
-import { chapter, perFrame, report } from '../components/page.js';
+import { chapter } from '../components/chapter.js';
+import { perFrame, report } from '../components/page.js';
 
 const std = (xs) => {
   const m = xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -1,7 +1,8 @@
 // Chapter 5: causal, padding and hand-drawn masks on notebook 000's example
 // (SelfAttentionV1, seed 123), through scaledDotProductAttention.
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
-import { chapter, perFrame, report } from '../components/page.js';
+import { chapter } from '../components/chapter.js';
+import { perFrame, report } from '../components/page.js';
 import { NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 
 chapter(async (attn) => {

@@ -3,7 +3,8 @@
 import { headView } from '../components/head-view.js';
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { markStale, readNumber, showProblem } from '../components/inputs.js';
-import { chapter, perFrame, report } from '../components/page.js';
+import { chapter } from '../components/chapter.js';
+import { perFrame, report } from '../components/page.js';
 
 const D_MODEL = 12;
 const MAX_WORDS = 16; // the position embedding's rows

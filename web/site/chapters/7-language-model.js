@@ -13,7 +13,8 @@ import { headView } from '../components/head-view.js';
 import { availableWidth, heatmapCanvas } from '../components/heatmap.js';
 import { markStale, readNumber, showProblem } from '../components/inputs.js';
 import { adoptLegacyModel, deleteModel, getActiveId, listModels, modelBytes, saveModel, setActiveId } from '../components/model-store.js';
-import { chapter, perFrame, report } from '../components/page.js';
+import { chapter } from '../components/chapter.js';
+import { perFrame, report } from '../components/page.js';
 
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 const percent = (x) => `${(100 * x).toFixed(0)}%`;

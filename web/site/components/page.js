@@ -1,6 +1,7 @@
 // What every page shares: the navigation between chapters, typeset formulas,
-// the WASM library loaded once on the pages that compute, and a visible
-// message (never a silent failure) when something goes wrong.
+// and a visible message (never a silent failure) when something goes wrong.
+// Chapters, which compute, start through chapter.js; this file never loads
+// the WASM module, so the landing page does not either.
 import 'katex/dist/katex.min.css';
 import '../style.css';
 
@@ -71,14 +72,16 @@ function registerServiceWorker() {
 }
 
 /**
- * Runs a page that computes nothing (the landing page): navigation, math, then
- * setup(). The WASM module is not loaded.
+ * Runs a page: navigation, math, then setup() draws its figures. This file
+ * loads no WASM; chapters pass the module in through chapter.js.
  */
 export async function page(setup) {
   renderNav();
   renderMath(document);
   try {
     await setup();
+    // Figures draw in animation frames (perFrame): this frame's callback runs after theirs.
+    await new Promise((resolve) => requestAnimationFrame(resolve));
     ready();
   } catch (error) {
     failed(error);
@@ -86,31 +89,17 @@ export async function page(setup) {
 }
 
 /**
- * Runs a chapter: navigation, math, the WASM module (fetched by this page only,
- * on first use), then setup(attn).
+ * The page's figures are drawn: tells the tests (data-ready), records when
+ * (the browser tests log "first-figure" from the performance timeline), and
+ * starts precaching.
  */
-export async function chapter(setup) {
-  renderNav();
-  renderMath(document);
-  try {
-    const { createAttention } = await import('../../lib/index.js');
-    const attn = await createAttention();
-    await setup(attn);
-    ready();
-  } catch (error) {
-    failed(error);
-  }
-}
-
-// The first figures are drawn: tell the tests (data-ready), record when, for
-// the browser tests' log ("first-figure" in the performance timeline), and
-// start precaching.
 function ready() {
   performance.mark('first-figure');
   document.body.dataset.ready = 'true';
   registerServiceWorker();
 }
 
+/** The page could not be set up: says so on the page. */
 function failed(error) {
   report(error);
   document.body.dataset.ready = 'error';
