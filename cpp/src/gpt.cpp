@@ -10,7 +10,6 @@
 namespace attn {
 
 namespace {
-const float* ptr(const Tensor& t) { return t.data.empty() ? nullptr : t.data.data(); }
 
 Tensor zeros_if(bool present, Shape shape) { return present ? Tensor(std::move(shape)) : Tensor(); }
 Tensor ones(int64_t n) { return Tensor({n}, std::vector<float>(static_cast<size_t>(n), 1.0f)); }
@@ -239,7 +238,7 @@ Tensor run(const GPT& m, const std::vector<int64_t>& ids, const blocks::Pass& p,
     acts.T = T;
     acts.ids = ids;
     acts.layers.resize(static_cast<size_t>(p.training ? c.n_layer : 1));
-    Matrix x;
+    Matrix& x = acts.x_final;  // the residual stream, (N, C); after the last block what backward needs
     blocks::embedding_forward(m, ids, p, x, acts.emb_keep);
     if (trace) {
         trace->embeddings = to_tensor(x, {B, T, C});
@@ -259,8 +258,18 @@ Tensor run(const GPT& m, const std::vector<int64_t>& ids, const blocks::Pass& p,
     }
     Tensor logits({B, T, c.vocab_size});
     blocks::head_forward(m, x, acts, logits.data.data());
-    if (p.training) acts.x_final = std::move(x);
     return logits;
+}
+
+// Inference reuses its activations between calls, so that a forward allocates
+// only its result: one scratch per thread (the trainer evaluates batches on
+// every core). One that a large batch grew beyond 16 MiB of stream is given back.
+GPTActivations& inference_scratch() {
+    thread_local GPTActivations scratch;
+    return scratch;
+}
+void release_if_large(GPTActivations& scratch) {
+    if (scratch.x_final.size() > (Eigen::Index{1} << 22)) scratch = GPTActivations();
 }
 }  // namespace
 
@@ -269,8 +278,10 @@ Tensor GPT::forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace)
     p.fn = "GPT.forward";
     p.B = B;
     p.T = sequence_length(ids, B, p.fn);
-    GPTActivations scratch;
-    return run(*this, ids, p, trace, scratch);
+    GPTActivations& scratch = inference_scratch();
+    Tensor logits = run(*this, ids, p, trace, scratch);
+    release_if_large(scratch);
+    return logits;
 }
 
 Tensor GPT::forward_train(const std::vector<int64_t>& ids, int64_t B, GPTActivations& acts, Generator* dropout_gen) const {
@@ -295,8 +306,9 @@ Tensor GPT::forward_cached(const std::vector<int64_t>& ids, int64_t B, KVCache& 
     p.T = sequence_length(ids, B, p.fn);
     p.pos0 = cache.length();
     p.cache = &cache;
-    GPTActivations scratch;
+    GPTActivations& scratch = inference_scratch();
     Tensor logits = run(*this, ids, p, trace, scratch);
+    release_if_large(scratch);
     cache.length_ = p.pos0 + p.T;  // the cache now holds these tokens too
     return logits;
 }

@@ -86,6 +86,22 @@ describe('{ trace: false } gives the traced output', () => {
     assertNear(fast.output, mha.forward(q, kv, kv, { keyLengths: [257, 3] }).output, 'TorchMultiheadAttention');
   });
 
+  test('GPT: forwards of other shapes and models in between leave no trace in the reused activations', () => {
+    // The inference activations are kept between calls (one scratch per thread), so a stale
+    // size or value from an earlier call would show here.
+    attn.manualSeed(7);
+    const big = own(new attn.GPT(attn.nanoGPTConfig({ vocabSize: 11, blockSize: 16, nLayer: 2, nHead: 2, nEmbd: 16 })));
+    const small = own(new attn.GPT(attn.nanoGPTConfig({ vocabSize: 5, blockSize: 8, nLayer: 1, nHead: 1, nEmbd: 8 })));
+    const ids = [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 1], [3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]];
+    const first = big.forward(ids);
+    assert.deepEqual(first.logits.shape, [2, 12, 11]);
+    assert.deepEqual(small.forward([[4, 3, 2]]).logits.shape, [1, 3, 5]);
+    big.forward([[1]], { trace: false });
+    const again = big.forward(ids, { trace: false });
+    assert.equal(again.trace, null);
+    assertNear(again.logits, first.logits, 'GPT logits after other calls');
+  });
+
   test('trace takes true or false only', () => {
     const mha = own(new attn.MultiHeadAttention(4, 2));
     assert.throws(() => mha.forward([[1, 2, 3, 4]], { trace: 'no' }),
