@@ -29,6 +29,7 @@
 
 #include <cmath>
 #include <new>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -517,12 +518,20 @@ val make_gpt(const std::string& config) {
     });
 }
 
+// A head mask from JS: null, or {data, shape} (n_layer, n_head).
+std::optional<attn::Tensor> head_mask_arg(const val& mask, const char* fn) {
+    if (mask.isNull()) return std::nullopt;
+    return to_tensor(JsTensor{mask["data"], mask["shape"]}, fn, "headMask");
+}
+
 // {logits, trace}; trace is null unless asked for.
-val gpt_forward(const attn::GPT& m, const val& ids, double B, bool want_trace) {
+val gpt_forward(const attn::GPT& m, const val& ids, double B, bool want_trace, const val& head_mask) {
     constexpr const char* fn = "GPT.forward";
     return guarded(fn, [&] {
         attn::GPTTrace trace;
-        const attn::Tensor logits = m.forward(to_ids(ids, fn), static_cast<int64_t>(B), want_trace ? &trace : nullptr);
+        const std::optional<attn::Tensor> mask = head_mask_arg(head_mask, fn);
+        const attn::Tensor logits = m.forward(to_ids(ids, fn), static_cast<int64_t>(B), want_trace ? &trace : nullptr,
+                                              mask ? &*mask : nullptr);
         val out = val::object();
         out.set("logits", val(to_js(logits)));
         if (!want_trace) {
@@ -748,14 +757,17 @@ struct JsAgreementReport {
     double bestLayer, bestHead, bestSubjectAttention;
 };
 
-val probe_agreement(const attn::GPT& m, const attn::Tokenizer& tokenizer, double sentences, double seed) {
+val probe_agreement(const attn::GPT& m, const attn::Tokenizer& tokenizer, double sentences, double seed,
+                    const val& head_mask) {
     return guarded("probeAgreement", [&] {
         const char* fn = "probeAgreement";
         if (sentences != std::floor(sentences) || sentences < 1 || sentences > 100000) {
             throw attn::Error("probeAgreement: expected sentences to be an integer from 1 to 100000, got " + format_number(sentences));
         }
+        const std::optional<attn::Tensor> mask = head_mask_arg(head_mask, fn);
         const attn::AgreementReport r = attn::probe_agreement(
-            m, tokenizer, attn::agreement_sentences(static_cast<int64_t>(sentences), static_cast<uint64_t>(to_count(seed, fn, "seed"))));
+            m, tokenizer, attn::agreement_sentences(static_cast<int64_t>(sentences), static_cast<uint64_t>(to_count(seed, fn, "seed"))),
+            mask ? &*mask : nullptr);
         const val view(emscripten::typed_memory_view(r.subject_attention.size(), r.subject_attention.data()));
         return JsAgreementReport{static_cast<double>(r.sentences), r.accuracy, val::global("Float64Array").new_(view),
                                  static_cast<double>(r.best_layer), static_cast<double>(r.best_head), r.best_subject_attention};

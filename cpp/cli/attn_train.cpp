@@ -82,7 +82,8 @@ const std::vector<Command>& commands() {
         {"probe", "measure what a model learned on the agreement corpus",
          {{"--checkpoint", "CKPT", "the model"},
           {"--sentences", "N", "held-out sentences (default 500)"},
-          {"--seed", "S", "which sentences (default 4242, held out from the corpus's 1337)"}}},
+          {"--seed", "S", "which sentences (default 4242, held out from the corpus's 1337)"},
+          {"--ablate", "HEADS", "switch heads off, as LAYER.HEAD[,LAYER.HEAD...] (0-based), or \"each\" in turn"}}},
         {"export", "write the model of a checkpoint alone (no optimizer state), for shipping",
          {{"--checkpoint", "CKPT", "the checkpoint"}, {"--out", "FILE", "the model file"}}},
         {"help", "list the commands and every flag", {}},
@@ -345,18 +346,54 @@ int generate_cmd(const Args& a) {
     return 0;
 }
 
+// The heads of --ablate ("1.3,0.2") as a head mask (n_layer, n_head) with zeros there.
+Tensor head_mask_of(const std::string& spec, const GPTConfig& c) {
+    Tensor mask({c.n_layer, c.n_head}, std::vector<float>(static_cast<size_t>(c.n_layer * c.n_head), 1.0f));
+    std::stringstream items(spec);
+    for (std::string item; std::getline(items, item, ',');) {
+        int layer = -1, head = -1;
+        char dot = 0, extra = 0;
+        std::stringstream one(item);
+        if (!(one >> layer >> dot >> head) || dot != '.' || (one >> extra) || layer < 0 || layer >= c.n_layer ||
+            head < 0 || head >= c.n_head) {
+            throw UsageError("--ablate: expected LAYER.HEAD with layer < " + std::to_string(c.n_layer) + " and head < " +
+                             std::to_string(c.n_head) + " (0-based), or \"each\", got \"" + item + "\"");
+        }
+        mask.data[static_cast<size_t>(layer * c.n_head + head)] = 0.0f;
+    }
+    return mask;
+}
+
 int probe_cmd(const Args& a) {
     const std::string path = a.str("--checkpoint");
     if (path.empty()) throw UsageError("probe needs --checkpoint CKPT");
     const Checkpoint ck = load_checkpoint(read_file(path));
-    const AgreementReport r = probe_agreement(ck.model, ck.tokenizer,
-                                              agreement_sentences(a.integer("--sentences", 500), static_cast<uint64_t>(a.integer("--seed", 4242))));
-    std::printf("agreement: %.1f%% of %lld held-out sentences choose the agreeing verb form\n", 100 * r.accuracy,
-                static_cast<long long>(r.sentences));
+    const GPTConfig& c = ck.model.config();
+    const std::vector<AgreementSentence> sentences =
+        agreement_sentences(a.integer("--sentences", 500), static_cast<uint64_t>(a.integer("--seed", 4242)));
+    const std::string ablate = a.str("--ablate");
+    if (ablate == "each") {
+        // Agreement with one head switched off at a time: which heads the model needs.
+        const AgreementReport all = probe_agreement(ck.model, ck.tokenizer, sentences);
+        std::printf("agreement: %.1f%% of %lld held-out sentences with every head\n", 100 * all.accuracy,
+                    static_cast<long long>(all.sentences));
+        for (int64_t l = 0; l < c.n_layer; ++l)
+            for (int64_t h = 0; h < c.n_head; ++h) {
+                const Tensor mask = head_mask_of(std::to_string(l) + "." + std::to_string(h), c);
+                const AgreementReport r = probe_agreement(ck.model, ck.tokenizer, sentences, &mask);
+                std::printf("  without layer %lld head %lld: %.1f%%\n", static_cast<long long>(l),
+                            static_cast<long long>(h), 100 * r.accuracy);
+            }
+        return 0;
+    }
+    const Tensor mask = ablate.empty() ? Tensor() : head_mask_of(ablate, c);
+    const AgreementReport r = probe_agreement(ck.model, ck.tokenizer, sentences, ablate.empty() ? nullptr : &mask);
+    std::printf("agreement: %.1f%% of %lld held-out sentences choose the agreeing verb form%s\n", 100 * r.accuracy,
+                static_cast<long long>(r.sentences), ablate.empty() ? "" : (" (heads " + ablate + " switched off)").c_str());
     for (size_t i = 0; i < r.subject_attention.size(); ++i)
         std::printf("  layer %lld head %lld: verb attends most to the subject in %.1f%%\n",
-                    static_cast<long long>(i) / static_cast<long long>(ck.model.config().n_head),
-                    static_cast<long long>(i) % static_cast<long long>(ck.model.config().n_head), 100 * r.subject_attention[i]);
+                    static_cast<long long>(i) / static_cast<long long>(c.n_head),
+                    static_cast<long long>(i) % static_cast<long long>(c.n_head), 100 * r.subject_attention[i]);
     return 0;
 }
 

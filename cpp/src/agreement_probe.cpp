@@ -21,7 +21,8 @@ double continuation_log_prob(const Tensor& logits, const std::vector<int64_t>& i
 }
 }  // namespace
 
-AgreementReport probe_agreement(const GPT& model, const Tokenizer& tok, const std::vector<AgreementSentence>& sentences) {
+AgreementReport probe_agreement(const GPT& model, const Tokenizer& tok, const std::vector<AgreementSentence>& sentences,
+                                const Tensor* head_mask) {
     const GPTConfig& c = model.config();
     AgreementReport r;
     r.subject_attention.assign(static_cast<size_t>(c.n_layer * c.n_head), 0.0);
@@ -40,8 +41,9 @@ AgreementReport probe_agreement(const GPT& model, const Tokenizer& tok, const st
         // One traced forward of the agreeing sentence gives its score and, the mask being causal, the
         // same attention rows as the prefix alone would.
         GPTTrace trace;
-        const Tensor right_logits = model.forward(right, 1, &trace);
-        if (continuation_log_prob(right_logits, right, from) > continuation_log_prob(model.forward(wrong, 1), wrong, from)) ++agree;
+        const Tensor right_logits = model.forward(right, 1, &trace, head_mask);
+        const Tensor wrong_logits = model.forward(wrong, 1, nullptr, head_mask);
+        if (continuation_log_prob(right_logits, right, from) > continuation_log_prob(wrong_logits, wrong, from)) ++agree;
 
         // Tokens overlapping the subject's bytes (+1: the leading newline).
         const std::vector<std::string> pieces = split_pieces(tok.kind(), text, "probeAgreement");

@@ -273,11 +273,17 @@ void release_if_large(GPTActivations& scratch) {
 }
 }  // namespace
 
-Tensor GPT::forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace) const {
+Tensor GPT::forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace, const Tensor* head_mask) const {
     blocks::Pass p;
     p.fn = "GPT.forward";
     p.B = B;
     p.T = sequence_length(ids, B, p.fn);
+    if (head_mask) {
+        if (head_mask->shape != Shape{config_.n_layer, config_.n_head})
+            throw_shape(p.fn, "headMask", shape_str({config_.n_layer, config_.n_head}) + " (n_layer, n_head)", head_mask->shape);
+        check_finite(*head_mask, p.fn, "headMask");
+        p.head_mask = head_mask->data.data();
+    }
     GPTActivations& scratch = inference_scratch();
     Tensor logits = run(*this, ids, p, trace, scratch);
     release_if_large(scratch);

@@ -92,6 +92,19 @@ void attention_forward(const GPT& m, int64_t l, const Pass& p, const Matrix& x, 
         multi_head_attention_forward(L.qkv.leftCols(C), L.qkv.middleCols(C, C), L.qkv.rightCols(C), B, H, causal, L.y,
                                      scores, L.att.data(), p.fn, L.att_keep.empty() ? nullptr : L.att_keep.data());
     }
+    if (p.head_mask) {
+        // A head's output is its weights times V: scaling the weights scales its columns of y.
+        const int64_t d = C / H;
+        for (int64_t h = 0; h < H; ++h) {
+            const float keep = p.head_mask[l * H + h];
+            if (keep == 1.0f) continue;
+            L.y.middleCols(h * d, d) *= keep;
+            for (int64_t b = 0; b < B; ++b) {
+                float* w = L.att.data() + (b * H + h) * T * T_k;
+                for (int64_t i = 0; i < T * T_k; ++i) w[i] *= keep;
+            }
+        }
+    }
     Matrix a(N, C);
     linear_forward(a.data(), L.y.data(), ptr(blk.attn_c_proj_weight), ptr(blk.attn_c_proj_bias), N, C, C);
     dropout(p, a, L.resid_1_keep);

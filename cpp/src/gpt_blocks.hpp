@@ -25,6 +25,7 @@ struct Pass {
     bool training = false;           // keep what backward needs (the block's input)
     float dropout = 0.0f;            // drawn from `gen` when > 0
     Generator* gen = nullptr;
+    const float* head_mask = nullptr;  // (n_layer, n_head) multipliers of each head's weights, or null
     const char* fn = "GPT.forward";  // the public function, for messages
 };
 

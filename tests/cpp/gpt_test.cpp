@@ -4,6 +4,10 @@
 #include "attn/multi_head_attention.hpp"
 #include "golden.hpp"
 
+#include <cmath>
+#include <string>
+#include <tuple>
+
 using namespace attn;
 using golden::near;
 
@@ -117,6 +121,58 @@ TEST(GPT, TraceHasEveryLayerAndHeadAndCostsNothingWhenOff) {
     EXPECT_EQ(trace.layers[1].keys.shape, (Shape{2, 4, 4, 4}));
     EXPECT_TRUE(near(trace.layers[1].input, trace.layers[0].output, 0.0f));  // the residual stream
     EXPECT_TRUE(near(trace.layers[0].input, trace.embeddings, 0.0f));
+}
+
+// Reference for the head mask, computed without it: a head's output enters the
+// model only through its d input columns of c_proj (W_o is (C out, C in)), so
+// scaling those columns scales the head's contribution exactly as scaling its
+// weights does.
+TEST(GPT, HeadMaskEqualsScalingTheHeadsColumnsOfTheOutputProjection) {
+    for (NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post}) {
+        const GPT model(small(norm));
+        const std::vector<int64_t> ids = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+        const int64_t C = 16, d = 4;
+        Tensor mask({2, 4}, std::vector<float>(8, 1.0f));
+        EXPECT_TRUE(near(model.forward(ids, 2, nullptr, &mask), model.forward(ids, 2), 0.0f)) << "all ones";
+        mask.data[1 * 4 + 2] = 0.0f;  // layer 1, head 2 off
+        mask.data[0 * 4 + 1] = 0.5f;  // layer 0, head 1 halved
+        GPT by_hand = model;
+        for (auto [layer, head, keep] : {std::tuple{1, 2, 0.0f}, std::tuple{0, 1, 0.5f}}) {
+            Tensor& w = by_hand.h[static_cast<size_t>(layer)].attn_c_proj_weight;
+            for (int64_t r = 0; r < C; ++r)
+                for (int64_t k = head * d; k < (head + 1) * d; ++k) w.data[static_cast<size_t>(r * C + k)] *= keep;
+        }
+        GPTTrace trace;
+        const Tensor masked = model.forward(ids, 2, &trace, &mask);
+        EXPECT_TRUE(near(masked, by_hand.forward(ids, 2), 1e-5f));
+        EXPECT_FALSE(near(masked, model.forward(ids, 2), 1e-3f)) << "the mask changed nothing";
+        // The trace's weights are the multiplied ones: head 1.2 all zero, head 0.1 rows summing to 0.5.
+        const Tensor& w1 = trace.layers[1].weights;  // (B, H, T, T)
+        for (int64_t b = 0; b < 2; ++b)
+            for (int64_t i = 0; i < 25; ++i) EXPECT_EQ(w1.data[static_cast<size_t>(((b * 4 + 2) * 25) + i)], 0.0f);
+        const Tensor& w0 = trace.layers[0].weights;
+        float row = 0;
+        for (int64_t j = 0; j < 5; ++j) row += w0.data[static_cast<size_t>((0 * 4 + 1) * 25 + 4 * 5 + j)];
+        EXPECT_NEAR(row, 0.5f, 1e-6f);
+    }
+}
+
+TEST(GPT, BadHeadMasksRaiseClearErrors) {
+    const GPT model(small(NormPlacement::Pre));
+    const std::vector<int64_t> ids = {1, 2, 3};
+    const Tensor wrong({4, 2}, std::vector<float>(8, 1.0f));
+    const auto message = [&](const Tensor& mask) {
+        try {
+            model.forward(ids, 1, nullptr, &mask);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message(wrong), "GPT.forward: expected headMask of shape [2, 4] (n_layer, n_head), got [4, 2]");
+    Tensor nan({2, 4}, std::vector<float>(8, 1.0f));
+    nan.data[5] = NAN;
+    EXPECT_EQ(message(nan), "GPT.forward: expected finite values in headMask, got NaN at flat index 5");
 }
 
 TEST(GPT, ChangingAFutureTokenNeverChangesEarlierLogits) {

@@ -314,8 +314,13 @@ export interface GPT extends Disposable {
   /** nanoGPT's state_dict names, e.g. "transformer.h.0.attn.c_attn.weight". */
   parameterNames(): string[];
   parameter(name: string): Tensor;
-  /** logits (B, T, vocabSize); with `{ trace: true }` every layer's and head's intermediates. */
-  forward(ids: Ids, options?: { trace?: boolean }): { logits: Tensor; trace: GPTTrace | null };
+  /**
+   * logits (B, T, vocabSize); with `{ trace: true }` every layer's and head's intermediates.
+   * `headMask` (nLayer, nHead) multiplies each head's attention weights, hence its output, before
+   * the output projection: 0 switches a head off (Hugging Face's `head_mask`). The trace's weights
+   * are the multiplied ones.
+   */
+  forward(ids: Ids, options?: { trace?: boolean; headMask?: TensorLike | null }): { logits: Tensor; trace: GPTTrace | null };
   /**
    * Generates after the prompt. onToken(tokens, step) gets each step's tokens (one per batch
    * row); returning false stops, and an error it throws ends the call. The model cannot be
@@ -572,9 +577,11 @@ export interface Attention {
   agreementCorpus(sentences?: number, seed?: number): string;
   /**
    * What a model learned on the agreement corpus, on generated sentences (seed 4242 by default, held out
-   * from the corpus's 1337). Throws if the model's vocabulary lacks the corpus's tokens.
+   * from the corpus's 1337). Throws if the model's vocabulary lacks the corpus's tokens. With a
+   * `headMask` (see GPT.forward) every forward runs with those heads scaled or switched off; a head
+   * switched off never counts as looking at the subject.
    */
-  probeAgreement(model: GPT, tokenizer: Tokenizer, options?: { sentences?: number; seed?: number }): AgreementReport;
+  probeAgreement(model: GPT, tokenizer: Tokenizer, options?: { sentences?: number; seed?: number; headMask?: TensorLike | null }): AgreementReport;
   SelfAttentionV1: new (dIn: number, dOut: number) => SelfAttentionV1;
   SelfAttentionV2: new (dIn: number, dOut: number, qkvBias?: boolean) => SelfAttentionV2;
   SelfAttentionU: new (d: number) => SelfAttentionU;

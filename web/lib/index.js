@@ -608,9 +608,10 @@ function makeApi(M) {
     parameter(name) { return this._handle.parameter(string(name, 'GPT.parameter', 'name')); }
     /** ids (B, T) nested, (T) flat, or {data, shape} -> {logits (B, T, V), trace | null}. */
     forward(ids, opts = {}) {
-      const { trace = false } = options(opts, ['trace'], 'GPT.forward');
-      const t = idsArg(ids, 'GPT.forward');
-      return this._handle.forward(t.data, t.batch, boolean(trace, 'GPT.forward', 'trace'));
+      const fn = 'GPT.forward';
+      const { trace = false, headMask = null } = options(opts, ['trace', 'headMask'], fn);
+      const t = idsArg(ids, fn);
+      return this._handle.forward(t.data, t.batch, boolean(trace, fn, 'trace'), headMask === null ? null : asTensor(headMask, fn, 'headMask'));
     }
     /**
      * Generates maxNewTokens after the prompt; onToken(tokens, step) sees each
@@ -842,10 +843,11 @@ function makeApi(M) {
      */
     probeAgreement: (model, tokenizer, opts = {}) => {
       const fn = 'probeAgreement';
-      const { sentences = 200, seed = 4242 } = options(opts, ['sentences', 'seed'], fn);
+      const { sentences = 200, seed = 4242, headMask = null } = options(opts, ['sentences', 'seed', 'headMask'], fn);
       if (!(model instanceof GPT)) fail(fn, 'a GPT', model);
       if (!(tokenizer instanceof Tokenizer)) fail(fn, 'a CharTokenizer or WordTokenizer', tokenizer);
-      return M.probeAgreement(model._handle, tokenizer._handle, number(sentences, fn, 'sentences'), number(seed, fn, 'seed'));
+      return M.probeAgreement(model._handle, tokenizer._handle, number(sentences, fn, 'sentences'), number(seed, fn, 'seed'),
+        headMask === null ? null : asTensor(headMask, fn, 'headMask'));
     },
     SelfAttentionV1,
     SelfAttentionV2,

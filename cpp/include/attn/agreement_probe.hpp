@@ -29,7 +29,11 @@ struct AgreementReport {
     double best_subject_attention = 0;
 };
 
+// head_mask (n_layer, n_head), when given, is passed to every forward
+// (GPT::forward): with a head switched off (0), how much agreement is left.
+// A head switched off has zero weights everywhere, so it never counts as
+// looking at the subject.
 AgreementReport probe_agreement(const GPT& model, const Tokenizer& tokenizer,
-                                const std::vector<AgreementSentence>& sentences);
+                                const std::vector<AgreementSentence>& sentences, const Tensor* head_mask = nullptr);
 
 }  // namespace attn

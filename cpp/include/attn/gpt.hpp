@@ -106,7 +106,12 @@ public:
     // ids (B, T) row-major, T <= block_size. Returns logits (B, T, vocab_size).
     // With a trace pointer, every layer's and head's intermediates are copied
     // into it; without one nothing extra is computed or stored.
-    Tensor forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace = nullptr) const;
+    // head_mask (n_layer, n_head), when given, multiplies each head's attention
+    // weights, hence its output, before the output projection: 0 switches a
+    // head off (Hugging Face's head_mask; Michel et al. 2019, "Are Sixteen
+    // Heads Really Better than One?"). The trace's weights are the multiplied ones.
+    Tensor forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace = nullptr,
+                   const Tensor* head_mask = nullptr) const;
 
     // Appends ids (B, T_new) to the cache's context and returns their logits
     // (B, T_new, vocab_size): equal to forward() on the whole context's last
