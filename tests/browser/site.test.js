@@ -173,6 +173,41 @@ test('chapter 6: the number of heads changes the grid and the head view', async 
   assertClean(problems);
 });
 
+test('chapter 7: switching heads off recomputes the guesses, the maps and the agreement over 200 sentences', async () => {
+  const { page, context, problems } = await load('chapters/7-language-model');
+  const measured = async () => {
+    await page.waitForSelector('#probe-summary[data-accuracy]');
+    return { accuracy: Number(await page.getAttribute('#probe-summary', 'data-accuracy')), text: await page.textContent('#probe-summary') };
+  };
+  const toggle = (layer, head, on) => page.setChecked(`#head-switches input[data-layer="${layer}"][data-head="${head}"]`, on);
+  assert.equal((await measured()).accuracy, 1);
+  const guesses = await page.textContent('#probe-next');
+  assert.equal(await page.locator('#head-switches input[type="checkbox"]').count(), 8);
+
+  // The subject head (layer 2, head 4): about three sentences in four still agree (attn-train probe --ablate 1.3).
+  await toggle(1, 3, false);
+  const subjectOff = await measured();
+  assert.ok(subjectOff.accuracy > 0.6 && subjectOff.accuracy < 0.8, `without layer 2 head 4: ${subjectOff.accuracy}`);
+  assert.match(subjectOff.text, /^With layer 2, head 4 switched off, it prefers the agreeing verb form in /);
+  await page.waitForFunction((before) => document.querySelector('#probe-next').textContent !== before, guesses);
+  assert.equal(await page.locator('[data-figure="model-attention"] figure', { hasText: 'layer 2, head 4 (switched off)' }).count(), 1);
+  await page.screenshot({ path: artifactPath('7-head-ablation.png'), fullPage: true });
+
+  // Layer 1, head 1 instead, which never looks at the subject itself: chance.
+  await toggle(1, 3, true);
+  await toggle(0, 0, false);
+  assert.ok((await measured()).accuracy < 0.65);
+  // Layer 2, head 1: nothing lost.
+  await toggle(0, 0, true);
+  await toggle(1, 0, false);
+  assert.equal((await measured()).accuracy, 1);
+  await toggle(1, 0, true);
+  assert.match((await measured()).text, /^It prefers/);
+  assert.equal(await page.textContent('#probe-next'), guesses);
+  await context.close();
+  assertClean(problems);
+});
+
 test('chapter 7: generation streams; training in the worker lowers the loss, keeps the page responsive, survives a reload', async () => {
   const { page, context, problems } = await load('chapters/7-language-model');
   // generation streams: the text grows while the stream runs

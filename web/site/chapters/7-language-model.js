@@ -149,7 +149,8 @@ chapter(async (attn) => {
     const summary = $('#probe-summary');
     summary.textContent = 'Measuring on 200 held-out sentences…';
     delete summary.dataset.best;
-    prober.postMessage({ id: ++probeRequest, bytes: active ? active.bytes.slice() : null, sentences: 200 });
+    delete summary.dataset.accuracy;
+    prober.postMessage({ id: ++probeRequest, bytes: active ? active.bytes.slice() : null, sentences: 200, headMask: headMask() });
   }
   prober.onmessage = ({ data }) => {
     if (data.id !== probeRequest) return; // the model changed since; a newer answer is coming
@@ -164,7 +165,8 @@ chapter(async (attn) => {
     }
     const r = (probeReport = data.report);
     const H = current().model.config.nHead;
-    summary.textContent = `It prefers the agreeing verb form in ${percent(r.accuracy)} of ${r.sentences} sentences; ` +
+    const without = switchedOff.size ? `With ${switchedOffText()} switched off, it` : 'It';
+    summary.textContent = `${without} prefers the agreeing verb form in ${percent(r.accuracy)} of ${r.sentences} sentences; ` +
       `layer ${r.bestLayer + 1}, head ${r.bestHead + 1} looks hardest at the subject, in ${percent(r.bestSubjectAttention)} of them.`;
     summary.dataset.accuracy = String(r.accuracy);
     summary.dataset.best = String(r.bestSubjectAttention);
@@ -220,15 +222,63 @@ chapter(async (attn) => {
     stopGeneration = true;
   });
 
+  // ---- heads switched off: a head mask (nLayer, nHead) for every forward and the measurement
+  const switchedOff = new Set(); // "layer.head", 0-based
+  /** The head mask of the switches, or null when every head is on. */
+  function headMask() {
+    if (switchedOff.size === 0) return null;
+    const { nLayer, nHead } = current().model.config;
+    const data = new Float32Array(nLayer * nHead).fill(1);
+    for (const key of switchedOff) {
+      const [l, h] = key.split('.').map(Number);
+      data[l * nHead + h] = 0;
+    }
+    return { data, shape: [nLayer, nHead] };
+  }
+  /** "layer 2, head 4 and layer 1, head 1", for sentences. */
+  const switchedOffText = () => [...switchedOff].sort().map((key) => {
+    const [l, h] = key.split('.').map(Number);
+    return `layer ${l + 1}, head ${h + 1}`;
+  }).join(' and ');
+
   // ---- attention of every layer and head on the reader's text: what the last
   // token predicts and looks at, and the head view of one layer
   const headViewHeads = new Set([0]);
+
   const attentionFigures = ['#probe-claim', '#probe-next', '#probe-heads', '[data-figure="model-attention"]', '[data-figure="trained-head-view"]'];
   function fillLayers() {
+    const { nLayer, nHead } = current().model.config;
     const select = $('#head-view-layer');
-    select.replaceChildren(...Array.from({ length: current().model.config.nLayer }, (_, l) => new Option(`layer ${l + 1}`, String(l))));
+    select.replaceChildren(...Array.from({ length: nLayer }, (_, l) => new Option(`layer ${l + 1}`, String(l))));
     headViewHeads.clear();
+    // One switch per head; a new model starts with every head on.
+    switchedOff.clear();
+    delete $('#head-switches').dataset.off;
+    $('#head-switches').replaceChildren($('#head-switches legend'), ...Array.from({ length: nLayer }, (_, l) => {
+      const group = document.createElement('div');
+      group.className = 'layer';
+      for (let h = 0; h < nHead; h++) {
+        const label = document.createElement('label');
+        const box = document.createElement('input');
+        box.type = 'checkbox';
+        box.checked = true;
+        box.dataset.layer = String(l);
+        box.dataset.head = String(h);
+        label.append(box, ` layer ${l + 1}, head ${h + 1}`);
+        group.appendChild(label);
+      }
+      return group;
+    }));
   }
+
+  $('#head-switches').addEventListener('change', ({ target }) => {
+    const key = `${target.dataset.layer}.${target.dataset.head}`;
+    if (target.checked) switchedOff.delete(key);
+    else switchedOff.add(key);
+    $('#head-switches').dataset.off = [...switchedOff].sort().join(',');
+    drawAttention();
+    measure();
+  });
   const drawAttention = perFrame(() => {
     const { model, tokenizer } = current();
     const grid = $('[data-figure="model-attention"]');
@@ -249,7 +299,7 @@ chapter(async (attn) => {
     try {
       const vocabulary = tokenizer.pieces;
       const pieces = ids.map((i) => vocabulary[i]);
-      const { logits, trace } = model.forward(ids, { trace: true });
+      const { logits, trace } = model.forward(ids, { trace: true, headMask: headMask() });
       const T = ids.length;
       const H = model.config.nHead;
       const V = model.config.vocabSize;
@@ -274,7 +324,7 @@ chapter(async (attn) => {
           const cell = document.createElement('figure');
           grid.appendChild(cell);
           heatmapCanvas(cell, { data: weights, shape: [T, T] }, {
-            title: `layer ${l + 1}, head ${h + 1}`,
+            title: `layer ${l + 1}, head ${h + 1}${switchedOff.has(`${l}.${h}`) ? ' (switched off)' : ''}`,
             rowLabels: pieces.map(shown),
             colLabels: pieces.map(shown),
             cellSize: T > 40 ? 11 : T > 20 ? 12 : 15,

@@ -1,20 +1,20 @@
 // Chapter 7's measurement, off the main thread: what a model learned on the
 // agreement corpus (attn.probeAgreement) — the shipped model, or the reader's
 // from its checkpoint bytes.
-// In: {id, bytes: Uint8Array | null, sentences}. Out: {id, report} or {id, error}.
+// In: {id, bytes: Uint8Array | null, sentences, headMask | null}. Out: {id, report} or {id, error}.
 import { createAttention } from '../../lib/index.js';
 
 const ready = createAttention();
 let shipped = null;
 
-onmessage = async ({ data: { id, bytes, sentences } }) => {
+onmessage = async ({ data: { id, bytes, sentences, headMask } }) => {
   let own = null;
   try {
     const attn = await ready;
     shipped ??= await attn.loadDefaultModel();
     if (bytes) own = attn.loadCheckpoint(bytes);
     const { model, tokenizer } = own ?? shipped;
-    postMessage({ id, report: attn.probeAgreement(model, tokenizer, { sentences }) });
+    postMessage({ id, report: attn.probeAgreement(model, tokenizer, { sentences, headMask }) });
   } catch (error) {
     postMessage({ id, error: error.message });
   } finally {
