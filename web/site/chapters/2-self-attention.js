@@ -6,7 +6,9 @@ import { markStale, readNumber } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
 import { chapter } from '../components/chapter.js';
 import { perFrame, report } from '../components/page.js';
+import { pytorchPanel } from '../components/pytorch-panel.js';
 import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
+import { chapter2 } from './pytorch.js';
 
 chapter(async (attn) => {
   const fig = (id) => document.querySelector(`[data-figure="${id}"]`);
@@ -16,11 +18,13 @@ chapter(async (attn) => {
   let inputs = attn.tensor(NOTEBOOK_INPUTS); // null while a cell of the editor is not a number
   const all = [...document.querySelectorAll('[data-figure]')];
   const normalised = ['sum-normalised', 'naive-softmax', 'softmax'].map(fig);
+  const pytorch = pytorchPanel(document.querySelector('[data-pytorch]'));
 
   const draw = perFrame(() => {
     const k = readNumber(factor, { name: 'The factor' });
     markStale(all, inputs === null);
     markStale(normalised, inputs === null || k === null);
+    pytorch.update(inputs === null ? null : chapter2({ inputs, tokens: TOKENS, query: Number(query.value), factor: k }));
     if (inputs === null) return;
     try {
       const q = Number(query.value);

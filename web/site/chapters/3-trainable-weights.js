@@ -5,8 +5,10 @@ import { markStale, readNumber } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
 import { chapter } from '../components/chapter.js';
 import { perFrame, report } from '../components/page.js';
+import { pytorchPanel } from '../components/pytorch-panel.js';
 import { projections, scatter, SET_COLORS } from '../components/scatter.js';
 import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
+import { chapter3 } from './pytorch.js';
 
 const norm = (v) => Math.hypot(...v);
 
@@ -19,12 +21,14 @@ chapter(async (attn) => {
   TOKENS.forEach((t, i) => projectionQuery.add(new Option(t, String(i), i === 1, i === 1)));
   let inputs = attn.tensor(NOTEBOOK_INPUTS); // null while a cell of the editor is not a number
   const figures = [...document.querySelectorAll('[data-figure]')];
+  const pytorch = pytorchPanel($('[data-pytorch]'));
 
   const draw = perFrame(() => {
     const seed = readNumber(seedInput, { name: 'The seed', integer: true, min: -(2 ** 53) + 1, max: 2 ** 53 - 1 });
     const dOut = readNumber(dOutInput, { name: 'd_out', integer: true, min: 1, max: 8 });
     const ok = seed !== null && dOut !== null && inputs !== null;
     markStale([...figures, $('#projection-readout')], !ok);
+    pytorch.update(ok ? chapter3({ inputs, tokens: TOKENS, seed, dOut }) : null);
     if (!ok) return;
     attn.manualSeed(seed);
     const sa = new attn.SelfAttentionV1(inputs.shape[1], dOut);

@@ -3,6 +3,8 @@
 import { bars } from '../components/bars.js';
 import { chapter } from '../components/chapter.js';
 import { perFrame, report } from '../components/page.js';
+import { pytorchPanel } from '../components/pytorch-panel.js';
+import { chapter4 } from './pytorch.js';
 
 const std = (xs) => {
   const m = xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -16,6 +18,7 @@ chapter(async (attn) => {
   attn.manualSeed(4);
   const scores = attn.randn(8); // notebook 004: np.random.randn(8)
   const gentle = attn.softmax(scores).data;
+  const pytorch = pytorchPanel($('[data-pytorch]'));
 
   const draw = perFrame(() => {
     try {
@@ -43,6 +46,7 @@ chapter(async (attn) => {
         `Scores' standard deviation ${std(Array.from(plain.scores.data)).toFixed(2)} (√d_k = ${Math.sqrt(dk).toFixed(2)}); ` +
         `after scaling ${std(Array.from(scaledAttn.scaledScores.data)).toFixed(2)}. Largest weight ` +
         `${Math.max(...plain.weights.data).toFixed(3)} unscaled, ${Math.max(...scaledAttn.weights.data).toFixed(3)} scaled.`;
+      pytorch.update(chapter4({ factor, dk }));
       report(null);
     } catch (error) {
       report(error);

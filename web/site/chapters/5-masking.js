@@ -3,7 +3,9 @@
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { chapter } from '../components/chapter.js';
 import { perFrame, report } from '../components/page.js';
+import { pytorchPanel } from '../components/pytorch-panel.js';
 import { NOTEBOOK_INPUTS, TOKENS } from './journey.js';
+import { chapter5 } from './pytorch.js';
 
 chapter(async (attn) => {
   const fig = (id) => document.querySelector(`[data-figure="${id}"]`);
@@ -15,6 +17,7 @@ chapter(async (attn) => {
   const T = TOKENS.length;
   const clicked = new Uint8Array(T * T); // 1 = masked by the reader
   const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
+  const pytorch = pytorchPanel($('[data-pytorch]'));
 
   const draw = perFrame(() => {
     try {
@@ -47,6 +50,9 @@ chapter(async (attn) => {
       });
       heatmap(fig('weights-before'), before.weights, { title: 'Weights without a mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
       heatmap(fig('weights-after'), after.weights, { title: 'Weights with the mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
+      const cells = [];
+      clicked.forEach((c, k) => c && cells.push([Math.floor(k / T), k % T]));
+      pytorch.update(chapter5({ inputs: attn.tensor(NOTEBOOK_INPUTS), tokens: TOKENS, causal: $('#causal').checked, length, cells, fillValue, mask: after.mask }));
       report(null);
     } catch (error) {
       report(error);

@@ -5,6 +5,8 @@ import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../compon
 import { markStale, readNumber, showProblem } from '../components/inputs.js';
 import { chapter } from '../components/chapter.js';
 import { perFrame, report } from '../components/page.js';
+import { pytorchPanel } from '../components/pytorch-panel.js';
+import { chapter6 } from './pytorch.js';
 
 const D_MODEL = 12;
 const MAX_WORDS = 16; // the position embedding's rows
@@ -13,6 +15,7 @@ chapter(async (attn) => {
   const $ = (sel) => document.querySelector(sel);
   const grid = $('[data-figure="grid"]');
   const shownHeads = new Set([0]); // the head view's choice, kept across redraws
+  const pytorch = pytorchPanel($('[data-pytorch]'));
 
   const draw = perFrame(() => {
     const all = $('#sentence').value.trim().split(/\s+/).filter(Boolean);
@@ -24,6 +27,7 @@ chapter(async (attn) => {
     const seed = readNumber($('#seed'), { name: 'The seed', integer: true, min: -(2 ** 53) + 1, max: 2 ** 53 - 1 });
     const ok = words.length > 0 && seed !== null;
     markStale([grid, $('[data-figure="head-view"]')], !ok);
+    pytorch.update(ok ? chapter6({ words, heads, causal: $('#causal').checked, seed, dModel: D_MODEL, maxWords: MAX_WORDS }) : null);
     if (!ok) return;
     const vocab = [...new Set(words)].sort();
     attn.manualSeed(seed);

@@ -1,0 +1,135 @@
+// "Copy as PyTorch" (chapters 2-6): after the reader changes what a chapter
+// shows, the script the page offers runs with real PyTorch (Debian's
+// python3-torch) and prints, tensor for tensor, the numbers in the figures.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { artifactPath, assertClean, openPage, useSite } from './harness.js';
+
+const site = useSite();
+
+/** The tensors a script printed as `name = tensor(...)`, each as a flat list of numbers. */
+function printed(stdout) {
+  const tensors = {};
+  for (const [, name, body] of stdout.matchAll(/^(\w+) = tensor\(([\s\S]*?)\)$/gm)) {
+    tensors[name] = [...body.matchAll(/-?inf|nan|-?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?/g)].map(([v]) =>
+      v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v));
+  }
+  return tensors;
+}
+
+/** The numbers a figure draws: a heatmap's cells row by row, or a bar chart's bars ("grid:h": chapter 6's head h). */
+function figureValues(page, figure) {
+  const selector = figure.startsWith('grid:') ? `[data-figure="grid"] figure[data-head="${figure.slice(5)}"]` : `[data-figure="${figure}"]`;
+  return page.$$eval(`${selector} g.heatmap-row g.cell, ${selector} g.bar`, (els) => els.map((e) => Number(e.dataset.value)));
+}
+
+/** Runs the page's script with PyTorch and compares every printed tensor with its figure (1e-4, as printed). */
+async function checkScript(page, what) {
+  await page.waitForSelector('[data-pytorch][data-prints]');
+  const code = await page.textContent('[data-pytorch] pre code');
+  const prints = JSON.parse(await page.getAttribute('[data-pytorch]', 'data-prints'));
+  const file = artifactPath(`pytorch-${what.replace(/\W+/g, '-')}.py`); // kept, beside the screenshots
+  writeFileSync(file, code);
+  const tensors = printed(execFileSync('/usr/bin/python3', [file], { encoding: 'utf8' }));
+  assert.deepEqual(Object.keys(tensors).sort(), Object.keys(prints).sort(), `${what}: the names printed`);
+  for (const [name, figure] of Object.entries(prints)) {
+    const shown = await figureValues(page, figure);
+    const py = tensors[name];
+    assert.equal(py.length, shown.length, `${what}: ${name} has ${py.length} numbers, figure ${figure} ${shown.length}`);
+    py.forEach((v, i) => {
+      const ok = Object.is(v, shown[i]) || Math.abs(v - shown[i]) <= 1e-4 * Math.max(1, Math.abs(shown[i]));
+      assert.ok(ok, `${what}: ${name}[${i}] is ${v} in PyTorch, ${shown[i]} in figure ${figure}`);
+    });
+  }
+  return code;
+}
+
+async function open(path) {
+  const opened = await openPage(site.browser, site.server.origin);
+  await opened.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.server.origin });
+  await opened.page.goto(`${site.server.url}${path}.html`);
+  await opened.page.waitForSelector('body[data-ready="true"]');
+  return opened;
+}
+
+const setRange = (page, sel, value) => page.$eval(sel, (el, v) => {
+  el.value = v;
+  el.dispatchEvent(new Event('input', { bubbles: true }));
+}, String(value));
+
+test('chapter 2: the reader\'s inputs, query and factor; the button copies the script; none while an input is bad', async () => {
+  const { page, context, problems } = await open('chapters/2-self-attention');
+  await page.fill('[data-editor="inputs"] input[data-row="1"][data-col="0"]', '0.9');
+  await page.selectOption('#query', '2');
+  await page.fill('#factor', '3');
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('* 3\n'));
+  const code = await checkScript(page, 'chapter 2');
+  assert.match(code, /\[0\.9, 0\.87, 0\.66\],\s+# journey/);
+  await page.click('[data-pytorch] button');
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] [role="status"]').textContent.startsWith('Copied'));
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), code);
+  // an overflowing factor: the naive softmax is NaN in both
+  await page.fill('#factor', '100');
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('* 100\n'));
+  await checkScript(page, 'chapter 2, factor 100');
+  await page.fill('[data-editor="inputs"] input[data-row="0"][data-col="0"]', '');
+  await page.waitForSelector('[data-pytorch] button:disabled');
+  assert.equal(await page.textContent('[data-pytorch] [role="status"]'), 'Fix the input above to get the script.');
+  await context.close();
+  assertClean(problems);
+});
+
+test('chapter 3: another seed, d_out and input', async () => {
+  const { page, context, problems } = await open('chapters/3-trainable-weights');
+  await page.fill('#seed', '7');
+  await page.fill('#d-out', '3');
+  await page.fill('[data-editor="inputs"] input[data-row="4"][data-col="2"]', '-0.5');
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('torch.manual_seed(7)'));
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('d_in, d_out = 3, 3'));
+  await checkScript(page, 'chapter 3');
+  await context.close();
+  assertClean(problems);
+});
+
+test('chapter 4: another factor and d_k', async () => {
+  const { page, context, problems } = await open('chapters/4-scaling');
+  await setRange(page, '#factor', 1.3);
+  await setRange(page, '#dk', 3);
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('torch.randn(1, 8)'));
+  await checkScript(page, 'chapter 4');
+  await context.close();
+  assertClean(problems);
+});
+
+test('chapter 5: causal, padding and a clicked cell with -1e9; every key masked with -inf', async () => {
+  const { page, context, problems } = await open('chapters/5-masking');
+  await setRange(page, '#length', 4);
+  await page.selectOption('#fill', '-1e9');
+  await page.click('[data-figure="mask"] g.heatmap-row[data-row="5"] g.cell >> nth=1');
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('mask[5, 1] = 0'));
+  const code = await checkScript(page, 'chapter 5');
+  assert.match(code, /mask = torch\.tril\(mask\)/);
+  assert.match(code, /mask\[:, 4:\] = 0/);
+  await setRange(page, '#length', 0);
+  await page.selectOption('#fill', '-inf');
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('nan_to_num'));
+  await checkScript(page, 'chapter 5, every key masked');
+  await context.close();
+  assertClean(problems);
+});
+
+test('chapter 6: the reader\'s sentence, heads, seed and causal mask', async () => {
+  const { page, context, problems } = await open('chapters/6-multi-head');
+  await page.fill('#sentence', 'the dog saw the cat "quoted" \\ here');
+  await page.selectOption('#heads', '3');
+  await page.fill('#seed', '5');
+  await page.check('#causal');
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('MultiHeadAttention(12, 3)'));
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('torch.manual_seed(5)'));
+  await checkScript(page, 'chapter 6');
+  await context.close();
+  assertClean(problems);
+});

@@ -1,0 +1,253 @@
+// "Copy as PyTorch": for chapters 2–6, a short script in the notebooks' own
+// code that rebuilds what the reader is looking at (the same seed, the same
+// construction order, the reader's inputs, mask and options) and prints the
+// tensors the figures show. Each script returns with `prints`, the figure each
+// printed name is drawn in (tests/browser/pytorch.test.js runs the scripts
+// with real PyTorch and compares).
+
+/** The shortest decimal that reads back as the same float32: 0.43, not 0.4300000071525574. */
+export function float32Literal(x) {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? "float('nan')" : `float('${x > 0 ? 'inf' : '-inf'}')`;
+  for (let digits = 1; digits <= 9; digits++) {
+    const text = x.toPrecision(digits);
+    if (Math.fround(Number(text)) === Math.fround(x)) return String(Number(text));
+  }
+  return String(x);
+}
+
+/** A Python literal for a (rows, cols) Float32Array, one row per line, each with its label as a comment. */
+function matrixLiteral(data, rows, cols, labels, indent = '    ') {
+  const lines = [];
+  for (let i = 0; i < rows; i++) {
+    const row = Array.from(data.subarray(i * cols, (i + 1) * cols), float32Literal).join(', ');
+    lines.push(`${indent}[${row}],${labels ? `  # ${labels[i]}` : ''}`);
+  }
+  return `[\n${lines.join('\n')}\n]`;
+}
+
+/** A Python float for a JS number (a double, as Python's float). */
+const doubleLiteral = (x) => (Number.isFinite(x) ? String(x) : float32Literal(x));
+
+const pythonString = (s) => JSON.stringify(s); // JSON's escapes are Python's too
+
+// Notebook 000, cells 136-139 (and notebook 002): the first trainable self-attention.
+const SELF_ATTENTION_V1 = `class SelfAttention_v1(nn.Module):
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        self.W_query = nn.Parameter(torch.rand(d_in, d_out))
+        self.W_key = nn.Parameter(torch.rand(d_in, d_out))
+        self.W_value = nn.Parameter(torch.rand(d_in, d_out))
+
+    def forward(self, x):
+        keys = x @ self.W_key
+        queries = x @ self.W_query
+        values = x @ self.W_value
+        attn_scores = queries @ keys.T  # omega
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
+        context_vec = attn_weights @ values
+        return context_vec`;
+
+// Notebook 001, section 7.
+const MULTI_HEAD_ATTENTION = `class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        assert d_model % num_heads == 0
+        self.d_model = d_model
+        self.num_heads = num_heads
+        self.d_k = d_model // num_heads
+        self.W_q = nn.Linear(d_model, d_model, bias=False)
+        self.W_k = nn.Linear(d_model, d_model, bias=False)
+        self.W_v = nn.Linear(d_model, d_model, bias=False)
+        self.W_o = nn.Linear(d_model, d_model, bias=False)
+
+    def forward(self, x, mask=None):
+        batch_size, seq_len, _ = x.shape
+        Q = self.W_q(x).view(batch_size, seq_len, self.num_heads, self.d_k).transpose(1, 2)
+        K = self.W_k(x).view(batch_size, seq_len, self.num_heads, self.d_k).transpose(1, 2)
+        V = self.W_v(x).view(batch_size, seq_len, self.num_heads, self.d_k).transpose(1, 2)
+        scores = Q @ K.transpose(-2, -1) / self.d_k ** 0.5
+        if mask is not None:
+            scores = scores.masked_fill(mask.unsqueeze(1) == 0, -1e9)
+        attn_weights = F.softmax(scores, dim=-1)
+        output = (attn_weights @ V).transpose(1, 2).contiguous().view(batch_size, seq_len, self.d_model)
+        return self.W_o(output), attn_weights`;
+
+/** The script's text from its lines, and which figure each printed name is drawn in. */
+const script = (lines, prints) => ({ code: `${lines.join('\n')}\n`, prints });
+
+/** Chapter 2: notebook 000's attention without weights, for the reader's inputs, query and factor. */
+export function chapter2({ inputs, tokens, query, factor }) {
+  const [T, d] = inputs.shape;
+  const prints = { attn_scores_q: 'query-scores', attn_scores: 'scores', attn_weights: 'weights', all_context_vecs: 'context' };
+  const lines = [
+    'import torch',
+    '',
+    `inputs = torch.tensor(${matrixLiteral(inputs.data, T, d, tokens)})`,
+    '',
+    `# The scores of one query, "${tokens[query]}" (notebook 000, cell 111)`,
+    `query = inputs[${query}]`,
+    'attn_scores_q = torch.empty(inputs.shape[0])',
+    'for i, x_i in enumerate(inputs):',
+    '    attn_scores_q[i] = torch.dot(x_i, query)',
+    'print("attn_scores_q =", attn_scores_q)',
+  ];
+  if (factor !== null) {
+    Object.assign(prints, { normalized: 'sum-normalised', naive: 'naive-softmax', softmax: 'softmax' });
+    lines.push(
+      '',
+      '# Three ways to normalise them, after multiplying by a factor (cells 112-114)',
+      'def softmax_naive(x):',
+      '    return torch.exp(x) / torch.exp(x).sum(dim=0)',
+      '',
+      `scaled = attn_scores_q * ${doubleLiteral(factor)}`,
+      'print("normalized =", scaled / scaled.sum())',
+      'print("naive =", softmax_naive(scaled))',
+      'print("softmax =", torch.softmax(scaled, dim=0))',
+    );
+  }
+  lines.push(
+    '',
+    '# Every query at once (cells 117-121)',
+    'attn_scores = inputs @ inputs.T',
+    'attn_weights = torch.softmax(attn_scores, dim=-1)',
+    'all_context_vecs = attn_weights @ inputs',
+    'print("attn_scores =", attn_scores)',
+    'print("attn_weights =", attn_weights)',
+    'print("all_context_vecs =", all_context_vecs)',
+  );
+  return script(lines, prints);
+}
+
+/** Chapter 3: SelfAttention_v1 with the reader's seed, d_out and inputs. */
+export function chapter3({ inputs, tokens, seed, dOut }) {
+  const [T, d] = inputs.shape;
+  return script([
+    'import torch',
+    'import torch.nn as nn',
+    '',
+    `inputs = torch.tensor(${matrixLiteral(inputs.data, T, d, tokens)})`,
+    `d_in, d_out = ${d}, ${dOut}`,
+    '',
+    SELF_ATTENTION_V1,
+    '',
+    `torch.manual_seed(${seed})`,
+    'sa_v1 = SelfAttention_v1(d_in, d_out)',
+    'with torch.no_grad():',
+    '    print("W_query =", sa_v1.W_query.data)',
+    '    print("W_key =", sa_v1.W_key.data)',
+    '    print("W_value =", sa_v1.W_value.data)',
+    '    # forward(), step by step',
+    '    queries = inputs @ sa_v1.W_query',
+    '    keys = inputs @ sa_v1.W_key',
+    '    values = inputs @ sa_v1.W_value',
+    '    attn_scores = queries @ keys.T',
+    '    scaled_scores = attn_scores / keys.shape[-1] ** 0.5',
+    '    attn_weights = torch.softmax(scaled_scores, dim=-1)',
+    '    print("queries =", queries)',
+    '    print("keys =", keys)',
+    '    print("values =", values)',
+    '    print("attn_scores =", attn_scores)',
+    '    print("scaled_scores =", scaled_scores)',
+    '    print("attn_weights =", attn_weights)',
+    '    print("context_vec =", sa_v1(inputs))',
+  ], {
+    W_query: 'W_query', W_key: 'W_key', W_value: 'W_value', queries: 'queries', keys: 'keys', values: 'values',
+    attn_scores: 'attn-scores', scaled_scores: 'scaled-scores', attn_weights: 'trainable-weights', context_vec: 'trainable-context',
+  });
+}
+
+/** Chapter 4: notebook 004's experiments, with the reader's factor and d_k. */
+export function chapter4({ factor, dk }) {
+  return script([
+    'import math',
+    '',
+    'import torch',
+    '',
+    '# Multiplying scores sharpens the softmax',
+    'torch.manual_seed(4)',
+    'scores = torch.randn(8)',
+    `scaled = scores * ${doubleLiteral(factor)}`,
+    'print("scaled =", scaled)',
+    'print("softmax =", torch.softmax(scaled, dim=0))',
+    '',
+    `# One query against 8 keys with d_k = ${dk}: without and with the 1/sqrt(d_k) scaling`,
+    'torch.manual_seed(7)',
+    `q = torch.randn(1, ${dk})`,
+    `k = torch.randn(8, ${dk})`,
+    'v = torch.randn(8, 1)',
+    'print("unscaled_weights =", torch.softmax(q @ k.T, dim=-1))',
+    `print("scaled_weights =", torch.softmax(q @ k.T / math.sqrt(${dk}), dim=-1))`,
+  ], { scaled: 'raw-scores', softmax: 'scaled-softmax', unscaled_weights: 'unscaled-weights', scaled_weights: 'scaled-weights' });
+}
+
+/** Chapter 5: the reader's mask (causal, padding, cells) on notebook 000's example. */
+export function chapter5({ inputs, tokens, causal, length, cells, fillValue, mask }) {
+  const [T, d] = inputs.shape;
+  const fill = fillValue === -Infinity ? "float('-inf')" : '-1e9';
+  const lines = [
+    'import torch',
+    'import torch.nn as nn',
+    '',
+    `inputs = torch.tensor(${matrixLiteral(inputs.data, T, d, tokens)})`,
+    '',
+    SELF_ATTENTION_V1,
+    '',
+    'torch.manual_seed(123)',
+    `sa_v1 = SelfAttention_v1(${d}, 2)`,
+    'with torch.no_grad():',
+    '    queries = inputs @ sa_v1.W_query',
+    '    keys = inputs @ sa_v1.W_key',
+    '    scaled_scores = queries @ keys.T / keys.shape[-1] ** 0.5',
+    '',
+    '# 1 = attend, 0 = masked',
+    `mask = torch.ones(${T}, ${T})`,
+  ];
+  if (causal) lines.push('mask = torch.tril(mask)  # no query sees a later key');
+  if (length < T) lines.push(`mask[:, ${length}:] = 0  # padding: only the first ${length} keys are real`);
+  for (const [i, j] of cells) lines.push(`mask[${i}, ${j}] = 0  # query "${tokens[i]}", key "${tokens[j]}"`);
+  lines.push(
+    `masked_scores = scaled_scores.masked_fill(mask == 0, ${fill})`,
+    'attn_weights = torch.softmax(masked_scores, dim=-1)',
+  );
+  const rowAllMasked = Array.from({ length: T }, (_, i) => mask.data.subarray(i * T, (i + 1) * T).every((m) => m === 0)).some(Boolean);
+  if (rowAllMasked && fillValue === -Infinity) {
+    lines.push('# A row of -inf has no softmax: PyTorch gives NaN, the page shows zeros', 'attn_weights = attn_weights.nan_to_num(0.0)');
+  }
+  lines.push(
+    'print("mask =", mask)',
+    'print("masked_scores =", masked_scores)',
+    'print("weights_without_mask =", torch.softmax(scaled_scores, dim=-1))',
+    'print("attn_weights =", attn_weights)',
+  );
+  return script(lines, { mask: 'mask', masked_scores: 'masked-scores', weights_without_mask: 'weights-before', attn_weights: 'weights-after' });
+}
+
+/** Chapter 6: notebook 001's MultiHeadAttention on the reader's sentence, heads, mask and seed. */
+export function chapter6({ words, heads, causal, seed, dModel, maxWords }) {
+  const prints = {};
+  for (let h = 0; h < heads; h++) prints[`head_${h + 1}`] = `grid:${h}`;
+  return script([
+    'import torch',
+    'import torch.nn as nn',
+    'import torch.nn.functional as F',
+    '',
+    MULTI_HEAD_ATTENTION,
+    '',
+    `words = ${pythonString(words.join(' '))}.split()`,
+    'vocab = sorted(set(words))',
+    'ids = torch.tensor([vocab.index(w) for w in words])',
+    '',
+    `torch.manual_seed(${seed})`,
+    `token_embedding = nn.Embedding(len(vocab), ${dModel})`,
+    `position_embedding = nn.Embedding(${maxWords}, ${dModel})`,
+    `mha = MultiHeadAttention(${dModel}, ${heads})`,
+    'with torch.no_grad():',
+    '    x = (token_embedding(ids) + position_embedding(torch.arange(len(words)))).unsqueeze(0)  # (1, T, d_model)',
+    causal
+      ? '    mask = torch.tril(torch.ones(len(words), len(words))).unsqueeze(0)  # causal'
+      : '    mask = None',
+    '    output, attn_weights = mha(x, mask)',
+    `    for h in range(${heads}):`,
+    '        print(f"head_{h + 1} =", attn_weights[0, h])',
+  ], prints);
+}
