@@ -193,6 +193,16 @@ test('chapter 7: switching heads off recomputes the guesses, the maps and the ag
   assert.equal(await page.locator('[data-figure="model-attention"] figure', { hasText: 'layer 2, head 4 (switched off)' }).count(), 1);
   await page.screenshot({ path: artifactPath('7-head-ablation.png'), fullPage: true });
 
+  // The model view: a small map opens in the head view, alone.
+  assert.equal(await page.locator('[data-figure="model-attention"] button.open-head-view').count(), 8);
+  await page.click('[data-figure="model-attention"] figure[data-layer="0"][data-head="2"] button.open-head-view');
+  await page.waitForFunction(() => document.activeElement === document.querySelector('[data-figure="trained-head-view"]'));
+  assert.equal(await page.inputValue('#head-view-layer'), '0');
+  const pressed = await page.$$eval('[data-figure="trained-head-view"] .head-button', (b) => b.map((e) => e.getAttribute('aria-pressed')));
+  assert.deepEqual(pressed, ['false', 'false', 'true', 'false']);
+  assert.ok((await page.locator('[data-figure="trained-head-view"] line[data-head="2"]').count()) > 0);
+  assert.equal(await page.locator('[data-figure="trained-head-view"] line:not([data-head="2"])').count(), 0);
+
   // Layer 1, head 1 instead, which never looks at the subject itself: chance.
   await toggle(1, 3, true);
   await toggle(0, 0, false);

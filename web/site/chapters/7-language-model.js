@@ -322,6 +322,8 @@ chapter(async (attn) => {
           item.dataset.focus = String(focus);
           looks.push(item);
           const cell = document.createElement('figure');
+          cell.dataset.layer = String(l);
+          cell.dataset.head = String(h);
           grid.appendChild(cell);
           heatmapCanvas(cell, { data: weights, shape: [T, T] }, {
             title: `layer ${l + 1}, head ${h + 1}${switchedOff.has(`${l}.${h}`) ? ' (switched off)' : ''}`,
@@ -329,6 +331,12 @@ chapter(async (attn) => {
             colLabels: pieces.map(shown),
             cellSize: T > 40 ? 11 : T > 20 ? 12 : 15,
           });
+          const open = document.createElement('button');
+          open.type = 'button';
+          open.className = 'open-head-view';
+          open.textContent = 'Open in the head view';
+          open.setAttribute('aria-label', `Open layer ${l + 1}, head ${h + 1} in the head view`);
+          cell.appendChild(open);
         }
       });
       $('#probe-heads').replaceChildren(...looks);
@@ -358,6 +366,19 @@ chapter(async (attn) => {
   $('#head-view-layer').addEventListener('change', () => {
     headViewHeads.clear();
     drawAttention();
+  });
+  // The model view's small maps open, one at a time, in the head view.
+  $('[data-figure="model-attention"]').addEventListener('click', ({ target }) => {
+    const cell = target.closest('button.open-head-view')?.closest('figure');
+    if (!cell) return;
+    $('#head-view-layer').value = cell.dataset.layer;
+    headViewHeads.clear();
+    headViewHeads.add(Number(cell.dataset.head));
+    drawAttention();
+    const view = $('[data-figure="trained-head-view"]');
+    view.scrollIntoView({ block: 'start' });
+    view.tabIndex = -1;
+    view.focus({ preventScroll: true });
   });
 
   // ---- training in a worker: each run becomes a model of the list
