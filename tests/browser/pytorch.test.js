@@ -47,12 +47,15 @@ async function checkScript(page, what) {
   return code;
 }
 
-async function open(path) {
-  const opened = await openPage(site.browser, site.server.origin);
-  await opened.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.server.origin });
-  await opened.page.goto(`${site.server.url}${path}.html`);
-  await opened.page.waitForSelector('body[data-ready="true"]');
-  return opened;
+/** Opens a chapter (the clipboard allowed), runs use(page), and checks the page stayed clean. */
+async function onChapter(path, use) {
+  const { page, context, problems } = await openPage(site.browser, site.server.origin);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.server.origin });
+  await page.goto(`${site.server.url}${path}.html`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await use(page);
+  await context.close();
+  assertClean(problems);
 }
 
 const setRange = (page, sel, value) => page.$eval(sel, (el, v) => {
@@ -60,8 +63,7 @@ const setRange = (page, sel, value) => page.$eval(sel, (el, v) => {
   el.dispatchEvent(new Event('input', { bubbles: true }));
 }, String(value));
 
-test('chapter 2: the reader\'s inputs, query and factor; the button copies the script; none while an input is bad', async () => {
-  const { page, context, problems } = await open('chapters/2-self-attention');
+test('chapter 2: the reader\'s inputs, query and factor; the button copies the script; none while an input is bad', () => onChapter('chapters/2-self-attention', async (page) => {
   await page.fill('[data-editor="inputs"] input[data-row="1"][data-col="0"]', '0.9');
   await page.selectOption('#query', '2');
   await page.fill('#factor', '3');
@@ -78,34 +80,25 @@ test('chapter 2: the reader\'s inputs, query and factor; the button copies the s
   await page.fill('[data-editor="inputs"] input[data-row="0"][data-col="0"]', '');
   await page.waitForSelector('[data-pytorch] button:disabled');
   assert.equal(await page.textContent('[data-pytorch] [role="status"]'), 'Fix the input above to get the script.');
-  await context.close();
-  assertClean(problems);
-});
+}));
 
-test('chapter 3: another seed, d_out and input', async () => {
-  const { page, context, problems } = await open('chapters/3-trainable-weights');
+test('chapter 3: another seed, d_out and input', () => onChapter('chapters/3-trainable-weights', async (page) => {
   await page.fill('#seed', '7');
   await page.fill('#d-out', '3');
   await page.fill('[data-editor="inputs"] input[data-row="4"][data-col="2"]', '-0.5');
   await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('torch.manual_seed(7)'));
   await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('d_in, d_out = 3, 3'));
   await checkScript(page, 'chapter 3');
-  await context.close();
-  assertClean(problems);
-});
+}));
 
-test('chapter 4: another factor and d_k', async () => {
-  const { page, context, problems } = await open('chapters/4-scaling');
+test('chapter 4: another factor and d_k', () => onChapter('chapters/4-scaling', async (page) => {
   await setRange(page, '#factor', 1.3);
   await setRange(page, '#dk', 3);
   await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('torch.randn(1, 8)'));
   await checkScript(page, 'chapter 4');
-  await context.close();
-  assertClean(problems);
-});
+}));
 
-test('chapter 5: causal, padding and a clicked cell with -1e9; every key masked with -inf', async () => {
-  const { page, context, problems } = await open('chapters/5-masking');
+test('chapter 5: causal, padding and a clicked cell with -1e9; every key masked with -inf', () => onChapter('chapters/5-masking', async (page) => {
   await setRange(page, '#length', 4);
   await page.selectOption('#fill', '-1e9');
   await page.click('[data-figure="mask"] g.heatmap-row[data-row="5"] g.cell >> nth=1');
@@ -117,12 +110,9 @@ test('chapter 5: causal, padding and a clicked cell with -1e9; every key masked 
   await page.selectOption('#fill', '-inf');
   await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('nan_to_num'));
   await checkScript(page, 'chapter 5, every key masked');
-  await context.close();
-  assertClean(problems);
-});
+}));
 
-test('chapter 6: the reader\'s sentence, heads, seed and causal mask', async () => {
-  const { page, context, problems } = await open('chapters/6-multi-head');
+test('chapter 6: the reader\'s sentence, heads, seed and causal mask', () => onChapter('chapters/6-multi-head', async (page) => {
   await page.fill('#sentence', 'the dog saw the cat "quoted" \\ here');
   await page.selectOption('#heads', '3');
   await page.fill('#seed', '5');
@@ -130,6 +120,4 @@ test('chapter 6: the reader\'s sentence, heads, seed and causal mask', async () 
   await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('MultiHeadAttention(12, 3)'));
   await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('torch.manual_seed(5)'));
   await checkScript(page, 'chapter 6');
-  await context.close();
-  assertClean(problems);
-});
+}));
