@@ -331,6 +331,23 @@ val sdpa(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttent
     });
 }
 
+struct JsScoreExplanation {
+    JsTensor query, key, products;
+    double score, divisor, scaledScore;
+    JsTensor weights, mixed, output;
+};
+
+val explain_score(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsTensor& w, double i, double j) {
+    constexpr const char* fn = "explainScore";
+    return guarded(fn, [&] {
+        const attn::ScoreExplanation e = attn::explain_score(
+            to_tensor(q, fn, "queries"), to_tensor(k, fn, "keys"), to_tensor(v, fn, "values"), to_tensor(w, fn, "weights"),
+            to_count(i, fn, "the query index"), to_count(j, fn, "the key index"), fn);
+        return JsScoreExplanation{to_js(e.query),   to_js(e.key),   to_js(e.products), e.score, e.divisor,
+                                  e.scaled_score,    to_js(e.weights), to_js(e.mixed),  to_js(e.output)};
+    });
+}
+
 val attention(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttentionOptions& o) {
     constexpr const char* fn = "attention";
     return guarded(fn, [&] {
@@ -801,6 +818,17 @@ EMSCRIPTEN_BINDINGS(attn) {
         .field("mask", &JsAttentionOptions::mask)
         .field("fillValue", &JsAttentionOptions::fillValue)
         .field("scale", &JsAttentionOptions::scale);
+    value_object<JsScoreExplanation>("ScoreExplanation")
+        .field("query", &JsScoreExplanation::query)
+        .field("key", &JsScoreExplanation::key)
+        .field("products", &JsScoreExplanation::products)
+        .field("score", &JsScoreExplanation::score)
+        .field("divisor", &JsScoreExplanation::divisor)
+        .field("scaledScore", &JsScoreExplanation::scaledScore)
+        .field("weights", &JsScoreExplanation::weights)
+        .field("mixed", &JsScoreExplanation::mixed)
+        .field("output", &JsScoreExplanation::output);
+
     value_object<JsAttentionTrace>("AttentionTrace")
         .field("scores", &JsAttentionTrace::scores)
         .field("scaledScores", &JsAttentionTrace::scaledScores)
@@ -880,6 +908,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("paddingMask", &padding_mask);
     function("scaledDotProductAttention", &sdpa);
     function("attention", &attention);
+    function("explainScore", &explain_score);
     function("tokenizerFromVocabulary", &tokenizer_from_vocabulary);
 
     class_<attn::SelfAttentionV1>("SelfAttentionV1")

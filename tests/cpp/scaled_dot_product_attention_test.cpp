@@ -1,10 +1,12 @@
 // Scaled dot-product attention with masks (notebooks 001 and 004).
 #include "attn/mask.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
+#include "attn/score_explanation.hpp"
 #include "attn/self_attention.hpp"
 #include "golden.hpp"
 
 #include <cmath>
+#include <string>
 
 using namespace attn;
 using golden::near;
@@ -248,4 +250,45 @@ TEST(Attention, ATraceThatCannotFitIsRefusedNamingItsMemory) {
                                "little memory");
     }
     EXPECT_EQ(attention(q, k, v).shape, (Shape{1, 8192, 1}));
+}
+
+// The neuron view of one weight of notebook 002's map (seed 123): the products
+// sum to the map's score, the division by √d_k gives its scaled score, and the
+// mixed value rows sum to the context vector, each against the traced tensors.
+TEST(ExplainScore, TakesApartNotebook002sScoreForJourneyAndStarts) {
+    manual_seed(123);
+    const SelfAttentionV1 sa(3, 2);
+    const SelfAttentionTrace t = sa.forward(notebook("nb002.inputs"));
+    const ScoreExplanation e = explain_score(t.queries, t.keys, t.values, t.weights, 1, 2);
+    EXPECT_EQ(e.products.shape, (Shape{2}));
+    EXPECT_FLOAT_EQ(e.products[0], t.queries[2] * t.keys[4]);
+    EXPECT_FLOAT_EQ(e.products[1], t.queries[3] * t.keys[5]);
+    EXPECT_NEAR(e.score, notebook("nb002.seed123.attn_scores")[1 * 6 + 2], 1e-6f);
+    EXPECT_FLOAT_EQ(e.divisor, std::sqrt(2.0f));
+    EXPECT_NEAR(e.scaled_score, notebook("nb002.seed123.scaled_attn_scores")[1 * 6 + 2], 1e-6f);
+    EXPECT_TRUE(near(e.weights, Tensor({6}, std::vector<float>(t.weights.data.begin() + 6, t.weights.data.begin() + 12)), 0.0f));
+    EXPECT_TRUE(near(e.output, Tensor({2}, {notebook("nb002.seed123.context_matrix")[2], notebook("nb002.seed123.context_matrix")[3]})));
+    EXPECT_FLOAT_EQ(e.mixed[2 * 2 + 1], e.weights[2] * t.values[2 * 2 + 1]);
+}
+
+TEST(ExplainScore, RefusesWhatDoesNotFit) {
+    const Tensor q({3, 2}), k({4, 2}), v({4, 5}), w({3, 4});
+    const auto message = [](auto&& call) {
+        try {
+            call();
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message([&] { explain_score(q, k, v, w, 3, 0); }),
+              "explainScore: expected a query in [0, 3) and a key in [0, 4), got (3, 0)");
+    EXPECT_EQ(message([&] { explain_score(q, Tensor({4, 3}), v, w, 0, 0); }),
+              "explainScore: expected keys of shape (T_k, 2) like the queries, got [4, 3]");
+    EXPECT_EQ(message([&] { explain_score(q, k, v, Tensor({4, 3}), 0, 0); }),
+              "explainScore: expected weights of shape [3, 4] (T_q, T_k), got [4, 3]");
+    Tensor nan({3, 2});
+    nan[1] = NAN;
+    EXPECT_EQ(message([&] { explain_score(nan, k, v, w, 0, 0); }),
+              "explainScore: expected finite values in queries, got NaN at flat index 1");
 }

@@ -47,6 +47,7 @@ const model = new attn.GPT({ ...config, dropout: 0 });
 const { logits, trace } = model.forward([[1, 2, 3]], { trace: true });
 const heads: number | undefined = trace?.layers[0].weights.shape[1];
 const ablated: Tensor = model.forward([1, 2], { headMask: [[1, 0], [1, 1]] }).logits;
+const explained: number = attn.explainScore(sa.forward(nested), 0, 0).scaledScore;
 const out: IntTensor = model.generate([1, 2], { maxNewTokens: 3, onToken: (t: number[], step: number) => step < 2 });
 for (const step of model.stream([1], { maxNewTokens: 2, topK: 5 })) step.length;
 const stream = model.stream([1]);

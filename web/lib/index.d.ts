@@ -430,6 +430,28 @@ export interface LoadedCheckpoint {
   verified: boolean;
 }
 
+/** Attention.explainScore's answer for query i and key j. */
+export interface ScoreExplanation {
+  /** (d_k) q_i */
+  query: Tensor;
+  /** (d_k) k_j */
+  key: Tensor;
+  /** (d_k) q_i[d] · k_j[d] */
+  products: Tensor;
+  /** their sum: entry (i, j) of Q Kᵀ */
+  score: number;
+  /** √d_k */
+  divisor: number;
+  /** score / √d_k, before any mask */
+  scaledScore: number;
+  /** (T_k) row i of the weights, the mask included */
+  weights: Tensor;
+  /** (T_k, d_v) w_ij' · v_j' for every key j' */
+  mixed: Tensor;
+  /** (d_v) z_i, the sum of mixed's rows */
+  output: Tensor;
+}
+
 /** What the WASM module holds, in bytes. */
 export interface MemoryUsage {
   /** size of the WASM memory; it grows when needed and never shrinks (freed memory is reused) */
@@ -534,6 +556,13 @@ export interface Attention {
    * 16,384 tokens take a few MB.
    */
   attention(query: TensorLike, key: TensorLike, value: TensorLike, options?: AttentionOptions): Tensor;
+  /**
+   * One number of an attention map taken apart (a "neuron view"): for query i and key j of one
+   * head's map, the products whose sum is the score, its division by √d_k, row i of the weights
+   * and how they mix the value rows into z_i. `map` is one head of a trace: queries (T_q, d_k),
+   * keys (T_k, d_k), values (T_k, d_v), weights (T_q, T_k).
+   */
+  explainScore(map: { queries: TensorLike; keys: TensorLike; values: TensorLike; weights: TensorLike }, query: number, key: number): ScoreExplanation;
   /** notebook 001: SimpleLanguageModel(vocab_size, d_model, num_heads, d_ff, max_seq_length) */
   notebook001Config(vocabSize: number, dModel: number, numHeads: number, dFF: number, maxSeqLength: number): GPTConfig;
   /** nanoGPT's GPTConfig; bias defaults to false and tieEmbeddings to true, as in train_shakespeare_char. */

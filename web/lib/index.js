@@ -500,6 +500,20 @@ function makeApi(M) {
     return M.attention(asTensor(query, fn, 'query'), asTensor(key, fn, 'key'), asTensor(value, fn, 'value'), o);
   }
 
+  /**
+   * Entry (query, key) of one attention map taken apart. `map` holds queries (T_q, d_k), keys
+   * (T_k, d_k), values (T_k, d_v) and weights (T_q, T_k): a 2-D trace as it is, or one head of one.
+   */
+  function explainScore(map, query, key) {
+    const fn = 'explainScore';
+    const parts = ['queries', 'keys', 'values', 'weights'];
+    if (map === null || typeof map !== 'object' || parts.some((p) => map[p] === undefined)) {
+      fail(fn, `a map with ${parts.join(', ')}`, map);
+    }
+    return M.explainScore(asTensor(map.queries, fn, 'queries'), asTensor(map.keys, fn, 'keys'), asTensor(map.values, fn, 'values'),
+      asTensor(map.weights, fn, 'weights'), number(query, fn, 'query'), number(key, fn, 'key'));
+  }
+
   class MultiHeadAttention extends Module {
     constructor(dModel, numHeads) {
       const fn = 'MultiHeadAttention';
@@ -796,6 +810,7 @@ function makeApi(M) {
       M.paddingMask(integers(lengths, 'paddingMask', 'lengths'), number(keyLength, 'paddingMask', 'keyLength')),
     scaledDotProductAttention,
     attention,
+    explainScore,
     /** notebook 001's SimpleLanguageModel(vocab_size, d_model, num_heads, d_ff, max_seq_length) */
     notebook001Config: (vocabSize, dModel, numHeads, dFF, maxSeqLength) => {
       const fn = 'notebook001Config';

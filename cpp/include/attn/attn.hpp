@@ -40,6 +40,7 @@
 //   self_attention.hpp               SelfAttentionV1 / V2 / U with traces
 //   mask.hpp                         causal and padding masks
 //   scaled_dot_product_attention.hpp softmax(Q Kᵀ/√d_k) V with masks and a trace
+//   score_explanation.hpp            one score taken apart: products, √d_k, its row, the mixing
 //   attention_kernel.hpp             the multi-head kernel the modules run, forward and backward
 //   multi_head_attention.hpp         several heads (notebook 001 §7, nn.MultiheadAttention)
 //   config.hpp                       GPTConfig and TrainConfig: every field named once
@@ -74,6 +75,7 @@
 #include "attn/multi_head_attention.hpp"
 #include "attn/sampling.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
+#include "attn/score_explanation.hpp"
 #include "attn/self_attention.hpp"
 #include "attn/simple_attention.hpp"
 #include "attn/softmax.hpp"
