@@ -37,6 +37,7 @@ for (const bad of [() => {
 
 const sa = new attn.SelfAttentionV1(3, 2);
 const ctx: Float32Array = sa.forward(nested).context.data;
+const explained: number = attn.explainScore(sa.forward(nested), 0, 1).scaledScore;
 sa[Symbol.dispose]();
 const a: AttentionTrace = attn.scaledDotProductAttention(nested, nested, nested, { causal: true, fillValue: -1e9 });
 const fast: Tensor = attn.attention(nested, nested, nested, { causal: true });
@@ -47,7 +48,6 @@ const model = new attn.GPT({ ...config, dropout: 0 });
 const { logits, trace } = model.forward([[1, 2, 3]], { trace: true });
 const heads: number | undefined = trace?.layers[0].weights.shape[1];
 const ablated: Tensor = model.forward([1, 2], { headMask: [[1, 0], [1, 1]] }).logits;
-const explained: number = attn.explainScore(sa.forward(nested), 0, 0).scaledScore;
 const out: IntTensor = model.generate([1, 2], { maxNewTokens: 3, onToken: (t: number[], step: number) => step < 2 });
 for (const step of model.stream([1], { maxNewTokens: 2, topK: 5 })) step.length;
 const stream = model.stream([1]);
