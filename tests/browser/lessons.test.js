@@ -495,6 +495,13 @@ describe('accessibility and contrast, measured', () => {
       for (const viewport of [DESKTOP, PHONE]) {
         const { page, context, problems } = await load(path, viewport);
         if (path.endsWith('7-language-model')) await page.waitForSelector('#probe-summary[data-best]');
+        // the views a reader opens are checked too: a traced number and the PyTorch script
+        const traceable = { '3-trainable-weights': 'trainable-weights', '5-masking': 'weights-after', '6-multi-head': 'grid' }[path.split('/').pop()];
+        if (traceable) {
+          await page.click(`[data-figure="${traceable}"] g.cell[data-row="1"][data-col="0"]`);
+          await page.waitForSelector('[data-score-panel][data-score]');
+        }
+        if (await page.$('[data-pytorch] summary')) await page.click('[data-pytorch] summary');
         await page.evaluate(AXE);
         const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
           .filter((v) => ['critical', 'serious', 'moderate'].includes(v.impact))

@@ -6,6 +6,7 @@ import { matrixEditor } from '../components/matrix-editor.js';
 import { chapter } from '../components/chapter.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
+import { scorePanel } from '../components/score-panel.js';
 import { projections, scatter, SET_COLORS } from '../components/scatter.js';
 import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 import { chapter3 } from './pytorch.js';
@@ -22,12 +23,19 @@ chapter(async (attn) => {
   let inputs = attn.tensor(NOTEBOOK_INPUTS); // null while a cell of the editor is not a number
   const figures = [...document.querySelectorAll('[data-figure]')];
   const pytorch = pytorchPanel($('[data-pytorch]'));
+  const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a cell of the scores or weights (or move to one with the arrow keys and press Enter) to trace that one number from q and k to the output.' });
+  let traced = null; // [query, key] of the traced cell, kept across redraws
+  const trace = (i, j) => {
+    traced = [i, j];
+    draw();
+  };
+  const traceable = { onCellClick: trace, cellPressed: (i, j) => traced?.[0] === i && traced?.[1] === j, cellAction: 'traces one below the maps' };
 
   const draw = perFrame(() => {
     const seed = readNumber(seedInput, { name: 'The seed', integer: true, min: -(2 ** 53) + 1, max: 2 ** 53 - 1 });
     const dOut = readNumber(dOutInput, { name: 'd_out', integer: true, min: 1, max: 8 });
     const ok = seed !== null && dOut !== null && inputs !== null;
-    markStale([...figures, $('#projection-readout')], !ok);
+    markStale([...figures, $('#projection-readout'), $('[data-score-panel]')], !ok);
     pytorch.update(ok ? chapter3({ inputs, tokens: TOKENS, seed, dOut }) : null);
     if (!ok) return;
     attn.manualSeed(seed);
@@ -46,9 +54,10 @@ chapter(async (attn) => {
       drawSpaces(t, dOut, outLabels);
       drawProjections(t, dOut, outLabels);
       const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
-      heatmap(fig('attn-scores'), t.scores, { title: 'Scores Q Kᵀ', ...tokens });
-      heatmap(fig('scaled-scores'), t.scaledScores, { title: `Scaled scores Q Kᵀ / √d_k, d_k = ${dOut}`, ...tokens });
-      heatmap(fig('trainable-weights'), t.weights, { title: 'Attention weights A = softmax(Q Kᵀ / √d_k)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
+      heatmap(fig('attn-scores'), t.scores, { title: 'Scores Q Kᵀ', ...tokens, ...traceable });
+      heatmap(fig('scaled-scores'), t.scaledScores, { title: `Scaled scores Q Kᵀ / √d_k, d_k = ${dOut}`, ...tokens, ...traceable });
+      heatmap(fig('trainable-weights'), t.weights, { title: 'Attention weights A = softmax(Q Kᵀ / √d_k)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
+      if (traced) panel.show(attn.explainScore(t, ...traced), { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS });
       heatmap(fig('trainable-context'), t.context, { title: 'Context vectors Z = A V', rowLabels: TOKENS, colLabels: outLabels });
       report(null);
     } catch (error) {

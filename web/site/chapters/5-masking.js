@@ -4,6 +4,7 @@ import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../compon
 import { chapter } from '../components/chapter.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
+import { scorePanel } from '../components/score-panel.js';
 import { NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 import { chapter5 } from './pytorch.js';
 
@@ -18,6 +19,16 @@ chapter(async (attn) => {
   const clicked = new Uint8Array(T * T); // 1 = masked by the reader
   const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
   const pytorch = pytorchPanel($('[data-pytorch]'));
+  const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a cell of the masked scores or of the weights with the mask (or move to one with the arrow keys and press Enter) to trace that one number.' });
+  let traced = null; // [query, key]
+  const traceable = {
+    onCellClick: (i, j) => {
+      traced = [i, j];
+      draw();
+    },
+    cellPressed: (i, j) => traced?.[0] === i && traced?.[1] === j,
+    cellAction: 'traces one below the maps',
+  };
 
   const draw = perFrame(() => {
     try {
@@ -46,10 +57,14 @@ chapter(async (attn) => {
         cellLabel: (i, j, text) => `query ${TOKENS[i]}, key ${TOKENS[j]}: ${text} (${text === '1' ? 'attends' : 'masked'})`,
       });
       heatmap(fig('masked-scores'), after.maskedScores, {
-        title: 'Masked scaled scores', ...tokens, digits: 2, masked, maskLabel: fillValue === -Infinity ? '−∞' : '−1e9',
+        title: 'Masked scaled scores', ...tokens, digits: 2, masked, maskLabel: fillValue === -Infinity ? '−∞' : '−1e9', ...traceable,
       });
       heatmap(fig('weights-before'), before.weights, { title: 'Weights without a mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
-      heatmap(fig('weights-after'), after.weights, { title: 'Weights with the mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
+      heatmap(fig('weights-after'), after.weights, { title: 'Weights with the mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
+      if (traced) {
+        const e = attn.explainScore({ queries, keys, values, weights: after.weights }, ...traced);
+        panel.show(e, { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS, context: masked(...traced) ? 'a masked key' : '' });
+      }
       const cells = [];
       clicked.forEach((c, k) => c && cells.push([Math.floor(k / T), k % T]));
       pytorch.update(chapter5({ inputs: attn.tensor(NOTEBOOK_INPUTS), tokens: TOKENS, causal: $('#causal').checked, length, cells, fillValue, mask: after.mask }));

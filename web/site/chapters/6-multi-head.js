@@ -6,6 +6,7 @@ import { markStale, readNumber, showProblem } from '../components/inputs.js';
 import { chapter } from '../components/chapter.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
+import { scorePanel } from '../components/score-panel.js';
 import { chapter6 } from './pytorch.js';
 
 const D_MODEL = 12;
@@ -16,6 +17,8 @@ chapter(async (attn) => {
   const grid = $('[data-figure="grid"]');
   const shownHeads = new Set([0]); // the head view's choice, kept across redraws
   const pytorch = pytorchPanel($('[data-pytorch]'));
+  const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a cell of a head\'s map (or move to one with the arrow keys and press Enter) to trace that one number through its head.' });
+  let traced = null; // [head, query, key]
 
   const draw = perFrame(() => {
     const all = $('#sentence').value.trim().split(/\s+/).filter(Boolean);
@@ -26,7 +29,7 @@ chapter(async (attn) => {
     const heads = Number($('#heads').value);
     const seed = readNumber($('#seed'), { name: 'The seed', integer: true, min: -(2 ** 53) + 1, max: 2 ** 53 - 1 });
     const ok = words.length > 0 && seed !== null;
-    markStale([grid, $('[data-figure="head-view"]')], !ok);
+    markStale([grid, $('[data-figure="head-view"]'), $('[data-score-panel]')], !ok);
     pytorch.update(ok ? chapter6({ words, heads, causal: $('#causal').checked, seed, dModel: D_MODEL, maxWords: MAX_WORDS }) : null);
     if (!ok) return;
     const vocab = [...new Set(words)].sort();
@@ -54,7 +57,24 @@ chapter(async (attn) => {
           digits: 2,
           domain: WEIGHTS_DOMAIN,
           cellSize: 44,
+          onCellClick: (i, j) => {
+            traced = [h, i, j];
+            draw();
+          },
+          cellPressed: (i, j) => traced?.[0] === h && traced?.[1] === i && traced?.[2] === j,
+          cellAction: 'traces one below the maps',
         });
+      }
+      if (traced && (traced[0] >= heads || traced[1] >= T || traced[2] >= T)) {
+        traced = null; // the sentence or the heads changed under it
+        panel.clear();
+      }
+      if (traced) {
+        const [h, i, j] = traced;
+        const dk = D_MODEL / heads;
+        const headOf = (x, cols) => ({ data: x.data.subarray(h * T * cols, (h + 1) * T * cols), shape: [T, cols] });
+        const e = attn.explainScore({ queries: headOf(t.queries, dk), keys: headOf(t.keys, dk), values: headOf(t.values, dk), weights: headOf(t.weights, T) }, i, j);
+        panel.show(e, { i, j, queryLabel: words[i], keyLabels: words, context: `head ${h + 1}` });
       }
       headView($('[data-figure="head-view"]'), t.weights.data, words, { heads, shown: shownHeads, label: 'Head view of the untrained module' });
       report(null);

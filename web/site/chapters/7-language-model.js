@@ -335,7 +335,7 @@ chapter(async (attn) => {
           open.type = 'button';
           open.className = 'open-head-view';
           open.textContent = 'Open in the head view';
-          open.setAttribute('aria-label', `Open layer ${l + 1}, head ${h + 1} in the head view`);
+          open.setAttribute('aria-label', `Open in the head view: layer ${l + 1}, head ${h + 1}`);
           cell.appendChild(open);
         }
       });

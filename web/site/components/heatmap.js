@@ -45,13 +45,14 @@ export function availableWidth(container) {
  *          note?: string, digits?: number, domain?: [number, number], cellSize?: number,
  *          masked?: (row: number, col: number) => boolean, maskLabel?: string,
  *          onCellClick?: (row: number, col: number) => void, cellPressed?: (row: number, col: number) => boolean,
- *          cellLabel?: (row: number, col: number, text: string) => string}} options
+ *          cellLabel?: (row: number, col: number, text: string) => string, cellAction?: string}} options
  *   masked: cells drawn hatched with maskLabel, left out of the colour scale.
- *   onCellClick: the cells become toggle buttons, one tab stop for the whole map (arrow keys move).
+ *   onCellClick: the cells become toggle buttons, one tab stop for the whole map (arrow keys move);
+ *   cellAction says what Enter does to one ("toggles one", the default, or e.g. "traces one below").
  */
 export function heatmap(container, tensor, options = {}) {
   const { title, rowLabels, colLabels, rowAxis, colAxis, note, digits = 4, domain, masked, maskLabel = '−∞',
-    onCellClick, cellPressed, cellLabel } = options;
+    onCellClick, cellPressed, cellLabel, cellAction = 'toggles one' } = options;
   const [rows, cols] = tensor.shape.length === 1 ? [1, tensor.shape[0]] : tensor.shape;
   const values = Array.from(tensor.data);
   const isMasked = (i, j) => Boolean(masked?.(i, j));
@@ -90,7 +91,7 @@ export function heatmap(container, tensor, options = {}) {
     .attr('class', 'heatmap')
     .attr('role', onCellClick ? 'group' : 'img')
     .attr('aria-label', `${title}: ${rows} by ${cols}${rowAxis ? `, rows: ${rowAxis}, columns: ${colAxis}` : ''}` +
-      `${note ? `, ${note}` : ''}${onCellClick ? '. Arrow keys move between cells, Enter or Space toggles one.' : ''}`);
+      `${note ? `, ${note}` : ''}${onCellClick ? `. Arrow keys move between cells, Enter or Space ${cellAction}.` : ''}`);
   const hatchId = `hatch-${Math.random().toString(36).slice(2)}`;
   const hatch = svg.append('defs').append('pattern').attr('id', hatchId).attr('width', 6).attr('height', 6)
     .attr('patternUnits', 'userSpaceOnUse').attr('patternTransform', 'rotate(45)');

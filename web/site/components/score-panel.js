@@ -1,0 +1,95 @@
+// "Trace one number": the panel that takes one cell (i, j) of an attention map
+// apart, from attn.explainScore (every number here is a field of its answer):
+// q_i and k_j side by side with their products and the sum, the raw score;
+// its division by √d_k; row i of the weights with this key marked; and the
+// value rows those weights mix into z_i.
+import { bars } from './bars.js';
+import { formatNumber } from './heatmap.js';
+
+const cell = (tag, text, className) => {
+  const el = document.createElement(tag);
+  el.textContent = text;
+  if (className) el.className = className;
+  return el;
+};
+
+/** A table with a header row and body rows of texts; the last row can be a total. */
+function table(caption, head, rows, { total } = {}) {
+  const t = document.createElement('table');
+  t.className = 'trace-table';
+  t.append(cell('caption', caption));
+  const thead = t.createTHead().insertRow();
+  for (const h of head) thead.append(cell('th', h));
+  const addRow = (section, texts) => {
+    const tr = section.insertRow();
+    texts.forEach((text, k) => {
+      const c = cell(k === 0 ? 'th' : 'td', text);
+      if (k === 0) c.scope = 'row';
+      tr.append(c);
+    });
+  };
+  const body = t.createTBody();
+  for (const r of rows) addRow(body, r);
+  if (total) addRow(t.createTFoot(), total);
+  return t;
+}
+
+/**
+ * The panel inside `container`: show(explanation, labels) draws one cell's
+ * trace, clear() goes back to the hint.
+ */
+export function scorePanel(container, { hint }) {
+  container.classList.add('score-panel');
+  container.setAttribute('aria-live', 'polite');
+  container.tabIndex = 0; // its tables scroll sideways on a narrow screen, by keyboard too
+  const clear = () => {
+    container.replaceChildren(cell('p', hint, 'note-text'));
+    for (const key of ['query', 'key', 'score', 'scaledScore']) delete container.dataset[key];
+  };
+  clear();
+  return {
+    clear,
+    /**
+     * e: attn.explainScore's answer for query i and key j; queryLabel and keyLabels name the
+     * tokens; context says which map when a page has several ("head 2").
+     */
+    show(e, { i, j, queryLabel, keyLabels, context = '' }) {
+      const d = e.query.data.length;
+      const dv = e.output.data.length;
+      const f = (v) => formatNumber(v, 4);
+      container.dataset.query = String(i);
+      container.dataset.key = String(j);
+      container.dataset.score = String(e.score);
+      container.dataset.scaledScore = String(e.scaledScore);
+      const heading = cell('h3', `One number traced: query “${queryLabel}”, key “${keyLabels[j]}”${context ? `, ${context}` : ''}`);
+      const products = table(
+        `1. The score is the dot product q · k: ${d} products, summed`,
+        ['dimension', `q (“${queryLabel}”)`, `k (“${keyLabels[j]}”)`, 'q × k'],
+        Array.from({ length: d }, (_, c) => [`d${c + 1}`, f(e.query.data[c]), f(e.key.data[c]), f(e.products.data[c])]),
+        { total: ['sum', '', '', f(e.score)] },
+      );
+      products.dataset.part = 'products';
+      const scaling = cell('p', `2. Divided by √d_k = √${d} = ${f(e.divisor)}: ${f(e.score)} / ${f(e.divisor)} = ${f(e.scaledScore)}, ` +
+        'the scaled score (a masked key’s score is replaced before the softmax).');
+      scaling.dataset.part = 'scaling';
+      const row = document.createElement('figure');
+      row.dataset.part = 'row';
+      bars(row, e.weights.data, {
+        title: `3. The softmax of row “${queryLabel}”: its weights, “${keyLabels[j]}” marked (the row sums to 1)`,
+        labels: keyLabels,
+        domain: [0, 1],
+        digits: 3,
+      });
+      row.querySelector(`g.bar[data-index="${j}"]`)?.classList.add('traced');
+      const mixing = table(
+        `4. The output z for “${queryLabel}” mixes the value rows v by these weights: z = Σ w · v`,
+        ['key', 'weight w', ...Array.from({ length: dv }, (_, c) => `w × v, dim ${c + 1}`)],
+        keyLabels.map((label, k) => [label, f(e.weights.data[k]), ...Array.from(e.mixed.data.subarray(k * dv, (k + 1) * dv), f)]),
+        { total: ['z', '', ...Array.from(e.output.data, f)] },
+      );
+      mixing.dataset.part = 'mixing';
+      mixing.querySelectorAll('tbody tr')[j]?.classList.add('traced');
+      container.replaceChildren(heading, products, scaling, row, mixing);
+    },
+  };
+}
