@@ -173,6 +173,38 @@ test('chapter 6: the number of heads changes the grid and the head view', async 
   assertClean(problems);
 });
 
+test('chapter 7: one weight of the trained model traced, by clicking its map or choosing it', async () => {
+  const { page, context, problems } = await load('chapters/7-language-model');
+  await page.waitForSelector('#probe-summary[data-best]');
+  // layer 2, head 4 (the subject head): the last token's weight on " cats", as the list under the maps gives it
+  const map = page.locator('[data-figure="model-attention"] figure[data-layer="1"][data-head="3"] canvas');
+  const geometry = await map.evaluate((c) => ({ ...Object.fromEntries(Object.entries(c.dataset).map(([k, v]) => [k, Number(v)])),
+    scale: c.getBoundingClientRect().width / c.width }));
+  const at = (i, j) => ({ x: (geometry.left + (j + 0.5) * geometry.cell) * geometry.scale, y: (geometry.top + (i + 0.5) * geometry.cell) * geometry.scale });
+  await map.click({ position: at(geometry.rows - 1, 1) });
+  await page.waitForSelector('[data-score-panel][data-score]');
+  assert.match(await page.textContent('[data-score-panel] h3'), /query “,”, key “ cats”, layer 2, head 4$/);
+  const listed = await page.$eval('#probe-heads li:nth-child(8)', (li) => [Number(li.dataset.focus), li.textContent]);
+  assert.equal(listed[0], 1);
+  const weight = await page.$eval('[data-score-panel] g.bar.traced', (e) => Number(e.dataset.value));
+  assert.equal(weight.toFixed(2), listed[1].match(/\((\d\.\d\d)\)$/)[1]);
+  assert.equal(await page.inputValue('#trace-layer'), '1');
+  // the same panel by keyboard: the selects and the button
+  await page.selectOption('#trace-layer', '0');
+  await page.selectOption('#trace-head', '2');
+  await page.selectOption('#trace-query', '3');
+  await page.selectOption('#trace-key', '1');
+  await page.click('#trace');
+  await page.waitForFunction(() => document.querySelector('[data-score-panel] h3')?.textContent.endsWith('layer 1, head 3'));
+  assert.match(await page.textContent('[data-score-panel] h3'), /query “ which”, key “ cats”/);
+  await page.screenshot({ path: artifactPath('7-trace-one-number.png'), fullPage: true });
+  // a shorter text than the traced query: the panel goes back to its hint
+  await page.fill('#probe', 'The cats');
+  await page.waitForFunction(() => !document.querySelector('[data-score-panel]').dataset.score);
+  await context.close();
+  assertClean(problems);
+});
+
 test('chapter 7: switching heads off recomputes the guesses, the maps and the agreement over 200 sentences', async () => {
   const { page, context, problems } = await load('chapters/7-language-model');
   const measured = async () => {

@@ -10,11 +10,12 @@ import uPlot from 'uplot';
 import { bars } from '../components/bars.js';
 import { confirmDialog } from '../components/confirm.js';
 import { headView } from '../components/head-view.js';
-import { availableWidth, heatmapCanvas } from '../components/heatmap.js';
+import { availableWidth, cellAt, heatmapCanvas } from '../components/heatmap.js';
 import { markStale, readNumber, showProblem } from '../components/inputs.js';
 import { adoptLegacyModel, deleteModel, getActiveId, listModels, modelBytes, saveModel, setActiveId } from '../components/model-store.js';
 import { chapter } from '../components/chapter.js';
 import { perFrame, report } from '../components/page.js';
+import { scorePanel } from '../components/score-panel.js';
 
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 const percent = (x) => `${(100 * x).toFixed(0)}%`;
@@ -245,12 +246,49 @@ chapter(async (attn) => {
   // token predicts and looks at, and the head view of one layer
   const headViewHeads = new Set([0]);
 
-  const attentionFigures = ['#probe-claim', '#probe-next', '#probe-heads', '[data-figure="model-attention"]', '[data-figure="trained-head-view"]'];
+  const attentionFigures = ['#probe-claim', '#probe-next', '#probe-heads', '[data-figure="model-attention"]', '[data-figure="trained-head-view"]',
+    '[data-score-panel]'];
+
+  // ---- trace one number: [layer, head, query, key] of the map cell taken apart
+  let traced = null;
+  const panel = scorePanel($('[data-score-panel]'), { hint: 'No number traced yet: click a cell of a map above, or choose one and press “Trace this number”.' });
+  /** Options 0 … n-1 named by label(k), keeping the chosen one when it still exists. */
+  function fillSelect(select, n, label) {
+    const chosen = select.value;
+    select.replaceChildren(...Array.from({ length: n }, (_, k) => new Option(label(k), String(k))));
+    if (Number(chosen) < n) select.value = chosen;
+  }
+  /** Draws the traced cell's panel from this forward's trace (or clears it if the cell no longer exists). */
+  function showTraced(trace, pieces, H) {
+    const T = pieces.length;
+    fillSelect($('#trace-layer'), trace.layers.length, (l) => `layer ${l + 1}`);
+    fillSelect($('#trace-head'), H, (h) => `head ${h + 1}`);
+    fillSelect($('#trace-query'), T, (i) => `${i + 1}: ${shown(pieces[i])}`);
+    fillSelect($('#trace-key'), T, (j) => `${j + 1}: ${shown(pieces[j])}`);
+    if (traced && (traced[0] >= trace.layers.length || traced[1] >= H || traced[2] >= T || traced[3] >= T)) traced = null;
+    if (!traced) {
+      panel.clear();
+      return;
+    }
+    const [l, h, i, j] = traced;
+    ['#trace-layer', '#trace-head', '#trace-query', '#trace-key'].forEach((sel, k) => ($(sel).value = String(traced[k])));
+    const layer = trace.layers[l];
+    const d = layer.queries.shape[3];
+    const headOf = (x, cols) => ({ data: x.data.subarray(h * T * cols, (h + 1) * T * cols), shape: [T, cols] });
+    const e = attn.explainScore({ queries: headOf(layer.queries, d), keys: headOf(layer.keys, d), values: headOf(layer.values, d),
+      weights: headOf(layer.weights, T) }, i, j);
+    panel.show(e, { i, j, queryLabel: shown(pieces[i]), keyLabels: pieces.map(shown), context: `layer ${l + 1}, head ${h + 1}` });
+  }
+  $('#trace').addEventListener('click', () => {
+    traced = ['#trace-layer', '#trace-head', '#trace-query', '#trace-key'].map((sel) => Number($(sel).value));
+    drawAttention();
+  });
   function fillLayers() {
     const { nLayer, nHead } = current().model.config;
     const select = $('#head-view-layer');
     select.replaceChildren(...Array.from({ length: nLayer }, (_, l) => new Option(`layer ${l + 1}`, String(l))));
     headViewHeads.clear();
+    traced = null; // a new model: nothing traced yet
     // One switch per head; a new model starts with every head on.
     switchedOff.clear();
     delete $('#head-switches').dataset.off;
@@ -340,6 +378,7 @@ chapter(async (attn) => {
         }
       });
       $('#probe-heads').replaceChildren(...looks);
+      showTraced(trace, pieces, H);
       $('#probe-claim').textContent = claim(pieces, focusOf, H);
       const layer = Number($('#head-view-layer').value) || 0;
       headView($('[data-figure="trained-head-view"]'), trace.layers[layer].weights.data, pieces.map(shown), {
@@ -368,7 +407,16 @@ chapter(async (attn) => {
     drawAttention();
   });
   // The model view's small maps open, one at a time, in the head view.
-  $('[data-figure="model-attention"]').addEventListener('click', ({ target }) => {
+  $('[data-figure="model-attention"]').addEventListener('click', (event) => {
+    const { target } = event;
+    if (target.matches('canvas.heatmap-canvas')) {
+      const at = cellAt(target, event);
+      const figure = target.closest('figure');
+      if (!at) return;
+      traced = [Number(figure.dataset.layer), Number(figure.dataset.head), ...at];
+      drawAttention();
+      return;
+    }
     const cell = target.closest('button.open-head-view')?.closest('figure');
     if (!cell) return;
     $('#head-view-layer').value = cell.dataset.layer;

@@ -229,6 +229,12 @@ export function heatmapCanvas(container, tensor, { title, rowLabels = [], colLab
     .attr('width', left + cols * cell)
     .attr('height', top + rows * cell)
     .attr('class', 'heatmap-canvas')
+    // where the cells are, for pages that turn a click into a cell (cellAt)
+    .attr('data-left', left)
+    .attr('data-top', top)
+    .attr('data-cell', cell)
+    .attr('data-rows', rows)
+    .attr('data-cols', cols)
     .attr('role', 'img')
     .attr('aria-label', `${title}: ${rows} by ${cols} attention map, rows: ${ATTENTION_AXES.rowAxis}, columns: ${ATTENTION_AXES.colAxis}, ${WEIGHTS_NOTE}`)
     .node();
@@ -257,4 +263,14 @@ export function heatmapCanvas(container, tensor, { title, rowLabels = [], colLab
       ctx.fillStyle = color(tensor.data[i * cols + j]);
       ctx.fillRect(left + j * cell, top + i * cell, cell - 1, cell - 1);
     }
+}
+
+/** The [row, col] of a heatmapCanvas under a click, or null outside its cells. */
+export function cellAt(canvas, event) {
+  const box = canvas.getBoundingClientRect();
+  const x = ((event.clientX - box.left) * canvas.width) / box.width;
+  const y = ((event.clientY - box.top) * canvas.height) / box.height;
+  const { left, top, cell, rows, cols } = Object.fromEntries(Object.entries(canvas.dataset).map(([k, v]) => [k, Number(v)]));
+  const i = Math.floor((y - top) / cell), j = Math.floor((x - left) / cell);
+  return i >= 0 && i < rows && j >= 0 && j < cols ? [i, j] : null;
 }
