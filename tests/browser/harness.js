@@ -98,7 +98,9 @@ export async function openPage(browser, origin, viewport = { width: 1280, height
   });
   page.on('pageerror', (err) => problems.pageErrors.push(err.message));
   page.on('request', (req) => {
-    if (!req.url().startsWith(origin) && !req.url().startsWith('data:')) problems.foreignRequests.push(req.url());
+    const url = req.url();
+    // data: and this origin's blob: URLs (a download being made) are not requests to another host
+    if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith(`blob:${origin}`)) problems.foreignRequests.push(url);
   });
   return { page, context, problems };
 }

@@ -475,7 +475,12 @@ describe('the lesser points', () => {
     assert.notDeepEqual(before, afterMask);
     await five.context.close();
     const three = await load('chapters/3-trainable-weights');
-    const text = await three.page.textContent('main');
+    // The page's own text: the PyTorch script (the notebooks' code, verbatim) says W_query throughout.
+    const text = await three.page.$eval('main', (m) => {
+      const copy = m.cloneNode(true);
+      copy.querySelector('[data-pytorch]')?.remove();
+      return copy.textContent;
+    });
     assert.equal(text.match(/W_query/g).length, 2, 'W_query named in the prose and in its figure title only'); // "calls them W_query" + "the notebook's W_query"
     assert.ok(text.includes("d_k = d_\\text{out}"), "d_k = d_out is stated");
     assert.deepEqual(await three.page.$$eval('[data-figure^="W_"] .heatmap-title', (t) => t.map((e) => e.textContent)),

@@ -5,6 +5,7 @@
 // size is seen as a change of size.
 import * as d3 from 'd3';
 
+import { exportMenu } from './figure-export.js';
 import { availableWidth, formatNumber, titleTag } from './heatmap.js';
 
 export function bars(container, values, { title, labels, digits = 4, domain, ghost, ghostLabel } = {}) {
@@ -70,4 +71,6 @@ export function bars(container, values, { title, labels, digits = 4, domain, gho
     .text((d) => labels?.[d.i] ?? String(d.i));
   svg.append('text').attr('class', 'axis-range').attr('x', width).attr('y', height - 4).attr('text-anchor', 'end')
     .text(`axis ${formatNumber(lo, digits > 2 ? 2 : digits)} to ${formatNumber(hi, digits > 2 ? 2 : digits)}`);
+  exportMenu(container, svg.node(), { title, rowLabels: [title ?? 'value'], colLabels: data.map((_, i) => labels?.[i] ?? String(i)),
+    values: data, rows: 1, cols: data.length }, title);
 }

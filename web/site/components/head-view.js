@@ -6,6 +6,7 @@
 // keeps only its lines and highlights the tokens at their other ends.
 import * as d3 from 'd3';
 
+import { exportMenu } from './figure-export.js';
 import { availableWidth } from './heatmap.js';
 
 // Twelve distinct hues (d3's category10 and two more), one per head.
@@ -109,4 +110,13 @@ export function headView(container, weights, tokens, { heads, shown = new Set(),
   side(left, 'end', 'query');
   side(right, 'start', 'key');
   redraw();
+  // Its numbers: every head's weights, a row per head and query.
+  exportMenu(container, svg.node(), {
+    title: label,
+    rowLabels: d3.range(heads * T).map((r) => `head ${Math.floor(r / T) + 1}, ${tokens[r % T]}`),
+    colLabels: tokens,
+    values: Array.from(weights.subarray(0, heads * T * T)),
+    rows: heads * T,
+    cols: T,
+  }, label);
 }

@@ -8,6 +8,8 @@
 // of weights says that each row sums to 1 (ATTENTION_AXES, WEIGHTS_NOTE).
 import * as d3 from 'd3';
 
+import { exportMenu } from './figure-export.js';
+
 export const ATTENTION_AXES = { rowAxis: 'query (the token attending)', colAxis: 'key (the token attended to)' };
 export const WEIGHTS_NOTE = 'each row sums to 1';
 /** Attention weights share one colour scale on every page. */
@@ -148,6 +150,7 @@ export function heatmap(container, tensor, options = {}) {
     key.append('text').attr('x', 16).attr('y', 10).text(`masked (${maskLabel})`);
   }
   if (note) svg.append('text').attr('class', 'map-note').attr('x', left).attr('y', legendY + 38).text(note);
+  exportMenu(container, svg.node(), { title, rowLabels: d3.range(rows).map(rowName), colLabels: d3.range(cols).map(colName), values, rows, cols }, title);
 }
 
 /** Cells as toggle buttons behind one tab stop (a roving tabindex): arrows move, Enter or Space toggles. */
@@ -263,6 +266,7 @@ export function heatmapCanvas(container, tensor, { title, rowLabels = [], colLab
       ctx.fillStyle = color(tensor.data[i * cols + j]);
       ctx.fillRect(left + j * cell, top + i * cell, cell - 1, cell - 1);
     }
+  exportMenu(container, canvas, { title, rowLabels, colLabels, values: Array.from(tensor.data), rows, cols }, title);
 }
 
 /** The [row, col] of a heatmapCanvas under a click, or null outside its cells. */
