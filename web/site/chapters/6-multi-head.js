@@ -6,7 +6,7 @@ import { markStale, readNumber, showProblem } from '../components/inputs.js';
 import { chapter } from '../components/chapter.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
-import { scorePanel } from '../components/score-panel.js';
+import { oneHead, scorePanel } from '../components/score-panel.js';
 import { chapter6 } from './pytorch.js';
 
 const D_MODEL = 12;
@@ -71,9 +71,7 @@ chapter(async (attn) => {
       }
       if (traced) {
         const [h, i, j] = traced;
-        const dk = D_MODEL / heads;
-        const headOf = (x, cols) => ({ data: x.data.subarray(h * T * cols, (h + 1) * T * cols), shape: [T, cols] });
-        const e = attn.explainScore({ queries: headOf(t.queries, dk), keys: headOf(t.keys, dk), values: headOf(t.values, dk), weights: headOf(t.weights, T) }, i, j);
+        const e = attn.explainScore(oneHead(t, h), i, j);
         panel.show(e, { i, j, queryLabel: words[i], keyLabels: words, context: `head ${h + 1}` });
       }
       headView($('[data-figure="head-view"]'), t.weights.data, words, { heads, shown: shownHeads, label: 'Head view of the untrained module' });

@@ -15,7 +15,7 @@ import { markStale, readNumber, showProblem } from '../components/inputs.js';
 import { adoptLegacyModel, deleteModel, getActiveId, listModels, modelBytes, saveModel, setActiveId } from '../components/model-store.js';
 import { chapter } from '../components/chapter.js';
 import { perFrame, report } from '../components/page.js';
-import { scorePanel } from '../components/score-panel.js';
+import { oneHead, scorePanel } from '../components/score-panel.js';
 
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 const percent = (x) => `${(100 * x).toFixed(0)}%`;
@@ -272,11 +272,7 @@ chapter(async (attn) => {
     }
     const [l, h, i, j] = traced;
     ['#trace-layer', '#trace-head', '#trace-query', '#trace-key'].forEach((sel, k) => ($(sel).value = String(traced[k])));
-    const layer = trace.layers[l];
-    const d = layer.queries.shape[3];
-    const headOf = (x, cols) => ({ data: x.data.subarray(h * T * cols, (h + 1) * T * cols), shape: [T, cols] });
-    const e = attn.explainScore({ queries: headOf(layer.queries, d), keys: headOf(layer.keys, d), values: headOf(layer.values, d),
-      weights: headOf(layer.weights, T) }, i, j);
+    const e = attn.explainScore(oneHead(trace.layers[l], h), i, j);
     panel.show(e, { i, j, queryLabel: shown(pieces[i]), keyLabels: pieces.map(shown), context: `layer ${l + 1}, head ${h + 1}` });
   }
   $('#trace').addEventListener('click', () => {

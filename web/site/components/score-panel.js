@@ -35,6 +35,18 @@ function table(caption, head, rows, { total } = {}) {
 }
 
 /**
+ * Head h of batch row 0 of a multi-head trace (queries, keys, values (1, H, T, d), weights
+ * (1, H, T, T): a MultiHeadAttention's, or one layer of a GPT's), as explainScore takes it.
+ */
+export function oneHead({ queries, keys, values, weights }, h) {
+  const slice = (x) => {
+    const [, , T, d] = x.shape;
+    return { data: x.data.subarray(h * T * d, (h + 1) * T * d), shape: [T, d] };
+  };
+  return { queries: slice(queries), keys: slice(keys), values: slice(values), weights: slice(weights) };
+}
+
+/**
  * The panel inside `container`: show(explanation, labels) draws one cell's
  * trace, clear() goes back to the hint.
  */
