@@ -9,7 +9,7 @@ import uPlot from 'uplot';
 
 import { bars } from '../components/bars.js';
 import { confirmDialog } from '../components/confirm.js';
-import { headView } from '../components/head-view.js';
+import { HEAD_COLORS, headView } from '../components/head-view.js';
 import { availableWidth, cellAt, heatmapCanvas } from '../components/heatmap.js';
 import { markStale, readNumber, showProblem } from '../components/inputs.js';
 import { adoptLegacyModel, deleteModel, getActiveId, listModels, modelBytes, saveModel, setActiveId } from '../components/model-store.js';
@@ -452,6 +452,50 @@ chapter(async (attn) => {
     const curve = source?.curve ?? { x: [], loss: [], val: [] };
     chart.setData([curve.x, curve.loss, curve.val]);
     $('#samples').replaceChildren(...(source?.samples ?? []).map((s) => Object.assign(document.createElement('li'), { textContent: `step ${s.iter}: ${s.text}` })));
+    showHeads(source?.headShares);
+  }
+
+  // Each head's share of looking at the subject, by step: one line per head, agreement dashed.
+  const headsHolder = $('[data-figure="heads-chart"]');
+  let headsChart = null;
+  function showHeads(heads) {
+    headsChart?.destroy();
+    headsChart = null;
+    headsHolder.replaceChildren();
+    delete headsHolder.dataset.emergedAt;
+    if (!heads?.x.length) {
+      $('#heads-status').textContent = run ? (run.meta.source.includes('agreement') ? 'Measuring the heads every 50 steps…' : 'Heads are measured when a model trains on the agreement corpus.')
+        : 'Train a model on the agreement corpus to watch its heads learn.';
+      return;
+    }
+    const H = heads.nHead;
+    const name = (k) => `layer ${Math.floor(k / H) + 1}, head ${(k % H) + 1}`;
+    headsChart = new uPlot({
+      title: 'Share of held-out sentences in which each head looks hardest at the subject',
+      width: Math.min(640, availableWidth(headsHolder)),
+      height: 240,
+      scales: { x: { time: false }, y: { range: [0, 1] } },
+      axes: [{ label: 'training step' }, { label: 'share of sentences' }],
+      series: [{ label: 'step' }, ...heads.shares.map((_, k) => ({ label: name(k), stroke: HEAD_COLORS[k % HEAD_COLORS.length] })),
+        { label: 'agreement', stroke: '#1d1d24', dash: [6, 4] }],
+    }, [heads.x, ...heads.shares, heads.accuracy], headsHolder);
+    const canvas = headsHolder.querySelector('canvas');
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', 'Heads chart: x axis training step, y axis share of sentences; one line per head, agreement dashed');
+    // The first measurement at which some head looks at the subject in at least 80 % of the sentences.
+    const at = heads.x.findIndex((_, t) => heads.shares.some((line) => line[t] >= 0.8));
+    const last = heads.x.length - 1;
+    const best = heads.shares.reduce((b, line, k) => (line[last] > heads.shares[b][last] ? k : b), 0);
+    if (at >= 0) {
+      const k = heads.shares.findIndex((line) => line[at] >= 0.8);
+      headsHolder.dataset.emergedAt = String(heads.x[at]);
+      $('#heads-status').textContent = `${name(k)[0].toUpperCase()}${name(k).slice(1)} first looked hardest at the subject in ` +
+        `${percent(heads.shares[k][at])} of the sentences at step ${heads.x[at]}; at step ${heads.x[last]} the best head is ` +
+        `${name(best)} (${percent(heads.shares[best][last])}) and agreement is ${percent(heads.accuracy[last])}.`;
+    } else {
+      $('#heads-status').textContent = `No head looks at the subject in 80 % of the sentences yet: at step ${heads.x[last]} the best is ` +
+        `${name(best)} (${percent(heads.shares[best][last])}), agreement ${percent(heads.accuracy[last])}.`;
+    }
   }
   const redrawChart = perFrame(showCurve);
   const status = $('#train-status');
@@ -488,6 +532,12 @@ chapter(async (attn) => {
       status.dataset.lastVal = String(data.val);
       if (status.dataset.firstVal === undefined) status.dataset.firstVal = String(data.val);
       redrawChart();
+    } else if (data.type === 'heads') {
+      run.headShares ??= { nHead: data.nHead, x: [], shares: data.subjectAttention.map(() => []), accuracy: [] };
+      run.headShares.x.push(data.iter);
+      data.subjectAttention.forEach((share, k) => run.headShares.shares[k].push(share));
+      run.headShares.accuracy.push(data.accuracy);
+      redrawChart();
     } else if (data.type === 'sample') {
       run.samples.push({ iter: data.iter, text: data.text });
       redrawChart();
@@ -509,7 +559,7 @@ chapter(async (attn) => {
   /** Saves the run's checkpoint as its own model (created on its first checkpoint, updated after). */
   async function saveRun({ bytes, iter, done }) {
     try {
-      const meta = await saveModel({ ...run.meta, ...describeBytes(bytes), curve: run.curve, samples: run.samples }, bytes);
+      const meta = await saveModel({ ...run.meta, ...describeBytes(bytes), curve: run.curve, samples: run.samples, headShares: run.headShares }, bytes);
       run.meta = meta;
       saved = await listModels();
       status.dataset.savedIter = String(iter);
@@ -540,7 +590,9 @@ chapter(async (attn) => {
     const file = $('#data-file').files[0];
     showProblem($('#data-file'), fromFile && !file ? 'Choose a text file first (or train on the agreement corpus).' : '');
     if (layers === null || heads === null || embd === null || iters === null || (fromFile && !file)) return;
-    text = fromFile ? await file.text() : attn.agreementCorpus(4000, 7);
+    // The corpus run is the shipped model's recipe (tools/train-default-model.sh), shortened: its corpus,
+    // 32 tokens and batches of 32, so that the subject head appears in a minute or so.
+    text = fromFile ? await file.text() : attn.agreementCorpus(30000, 1337);
     const tokenizer = $('#tokenizer-choice').value;
     $('#train-error').hidden = true;
     delete status.dataset.firstVal;
@@ -548,6 +600,7 @@ chapter(async (attn) => {
       meta: { name: `Run of ${new Date().toLocaleString()}`, source: fromFile ? `trained here on ${file.name}` : 'trained here on the agreement corpus' },
       curve: { x: [], loss: [], val: [] },
       samples: [],
+      headShares: null, // each head's share of looking at the subject, by step (agreement corpus only)
       stepMs: [], // the durations of the latest training steps, for the speed shown
     };
     setRunning('starting');
@@ -558,8 +611,9 @@ chapter(async (attn) => {
       evalEvery: Math.max(10, Math.floor(iters / 10)),
       sampleEvery: Math.max(10, Math.floor(iters / 5)),
       prompt: 'The cats, which',
-      model: { nLayer: layers, nHead: heads, nEmbd: embd, nInner: 4 * embd, blockSize: 64, bias: false, attentionBias: false, tieEmbeddings: true, dropout: 0 },
-      training: { batchSize: 16, learningRate: 3e-3, minLr: 3e-4, warmupIters: Math.min(50, iters - 1), lrDecayIters: Math.max(iters, 51), evalIters: 8, tokenizer },
+      probeEvery: fromFile ? 0 : 50,
+      model: { nLayer: layers, nHead: heads, nEmbd: embd, nInner: 4 * embd, blockSize: fromFile ? 64 : 32, bias: false, attentionBias: false, tieEmbeddings: true, dropout: 0 },
+      training: { batchSize: fromFile ? 16 : 32, learningRate: 3e-3, minLr: 3e-4, warmupIters: Math.min(100, iters - 1), lrDecayIters: Math.max(iters, 101), evalIters: 8, tokenizer, seed: 1337 },
     });
   });
   $('#pause').addEventListener('click', () => {

@@ -1,8 +1,9 @@
 // The training loop of chapter 7, off the main thread. Messages in:
-//   {type: 'start', text, model, training, iters, evalEvery, sampleEvery, prompt}
+//   {type: 'start', text, model, training, iters, evalEvery, sampleEvery, prompt, probeEvery}
 //   {type: 'pause'} | {type: 'resume'} | {type: 'stop'}
 // Messages out: {type: 'started', vocabSize}, {type: 'progress', iter, loss, lr, iters, stepMs, tokens},
 //   {type: 'eval', iter, train, val}, {type: 'sample', iter, text},
+//   {type: 'heads', iter, accuracy, subjectAttention, nHead} (every probeEvery steps, 0 = never),
 //   {type: 'checkpoint', iter, bytes, done}, {type: 'error', message, started}
 // A run that fails after it started (a diverged step) sends the checkpoint of
 // its last good state before the error, so the reader keeps what it learned.
@@ -46,7 +47,21 @@ function sample(prompt) {
   }
 }
 
-async function run({ text, model, training, iters, evalEvery, sampleEvery, prompt }) {
+// Each head's share of held-out agreement sentences in which it looks hardest
+// at the subject, measured on a copy of the model as it is now (attn.probeAgreement).
+function probeHeads() {
+  const model = trainer.snapshot();
+  const tok = attn.Tokenizer.fromVocabulary(trainer.config.tokenizer, trainer.vocabulary);
+  try {
+    const r = attn.probeAgreement(model, tok, { sentences: 100 });
+    postMessage({ type: 'heads', iter: trainer.iter, accuracy: r.accuracy, subjectAttention: Array.from(r.subjectAttention), nHead: model.config.nHead });
+  } finally {
+    tok.dispose();
+    model.dispose();
+  }
+}
+
+async function run({ text, model, training, iters, evalEvery, sampleEvery, prompt, probeEvery = 0 }) {
   attn ??= await createAttention();
   const next = new attn.Trainer({ model, training, text }); // a refused configuration throws here, nothing else changes
   trainer?.dispose();
@@ -55,6 +70,7 @@ async function run({ text, model, training, iters, evalEvery, sampleEvery, promp
   stopped = false;
   running = true;
   postMessage({ type: 'started', vocabSize: trainer.modelConfig.vocabSize });
+  if (probeEvery > 0) probeHeads(); // where the untrained heads look, for the chart's first point
   while (trainer.iter < iters && !stopped) {
     if (paused) {
       await nextMessageTurn();
@@ -66,6 +82,7 @@ async function run({ text, model, training, iters, evalEvery, sampleEvery, promp
     const stepMs = performance.now() - t0; // the step alone: evaluations and samples are not training speed
     postMessage({ type: 'progress', iter: r.iter + 1, loss: r.loss, lr: r.lr, iters, stepMs, tokens: trainer.config.batchSize * trainer.modelConfig.blockSize });
     if ((r.iter + 1) % sampleEvery === 0) postMessage({ type: 'sample', iter: r.iter + 1, text: sample(prompt) });
+    if (probeEvery > 0 && ((r.iter + 1) % probeEvery === 0 || r.iter + 1 === iters)) probeHeads();
     await nextMessageTurn(); // lets pause / stop messages in
   }
   postMessage({ type: 'eval', iter: trainer.iter, ...trainer.evaluate() });
