@@ -328,7 +328,7 @@ test('chapter 7: generation streams; training in the worker lowers the loss, kee
   const stepsPerSecond = Number(await page.getAttribute('#train-status', 'data-steps-per-second'));
   assert.ok(stepsPerSecond > 0, `steps/s ${stepsPerSecond}`);
   assert.match(await page.textContent('#train-status'), /^step 80 of 80: .* · \d+\.\d steps\/s \([\d,]+ tokens\/s\) — done/);
-  console.log(`chapter 7: in-browser training, 2 layers, 4 heads, n_embd 32, batch 16 × 64 tokens: ${stepsPerSecond} steps/s`);
+  console.log(`chapter 7: in-browser training on the corpus, 2 layers, 4 heads, n_embd 32, batch 32 × 32 tokens: ${stepsPerSecond} steps/s`);
   const longTasks = await page.evaluate(() => window.longTasks);
   assert.ok(longTasks.every((d) => d <= 200), `main-thread long tasks: ${longTasks}`);
   assert.ok((await page.locator('#samples li').count()) > 0);
