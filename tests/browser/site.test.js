@@ -222,6 +222,21 @@ test('chapter 7: with the page\'s recipe a head turns to the subject while the r
   assert.equal(await page.locator('[data-figure="heads-chart"] canvas').count(), 1);
   await page.screenshot({ path: artifactPath('7-heads-learning.png'), fullPage: true });
   console.log(`chapter 7: the recipe's 1,200 steps took ${seconds.toFixed(0)} s in the browser; a head looked at the subject in ≥ 80 % of sentences from step ${emergedAt}`);
+  // both charts download their numbers: a row per measurement, a column per head and agreement
+  const downloadJson = async (figure) => {
+    await page.click(`${figure} details.figure-export > summary`);
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click(`${figure} details.figure-export button[data-format="json"]`)]);
+    return JSON.parse(readFileSync(await file.path(), 'utf8'));
+  };
+  const shares = await downloadJson('[data-figure="heads-chart"]');
+  assert.equal(shares.columns.length, 9);
+  assert.equal(shares.columns[8], 'agreement');
+  const row = shares.rows.indexOf(emergedAt);
+  assert.ok(row > 0 && Math.max(...shares.values[row].slice(0, 8)) >= 0.8, `${emergedAt}: ${shares.values[row]}`);
+  assert.equal(shares.values.at(-1)[8], 1);
+  const loss = await downloadJson('[data-figure="loss-chart"]');
+  assert.deepEqual(loss.columns, ['train', 'val']);
+  assert.ok(loss.values.some(([, val]) => val !== null) && loss.values.some(([, val]) => val === null));
   // the trained model keeps its heads chart once it is the active model
   assert.notEqual(await page.getAttribute('#active-model', 'data-active'), 'shipped');
   assert.equal(await page.getAttribute('[data-figure="heads-chart"]', 'data-emerged-at'), emergedAt);

@@ -9,6 +9,7 @@ import uPlot from 'uplot';
 
 import { bars } from '../components/bars.js';
 import { confirmDialog } from '../components/confirm.js';
+import { exportMenu } from '../components/figure-export.js';
 import { HEAD_COLORS, headView } from '../components/head-view.js';
 import { availableWidth, cellAt, heatmapCanvas } from '../components/heatmap.js';
 import { markStale, readNumber, showProblem } from '../components/inputs.js';
@@ -451,6 +452,11 @@ chapter(async (attn) => {
       : active ? `Loss and samples of “${active.meta.name}”` : 'Loss and samples (train a model to see its own)';
     const curve = source?.curve ?? { x: [], loss: [], val: [] };
     chart.setData([curve.x, curve.loss, curve.val]);
+    chartHolder.querySelector('details.figure-export')?.remove();
+    if (curve.x.length) {
+      exportMenu(chartHolder, chartHolder.querySelector('canvas'), { title: 'loss', rowLabels: curve.x.map(String), colLabels: ['train', 'val'],
+        values: curve.x.flatMap((_, t) => [curve.loss[t], curve.val[t]]), rows: curve.x.length, cols: 2 }, 'loss');
+    }
     $('#samples').replaceChildren(...(source?.samples ?? []).map((s) => Object.assign(document.createElement('li'), { textContent: `step ${s.iter}: ${s.text}` })));
     showHeads(source?.headShares);
   }
@@ -480,6 +486,10 @@ chapter(async (attn) => {
         { label: 'agreement', stroke: '#1d1d24', dash: [6, 4] }],
     }, [heads.x, ...heads.shares, heads.accuracy], headsHolder);
     const canvas = headsHolder.querySelector('canvas');
+    exportMenu(headsHolder, canvas, { title: 'heads-learning', rowLabels: heads.x.map(String),
+      colLabels: [...heads.shares.map((_, k) => name(k)), 'agreement'],
+      values: heads.x.flatMap((_, t) => [...heads.shares.map((line) => line[t]), heads.accuracy[t]]), rows: heads.x.length, cols: heads.shares.length + 1 },
+    'heads learning');
     canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', 'Heads chart: x axis training step, y axis share of sentences; one line per head, agreement dashed');
     // The first measurement at which some head looks at the subject in at least 80 % of the sentences.

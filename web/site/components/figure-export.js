@@ -51,8 +51,10 @@ async function png(source, width, height, scale = 2) {
   return new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
 }
 
-// JSON has no Infinity or NaN: they are written as the strings "-Infinity", "Infinity", "NaN".
-const jsonNumber = (v) => (Number.isFinite(v) ? v : String(v));
+// JSON has no Infinity or NaN: they are written as the strings "-Infinity", "Infinity", "NaN". A missing value
+// (null: a step without an evaluation on the loss chart) stays null in JSON and is empty in CSV.
+const jsonNumber = (v) => (v === null || Number.isFinite(v) ? v : String(v));
+const csvNumber = (v) => (v === null ? '' : String(v));
 const csvField = (s) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
 /**
@@ -70,7 +72,7 @@ export function numbersAsFiles({ title, rowLabels, colLabels, values, rows, cols
     values: Array.from({ length: rows }, (_, i) => row(i).map(jsonNumber)),
   }, null, 1);
   const lines = [['', ...Array.from({ length: cols }, (_, j) => colName(j))].map(csvField).join(',')];
-  for (let i = 0; i < rows; i++) lines.push([csvField(rowName(i)), ...row(i).map(String)].join(','));
+  for (let i = 0; i < rows; i++) lines.push([csvField(rowName(i)), ...row(i).map(csvNumber)].join(','));
   return { json: `${json}\n`, csv: `${lines.join('\r\n')}\r\n` };
 }
 
