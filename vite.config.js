@@ -38,9 +38,11 @@ function pageHead() {
     transformIndexHtml(html, ctx) {
       const root = ctx.path.includes('/chapters/') ? '..' : '.';
       const icon = { tag: 'link', attrs: { rel: 'icon', type: 'image/svg+xml', href: `${root}/favicon.svg` }, injectTo: 'head' };
+      // The colour theme is set before the page is drawn (a blocking classic script, web/site/public/theme.js).
+      const theme = { tag: 'script', attrs: { src: `${root}/theme.js` }, injectTo: 'head-prepend' };
       // The policy only in the build: the dev server's hot reload runs inline scripts.
-      if (ctx.server) return [icon];
-      return [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP }, injectTo: 'head-prepend' }, icon];
+      if (ctx.server) return [theme, icon];
+      return [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP }, injectTo: 'head-prepend' }, theme, icon];
     },
   };
 }

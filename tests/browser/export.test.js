@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { artifactPath, assertClean, useSite } from './harness.js';
+import { artifactPath, assertClean, comparePngs, dataUrl, useSite } from './harness.js';
 
 const site = useSite();
 
@@ -18,26 +18,6 @@ async function download(page, figure, format) {
   await file.saveAs(path);
   return { name: file.suggestedFilename(), bytes: readFileSync(path) };
 }
-
-/** In the page: how many pixels of two PNGs (data URLs, same size) differ, and their sizes. */
-const comparePngs = (page, a, b) => page.evaluate(async ([a, b]) => {
-  const pixels = async (src) => {
-    const image = new Image();
-    image.src = src;
-    await image.decode();
-    const canvas = Object.assign(document.createElement('canvas'), { width: image.width, height: image.height });
-    const ctx = canvas.getContext('2d');
-    ctx.drawImage(image, 0, 0);
-    return { w: image.width, h: image.height, data: ctx.getImageData(0, 0, image.width, image.height).data };
-  };
-  const [x, y] = [await pixels(a), await pixels(b)];
-  let differing = 0;
-  for (let k = 0; k < x.data.length; k += 4) {
-    if (Math.max(...[0, 1, 2].map((c) => Math.abs(x.data[k + c] - y.data[k + c]))) > 8) differing++;
-  }
-  return { differing, sizes: [[x.w, x.h], [y.w, y.h]] };
-}, [a, b]);
-const dataUrl = (type, bytes) => `data:${type};base64,${Buffer.from(bytes).toString('base64')}`;
 
 test('chapter 5: the masked scores downloaded as JSON, CSV, SVG and PNG', async () => {
   const { page, context, problems } = await site.load('chapters/5-masking');

@@ -162,3 +162,23 @@ export function useSite() {
   });
   return site;
 }
+
+/** In a page: how many pixels of two PNGs (data URLs) differ by more than `tolerance` in a channel, and their sizes. */
+export const comparePngs = (page, a, b, tolerance = 8) => page.evaluate(async ([a, b, tolerance]) => {
+  const pixels = async (src) => {
+    const image = new Image();
+    image.src = src;
+    await image.decode();
+    const canvas = Object.assign(document.createElement('canvas'), { width: image.width, height: image.height });
+    const ctx = canvas.getContext('2d');
+    ctx.drawImage(image, 0, 0);
+    return { w: image.width, h: image.height, data: ctx.getImageData(0, 0, image.width, image.height).data };
+  };
+  const [x, y] = [await pixels(a), await pixels(b)];
+  let differing = 0;
+  for (let k = 0; k < x.data.length; k += 4) {
+    if (Math.max(...[0, 1, 2].map((c) => Math.abs(x.data[k + c] - y.data[k + c]))) > tolerance) differing++;
+  }
+  return { differing, sizes: [[x.w, x.h], [y.w, y.h]] };
+}, [a, b, tolerance]);
+export const dataUrl = (type, bytes) => `data:${type};base64,${Buffer.from(bytes).toString('base64')}`;

@@ -370,7 +370,7 @@ describe('10. the head view teaches', () => {
     await page.waitForFunction(() => document.querySelectorAll('.head-picker button').length === 12);
     for (let h = 1; h < 12; h++) await page.click(`.head-picker button[data-head="${h}"]`);
     assert.equal((await heads()).length, 12);
-    const colours = await page.$$eval('svg.head-view line', (l) => [...new Set(l.map((e) => e.getAttribute('stroke')))]);
+    const colours = await page.$$eval('svg.head-view line', (l) => [...new Set(l.map((e) => getComputedStyle(e).stroke))]);
     assert.equal(colours.length, 12, `colours: ${colours}`);
     // Hovering a key (right) keeps the lines into it; hovering a query (left) the lines out of it.
     await page.hover('svg.head-view .key-tokens text >> nth=2');
@@ -461,8 +461,9 @@ describe('the lesser points', () => {
     assert.equal(diagram.residuals, 2);
     assert.deepEqual(diagram.attention, ['causal multi-head attention', 'softmax(QKᵀ/√dₖ + M) V, M: mask']);
     assert.deepEqual(diagram.overflow, []);
-    // uPlot draws the axis titles on its canvas; the same words name it.
-    assert.match(await page.getAttribute('[data-figure="loss-chart"] canvas', 'aria-label'), /x axis training step, y axis cross-entropy loss \(nats\)/);
+    assert.match(await page.getAttribute('[data-figure="loss-chart"] svg.line-chart', 'aria-label'), /x axis training step, y axis cross-entropy loss \(nats\)/);
+    assert.deepEqual(await page.$$eval('[data-figure="loss-chart"] svg.line-chart .axis-title', (t) => t.map((e) => e.textContent)),
+      ['training step', 'cross-entropy loss (nats)']);
     await context.close();
     assertClean(problems);
   });

@@ -219,7 +219,7 @@ test('chapter 7: with the page\'s recipe a head turns to the subject while the r
   assert.ok(emergedAt !== null && Number(emergedAt) >= 400 && Number(emergedAt) <= 600, `emerged at ${emergedAt}: ${headsStatus}`);
   const [, best] = headsStatus.match(/^Layer 1, head 1 first looked hardest at the subject in \d+% of the sentences at step \d+; at step 1200 the best head is layer \d, head \d \((\d+)%\) and agreement is 100%\.$/) ?? [];
   assert.ok(best !== undefined && Number(best) < 50, headsStatus);
-  assert.equal(await page.locator('[data-figure="heads-chart"] canvas').count(), 1);
+  assert.equal(await page.locator('[data-figure="heads-chart"] svg.line-chart g.series').count(), 9);
   await page.screenshot({ path: artifactPath('7-heads-learning.png'), fullPage: true });
   console.log(`chapter 7: the recipe's 1,200 steps took ${seconds.toFixed(0)} s in the browser; a head looked at the subject in ≥ 80 % of sentences from step ${emergedAt}`);
   // both charts download their numbers: a row per measurement, a column per head and agreement

@@ -8,6 +8,7 @@ import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { scorePanel } from '../components/score-panel.js';
 import { projections, scatter, SET_COLORS } from '../components/scatter.js';
+import { onThemeChange } from '../components/theme.js';
 import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 import { chapter3 } from './pytorch.js';
 
@@ -124,6 +125,7 @@ chapter(async (attn) => {
   seedInput.addEventListener('input', draw);
   dOutInput.addEventListener('input', draw);
   projectionQuery.addEventListener('change', draw);
+  onThemeChange(draw); // the 3-D view takes its colours from the theme when it is drawn
   draw();
   await new Promise(requestAnimationFrame);
 });

@@ -3,20 +3,17 @@
 // the attention of every layer and head on their text, measures what it
 // learned in a worker, and trains new models in another worker. Every claim on
 // the page about a head is computed from the active model.
-import 'uplot/dist/uPlot.min.css';
-
-import uPlot from 'uplot';
-
 import { bars } from '../components/bars.js';
 import { confirmDialog } from '../components/confirm.js';
-import { exportMenu } from '../components/figure-export.js';
-import { HEAD_COLORS, headView } from '../components/head-view.js';
-import { availableWidth, cellAt, heatmapCanvas } from '../components/heatmap.js';
+import { headColor, headView } from '../components/head-view.js';
+import { cellAt, heatmapCanvas } from '../components/heatmap.js';
 import { markStale, readNumber, showProblem } from '../components/inputs.js';
+import { lineChart } from '../components/line-chart.js';
 import { adoptLegacyModel, deleteModel, getActiveId, listModels, modelBytes, saveModel, setActiveId } from '../components/model-store.js';
 import { chapter } from '../components/chapter.js';
 import { perFrame, report } from '../components/page.js';
 import { oneHead, scorePanel } from '../components/score-panel.js';
+import { onThemeChange } from '../components/theme.js';
 
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 const percent = (x) => `${(100 * x).toFixed(0)}%`;
@@ -399,6 +396,7 @@ chapter(async (attn) => {
       `${quote(pieces[T - 1])} asking what comes next, is brightest at ${quote(pieces[focus])}, ${T - 1 - focus} tokens back.`;
   }
   $('#probe').addEventListener('input', drawAttention);
+  onThemeChange(drawAttention); // the canvas maps take their label colour from the theme when they are drawn
   $('#head-view-layer').addEventListener('change', () => {
     headViewHeads.clear();
     drawAttention();
@@ -430,43 +428,27 @@ chapter(async (attn) => {
   const worker = new Worker(new URL('./training-worker.js', import.meta.url), { type: 'module' });
   let run = null; // the run in progress: {meta, curve, samples}
   const chartHolder = $('[data-figure="loss-chart"]');
-  const chart = new uPlot(
-    {
-      title: 'Loss (training steps; validation at evaluations)',
-      width: Math.min(640, availableWidth(chartHolder)),
-      height: 240,
-      scales: { x: { time: false } },
-      axes: [{ label: 'training step' }, { label: 'cross-entropy loss (nats)' }],
-      series: [{ label: 'step' }, { label: 'train', stroke: '#3b528b' }, { label: 'val', stroke: '#a04a00', spanGaps: true, points: { show: true } }],
-    },
-    [[], [], []],
-    chartHolder,
-  );
-  // uPlot draws its axes on the canvas: name them for assistive technology too.
-  chartHolder.querySelector('canvas').setAttribute('role', 'img');
-  chartHolder.querySelector('canvas').setAttribute('aria-label', 'Loss chart: x axis training step, y axis cross-entropy loss (nats); training loss per step, validation loss at evaluations');
   /** The curve and samples of the run in progress, else of the active model. */
   function showCurve() {
     const source = run ?? active?.meta;
     $('#curve-heading').textContent = run ? `Loss and samples of “${run.meta.name}”, training now`
       : active ? `Loss and samples of “${active.meta.name}”` : 'Loss and samples (train a model to see its own)';
     const curve = source?.curve ?? { x: [], loss: [], val: [] };
-    chart.setData([curve.x, curve.loss, curve.val]);
-    chartHolder.querySelector('details.figure-export')?.remove();
-    if (curve.x.length) {
-      exportMenu(chartHolder, chartHolder.querySelector('canvas'), { title: 'loss', rowLabels: curve.x.map(String), colLabels: ['train', 'val'],
-        values: curve.x.flatMap((_, t) => [curve.loss[t], curve.val[t]]), rows: curve.x.length, cols: 2 }, 'loss');
-    }
+    lineChart(chartHolder, {
+      title: 'Loss (training steps; validation at evaluations)',
+      x: curve.x,
+      series: [{ label: 'train', values: curve.loss, color: 'var(--accent)' }, { label: 'val', values: curve.val, color: 'var(--values)', points: true }],
+      xLabel: 'training step',
+      yLabel: 'cross-entropy loss (nats)',
+      description: 'Loss chart: x axis training step, y axis cross-entropy loss (nats); training loss per step, validation loss at evaluations',
+    });
     $('#samples').replaceChildren(...(source?.samples ?? []).map((s) => Object.assign(document.createElement('li'), { textContent: `step ${s.iter}: ${s.text}` })));
     showHeads(source?.headShares);
   }
 
   // Each head's share of looking at the subject, by step: one line per head, agreement dashed.
   const headsHolder = $('[data-figure="heads-chart"]');
-  let headsChart = null;
   function showHeads(heads) {
-    headsChart?.destroy();
-    headsChart = null;
     headsHolder.replaceChildren();
     delete headsHolder.dataset.emergedAt;
     if (!heads?.x.length) {
@@ -476,22 +458,16 @@ chapter(async (attn) => {
     }
     const H = heads.nHead;
     const name = (k) => `layer ${Math.floor(k / H) + 1}, head ${(k % H) + 1}`;
-    headsChart = new uPlot({
+    lineChart(headsHolder, {
       title: 'Share of held-out sentences in which each head looks hardest at the subject',
-      width: Math.min(640, availableWidth(headsHolder)),
-      height: 240,
-      scales: { x: { time: false }, y: { range: [0, 1] } },
-      axes: [{ label: 'training step' }, { label: 'share of sentences' }],
-      series: [{ label: 'step' }, ...heads.shares.map((_, k) => ({ label: name(k), stroke: HEAD_COLORS[k % HEAD_COLORS.length] })),
-        { label: 'agreement', stroke: '#1d1d24', dash: [6, 4] }],
-    }, [heads.x, ...heads.shares, heads.accuracy], headsHolder);
-    const canvas = headsHolder.querySelector('canvas');
-    exportMenu(headsHolder, canvas, { title: 'heads-learning', rowLabels: heads.x.map(String),
-      colLabels: [...heads.shares.map((_, k) => name(k)), 'agreement'],
-      values: heads.x.flatMap((_, t) => [...heads.shares.map((line) => line[t]), heads.accuracy[t]]), rows: heads.x.length, cols: heads.shares.length + 1 },
-    'heads learning');
-    canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', 'Heads chart: x axis training step, y axis share of sentences; one line per head, agreement dashed');
+      x: heads.x,
+      series: [...heads.shares.map((values, k) => ({ label: name(k), values, color: headColor(k) })),
+        { label: 'agreement', values: heads.accuracy, color: 'var(--ink)', dash: true }],
+      xLabel: 'training step',
+      yLabel: 'share of sentences',
+      yDomain: [0, 1],
+      description: 'Heads chart: x axis training step, y axis share of sentences; one line per head, agreement dashed',
+    });
     // The first measurement at which some head looks at the subject in at least 80 % of the sentences.
     const at = heads.x.findIndex((_, t) => heads.shares.some((line) => line[t] >= 0.8));
     const last = heads.x.length - 1;

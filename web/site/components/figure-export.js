@@ -1,8 +1,9 @@
 // Downloads for a figure, from a small menu beside it: the picture as SVG
 // (self-contained: every style it is drawn with is written on its elements, so
 // the file looks the same anywhere) and as PNG at twice its size, and its
-// numbers as JSON and CSV. The drawing components (heatmap, bars, head view)
-// add the menu; a page never has to.
+// numbers as JSON and CSV. The drawing components (heatmap, bars, head view,
+// scatter, line chart) add the menu; a page never has to. A figure drawn on a
+// canvas hands in its own SVG (the same drawing, painted as SVG elements).
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 // What the site's style sheet sets on SVG elements, copied onto each element of an exported SVG.
@@ -35,6 +36,9 @@ async function png(source, width, height, scale = 2) {
   canvas.height = Math.round(height * scale);
   const ctx = canvas.getContext('2d');
   if (source instanceof HTMLCanvasElement) {
+    // The page's background behind the drawing, as a self-contained SVG has it.
+    ctx.fillStyle = getComputedStyle(document.body).backgroundColor;
+    ctx.fillRect(0, 0, canvas.width, canvas.height);
     ctx.imageSmoothingEnabled = false; // the map's cells stay sharp squares
     ctx.drawImage(source, 0, 0, canvas.width, canvas.height);
   } else {
@@ -90,9 +94,10 @@ const slug = (s) => s.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-'
 
 /**
  * Adds the download menu to `container` for its picture (an <svg> or <canvas>) and, when given,
- * its numbers ({title, rowLabels, colLabels, values, rows, cols}).
+ * its numbers ({title, rowLabels, colLabels, values, rows, cols}). A canvas has an SVG download
+ * when `svg` gives the text of its SVG file.
  */
-export function exportMenu(container, picture, numbers, title) {
+export function exportMenu(container, picture, numbers, title, { svg } = {}) {
   const name = slug(title ?? container.dataset.figure ?? 'figure');
   const menu = document.createElement('details');
   menu.className = 'figure-export';
@@ -101,7 +106,8 @@ export function exportMenu(container, picture, numbers, title) {
   menu.append(summary);
   const formats = [];
   const isSvg = picture instanceof SVGSVGElement;
-  if (isSvg) formats.push(['SVG', () => new Blob([selfContainedSvg(picture)], { type: 'image/svg+xml' }), 'svg']);
+  const svgText = isSvg ? () => selfContainedSvg(picture) : svg;
+  if (svgText) formats.push(['SVG', () => new Blob([svgText()], { type: 'image/svg+xml' }), 'svg']);
   formats.push(['PNG (2×)', () => (isSvg
     ? png(selfContainedSvg(picture), picture.width.baseVal.value, picture.height.baseVal.value)
     : png(picture, picture.width, picture.height)), 'png']);

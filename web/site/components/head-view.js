@@ -9,9 +9,8 @@ import * as d3 from 'd3';
 import { exportMenu } from './figure-export.js';
 import { availableWidth } from './heatmap.js';
 
-// Twelve distinct hues (d3's category10 and two more), one per head.
-export const HEAD_COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2',
-  '#7f7f7f', '#bcbd22', '#393b79', '#637939'];
+/** Head h's colour: twelve distinct hues, one per head, from the style sheet's palette of the current theme. */
+export const headColor = (h) => `var(--head-${(h % 12) + 1})`;
 
 /**
  * weights: (H, T, T) row-major for one sequence; tokens: T labels.
@@ -55,7 +54,7 @@ export function headView(container, weights, tokens, { heads, shown = new Set(),
     lines.selectAll('line').data(data).join('line')
       .attr('x1', left + 6).attr('y1', (d) => y(d.i))
       .attr('x2', right - 6).attr('y2', (d) => y(d.j))
-      .attr('stroke', (d) => HEAD_COLORS[d.h % HEAD_COLORS.length])
+      .style('stroke', (d) => headColor(d.h))
       .attr('stroke-width', 3)
       .attr('stroke-opacity', (d) => d.w)
       .attr('data-head', (d) => d.h)
@@ -81,7 +80,7 @@ export function headView(container, weights, tokens, { heads, shown = new Set(),
         picker.selectAll('button').attr('aria-pressed', (_, k) => String(shown.has(k)));
         redraw();
       });
-    button.append('span').attr('class', 'swatch').attr('aria-hidden', 'true').style('background', HEAD_COLORS[h % HEAD_COLORS.length]);
+    button.append('span').attr('class', 'swatch').attr('aria-hidden', 'true').style('background', headColor(h));
     button.append('span').text(`head ${h + 1}`);
   }
   const side = (x, anchor, name) =>

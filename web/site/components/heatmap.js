@@ -9,6 +9,7 @@
 import * as d3 from 'd3';
 
 import { exportMenu } from './figure-export.js';
+import { resolveColor } from './theme.js';
 
 export const ATTENTION_AXES = { rowAxis: 'query (the token attending)', colAxis: 'key (the token attended to)' };
 export const WEIGHTS_NOTE = 'each row sums to 1';
@@ -242,31 +243,68 @@ export function heatmapCanvas(container, tensor, { title, rowLabels = [], colLab
     .attr('aria-label', `${title}: ${rows} by ${cols} attention map, rows: ${ATTENTION_AXES.rowAxis}, columns: ${ATTENTION_AXES.colAxis}, ${WEIGHTS_NOTE}`)
     .node();
   root.append('p').attr('class', 'map-axes').text(`rows: query · columns: key · ${WEIGHTS_NOTE}`);
-  const ctx = canvas.getContext('2d');
-  ctx.font = font;
-  ctx.fillStyle = '#1d1d24';
-  for (let j = 0; j < cols; j++) {
-    const x = left + j * cell + cell / 2;
-    if (!rotate) {
-      ctx.textAlign = 'center';
-      ctx.fillText(colLabels[j] ?? '', x, top - 3);
-      continue;
-    }
-    ctx.save();
-    ctx.translate(x + 4, top - 3);
-    ctx.rotate(-Math.PI / 2);
-    ctx.textAlign = 'left';
-    ctx.fillText(colLabels[j] ?? '', 0, 0);
-    ctx.restore();
-  }
-  ctx.textAlign = 'right';
-  for (let i = 0; i < rows; i++) ctx.fillText(rowLabels[i] ?? '', left - 3, top + i * cell + cell - 2);
-  for (let i = 0; i < rows; i++)
+  // One drawing, painted twice: onto the canvas, and into an SVG file for the download menu.
+  const ink = resolveColor('var(--ink)');
+  const paint = (p) => {
     for (let j = 0; j < cols; j++) {
-      ctx.fillStyle = color(tensor.data[i * cols + j]);
-      ctx.fillRect(left + j * cell, top + i * cell, cell - 1, cell - 1);
+      const x = left + j * cell + cell / 2;
+      if (rotate) p.text(colLabels[j] ?? '', x + 4, top - 3, 'start', -90);
+      else p.text(colLabels[j] ?? '', x, top - 3, 'middle');
     }
-  exportMenu(container, canvas, { title, rowLabels, colLabels, values: Array.from(tensor.data), rows, cols }, title);
+    for (let i = 0; i < rows; i++) p.text(rowLabels[i] ?? '', left - 3, top + i * cell + cell - 2, 'end');
+    for (let i = 0; i < rows; i++)
+      for (let j = 0; j < cols; j++) p.rect(left + j * cell, top + i * cell, cell - 1, cell - 1, color(tensor.data[i * cols + j]));
+  };
+  paint(canvasPainter(canvas.getContext('2d'), { font, ink }));
+  const svg = () => {
+    const p = svgPainter({ fontSize, ink });
+    paint(p);
+    return p.file(canvas.width, canvas.height, resolveColor('var(--paper)'));
+  };
+  exportMenu(container, canvas, { title, rowLabels, colLabels, values: Array.from(tensor.data), rows, cols }, title, { svg });
+}
+
+const ANCHOR_TO_ALIGN = { start: 'left', middle: 'center', end: 'right' };
+
+/** Paints text (anchored 'start' | 'middle' | 'end', rotated in degrees) and rectangles onto a 2-D canvas. */
+function canvasPainter(ctx, { font, ink }) {
+  ctx.font = font;
+  return {
+    text(text, x, y, anchor, rotation = 0) {
+      ctx.save();
+      ctx.fillStyle = ink;
+      ctx.textAlign = ANCHOR_TO_ALIGN[anchor];
+      ctx.translate(x, y);
+      ctx.rotate((rotation * Math.PI) / 180);
+      ctx.fillText(text, 0, 0);
+      ctx.restore();
+    },
+    rect(x, y, w, h, fill) {
+      ctx.fillStyle = fill;
+      ctx.fillRect(x, y, w, h);
+    },
+  };
+}
+
+const escapeXml = (s) => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]);
+
+/** The same calls as canvasPainter, written as the elements of a self-contained SVG file. */
+function svgPainter({ fontSize, ink }) {
+  const parts = [];
+  return {
+    text(text, x, y, anchor, rotation = 0) {
+      parts.push(`<text transform="translate(${x} ${y}) rotate(${rotation})" text-anchor="${anchor}" fill="${ink}">${escapeXml(text)}</text>`);
+    },
+    rect(x, y, w, h, fill) {
+      parts.push(`<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="${fill}"/>`);
+    },
+    file(width, height, background) {
+      return '<?xml version="1.0" encoding="UTF-8"?>\n' +
+        `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ` +
+        `font-family="monospace" font-size="${fontSize}" xml:space="preserve">` +
+        `<rect width="100%" height="100%" fill="${background}"/>${parts.join('')}</svg>\n`;
+    },
+  };
 }
 
 /** The [row, col] of a heatmapCanvas under a click, or null outside its cells. */

@@ -6,6 +6,7 @@ import 'katex/dist/katex.min.css';
 import '../style.css';
 
 import { renderMath } from './math.js';
+import { themeSwitch } from './theme.js';
 
 export const CHAPTERS = [
   { file: '1-why-attention.html', title: 'Why attention' },
@@ -37,7 +38,7 @@ function renderNav() {
   home.href = inChapters ? '../index.html' : './index.html';
   home.textContent = 'Attention, step by step';
   home.className = 'home';
-  nav.replaceChildren(home, list);
+  nav.replaceChildren(home, list, themeSwitch());
   // A skip link past the navigation, the first thing the keyboard reaches.
   const main = document.querySelector('main');
   main.id ||= 'content';

@@ -2,15 +2,32 @@
 // two dimensions, a three.js scene the reader can rotate (drag, or the arrow
 // keys) for three, every point labelled with its token and every axis named.
 // three.js draws through its SVGRenderer, so no WebGL (or GPU) is needed.
-// projections() shows why a query scores a key as it does.
+// projections() shows why a query scores a key as it does. Each has a download
+// menu: the picture as SVG and PNG, the points' coordinates as JSON and CSV.
 import * as d3 from 'd3';
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { SVGObject, SVGRenderer } from 'three/examples/jsm/renderers/SVGRenderer.js';
 
+import { exportMenu } from './figure-export.js';
 import { titleTag } from './heatmap.js';
+import { resolveColor } from './theme.js';
 
-export const SET_COLORS = ['#440154', '#1f6f6b', '#a04a00']; // queries, keys, values: purple, teal, orange, each ≥ 4.5:1 on the page
+/** Queries, keys, values: purple, teal, orange from the palette, each ≥ 4.5:1 on the page in both themes. */
+export const SET_COLORS = ['var(--queries)', 'var(--keys)', 'var(--values)'];
+
+/** The points' coordinates for the download menu: a row per point, named by its set and token. */
+function coordinates(sets, title, axisNames) {
+  const d = sets[0].d;
+  return {
+    title,
+    rowLabels: sets.flatMap((s) => s.labels.map((label) => `${s.name}: ${label}`)),
+    colLabels: axisNames.slice(0, d),
+    values: sets.flatMap((s) => Array.from(s.data)),
+    rows: sets.reduce((n, s) => n + s.data.length / d, 0),
+    cols: d,
+  };
+}
 
 /** sets: [{name, data (n·d floats, row-major), d, labels, color}] */
 export function scatter(container, sets, { title, axisNames }) {
@@ -23,8 +40,8 @@ export function scatter(container, sets, { title, axisNames }) {
     legend.append('span').attr('class', 'swatch').attr('aria-hidden', 'true').style('color', s.color).text('●');
     legend.append('span').text(` ${s.name}  `);
   });
-  if (d >= 3) return scatter3d(container, sets, axisNames);
-  return scatter2d(root, sets, axisNames);
+  const picture = d >= 3 ? scatter3d(container, sets, axisNames) : scatter2d(root, sets, axisNames);
+  exportMenu(container, picture, coordinates(sets, title, axisNames), title);
 }
 
 function square(root, all, axisNames, label) {
@@ -50,17 +67,18 @@ function scatter2d(root, sets, axisNames) {
     for (let i = 0; i < s.data.length / s.d; i++) {
       const px = x(s.data[i * s.d]);
       const py = y(s.data[i * s.d + 1]);
-      g.append('circle').attr('cx', px).attr('cy', py).attr('r', 5).attr('fill', s.color);
-      g.append('text').attr('x', px + 7).attr('y', py + 4).attr('class', 'point-label').attr('fill', s.color).text(s.labels[i]);
+      g.append('circle').attr('cx', px).attr('cy', py).attr('r', 5).style('fill', s.color);
+      g.append('text').attr('x', px + 7).attr('y', py + 4).attr('class', 'point-label').style('fill', s.color).text(s.labels[i]);
     }
   });
+  return svg.node();
 }
 
 /** A text label that three.js places in 3-D (an SVG node in the SVGRenderer's output). */
 function label3d(text, color, className) {
   const node = document.createElementNS('http://www.w3.org/2000/svg', 'text');
   node.textContent = text;
-  node.setAttribute('fill', color);
+  node.style.fill = color;
   node.setAttribute('class', className);
   return new SVGObject(node);
 }
@@ -74,7 +92,7 @@ function scatter3d(container, sets, axisNames) {
   camera.position.set(2.1, 1.7, 2.6);
   const renderer = new SVGRenderer();
   renderer.setSize(size, size);
-  renderer.setClearColor(new THREE.Color('#fbfbf8'));
+  renderer.setClearColor(new THREE.Color(resolveColor('var(--paper)')));
   renderer.domElement.setAttribute('role', 'img');
   renderer.domElement.setAttribute('aria-label',
     `${sets.map((s) => s.name).join(', ')} as points in three dimensions (${axisNames.slice(0, 3).join(', ')}); drag or use the arrow keys to rotate`);
@@ -82,17 +100,17 @@ function scatter3d(container, sets, axisNames) {
   renderer.domElement.classList.add('scatter3d');
   container.appendChild(renderer.domElement);
   // The axes from the origin, each named at its end.
-  const axisMaterial = new THREE.LineBasicMaterial({ color: '#555555' });
+  const axisMaterial = new THREE.LineBasicMaterial({ color: resolveColor('var(--ghost)') });
   [[1.2, 0, 0], [0, 1.2, 0], [0, 0, 1.2]].forEach((end, k) => {
     const geometry = new THREE.BufferGeometry().setFromPoints([new THREE.Vector3(0, 0, 0), new THREE.Vector3(...end)]);
     scene.add(new THREE.Line(geometry, axisMaterial));
-    const name = label3d(axisNames[k], '#1d1d24', 'axis-label');
+    const name = label3d(axisNames[k], 'var(--ink)', 'axis-label');
     name.position.set(end[0] * 1.08, end[1] * 1.08, end[2] * 1.08);
     scene.add(name);
   });
   const sphere = new THREE.IcosahedronGeometry(0.055, 0);
   sets.forEach((s) => {
-    const material = new THREE.MeshBasicMaterial({ color: s.color });
+    const material = new THREE.MeshBasicMaterial({ color: resolveColor(s.color) });
     for (let i = 0; i < s.data.length / s.d; i++) {
       const p = new THREE.Mesh(sphere, material);
       p.position.set(s.data[i * s.d] * scale, s.data[i * s.d + 1] * scale, s.data[i * s.d + 2] * scale);
@@ -124,6 +142,7 @@ function scatter3d(container, sets, axisNames) {
     render();
   });
   render();
+  return renderer.domElement;
 }
 
 /**
@@ -135,7 +154,8 @@ function scatter3d(container, sets, axisNames) {
 export function projections(container, { query, keys, queryLabel, keyLabels, axisNames, scores }) {
   const root = d3.select(container);
   root.selectAll('*').remove();
-  root.append(titleTag(container)).attr('class', 'heatmap-title').text(`The scores of “${queryLabel}” as projections onto its direction`);
+  const title = `The scores of “${queryLabel}” as projections onto its direction`;
+  root.append(titleTag(container)).attr('class', 'heatmap-title').text(title);
   const norm = Math.hypot(query[0], query[1]) || 1;
   const unit = [query[0] / norm, query[1] / norm];
   const n = keys.length / 2;
@@ -148,17 +168,26 @@ export function projections(container, { query, keys, queryLabel, keyLabels, axi
   svg.append('line').attr('class', 'direction').attr('clip-path', 'url(#projection-clip)')
     .attr('x1', x(ends[0][0])).attr('y1', y(ends[0][1])).attr('x2', x(ends[1][0])).attr('y2', y(ends[1][1]));
   svg.append('line').attr('class', 'query-arrow').attr('x1', x(0)).attr('y1', y(0)).attr('x2', x(query[0])).attr('y2', y(query[1]))
-    .attr('stroke', SET_COLORS[0]);
-  svg.append('text').attr('class', 'point-label').attr('fill', SET_COLORS[0]).attr('x', x(query[0]) + 6).attr('y', y(query[1]) - 6).text(`q (${queryLabel})`);
+    .style('stroke', SET_COLORS[0]);
+  svg.append('text').attr('class', 'point-label').style('fill', SET_COLORS[0]).attr('x', x(query[0]) + 6).attr('y', y(query[1]) - 6).text(`q (${queryLabel})`);
   const best = along.indexOf(Math.max(...along));
   for (let j = 0; j < n; j++) {
     const k = [keys[2 * j], keys[2 * j + 1]];
     const foot = [along[j] * unit[0], along[j] * unit[1]];
     const g = svg.append('g').attr('class', `key${j === best ? ' best' : ''}`).attr('data-key', j).attr('data-along', along[j]).attr('data-score', scores[j]);
     g.append('line').attr('class', 'drop').attr('x1', x(k[0])).attr('y1', y(k[1])).attr('x2', x(foot[0])).attr('y2', y(foot[1]));
-    g.append('circle').attr('cx', x(k[0])).attr('cy', y(k[1])).attr('r', 5).attr('fill', SET_COLORS[1]);
+    g.append('circle').attr('cx', x(k[0])).attr('cy', y(k[1])).attr('r', 5).style('fill', SET_COLORS[1]);
     g.append('circle').attr('class', 'foot').attr('cx', x(foot[0])).attr('cy', y(foot[1])).attr('r', 3);
-    g.append('text').attr('class', 'point-label').attr('fill', SET_COLORS[1]).attr('x', x(k[0]) + 7).attr('y', y(k[1]) + 4).text(keyLabels[j]);
+    g.append('text').attr('class', 'point-label').style('fill', SET_COLORS[1]).attr('x', x(k[0]) + 7).attr('y', y(k[1]) + 4).text(keyLabels[j]);
   }
+  // Its numbers: each key's coordinates, where its foot lies along q̂, and its score.
+  exportMenu(container, svg.node(), {
+    title,
+    rowLabels: keyLabels,
+    colLabels: [...axisNames.slice(0, 2), 'k · q̂', 'score q · k'],
+    values: keyLabels.flatMap((_, j) => [keys[2 * j], keys[2 * j + 1], along[j], scores[j]]),
+    rows: n,
+    cols: 4,
+  }, title);
   return { along, best };
 }
