@@ -8,6 +8,7 @@ import { bars } from '../components/bars.js';
 import { availableWidth, heatmap } from '../components/heatmap.js';
 import { markStale, readNumber } from '../components/inputs.js';
 import { chapter } from '../components/chapter.js';
+import { float32Text, kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 
@@ -130,6 +131,18 @@ chapter(async (attn) => {
   });
   heatmap(fig('encoder-states'), states, { title: 'Encoder states hⱼ (notebook 000)', rowLabels: TOKENS, colLabels: dims(3, 'x'), domain: [0, 1] });
   inputs.forEach((el) => el.addEventListener('input', draw));
+  const link = linkState({
+    scores: {
+      ...kinds.float32s({ count: TOKENS.length }),
+      default: Float32Array.from(SCORES),
+      get: () => {
+        const values = inputs.map((el) => (el.value.trim() === '' ? NaN : Number(el.value)));
+        return values.every(Number.isFinite) ? Float32Array.from(values) : undefined;
+      },
+      set: (values) => values.forEach((v, i) => (inputs[i].value = float32Text(v))),
+    },
+  }, { restore: draw });
+  await link.ready;
   // The diagram changes layout with the width of the page.
   new ResizeObserver(() => lastWeights && diagram(fig('bottleneck').querySelector('.diagram-holder'), lastWeights))
     .observe(document.querySelector('main'));

@@ -5,6 +5,7 @@ import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../compon
 import { markStale, readNumber } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
 import { chapter } from '../components/chapter.js';
+import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
@@ -51,7 +52,7 @@ chapter(async (attn) => {
     }
   });
 
-  matrixEditor(document.querySelector('[data-editor="inputs"]'), inputs, {
+  const editor = matrixEditor(document.querySelector('[data-editor="inputs"]'), inputs, {
     caption: 'Input embeddings x⁽ⁱ⁾ (edit any value)',
     rowLabels: TOKENS,
     colLabels: dims(3, 'x'),
@@ -62,6 +63,20 @@ chapter(async (attn) => {
   });
   query.addEventListener('change', draw);
   factor.addEventListener('input', draw);
+  const link = linkState({
+    inputs: {
+      ...kinds.float32s({ count: NOTEBOOK_INPUTS.flat().length }),
+      default: Float32Array.from(NOTEBOOK_INPUTS.flat()),
+      get: () => inputs?.data ?? undefined,
+      set: (values) => {
+        inputs = attn.tensor(values, [TOKENS.length, 3]);
+        editor.set(values);
+      },
+    },
+    query: { ...kinds.named(TOKENS), default: 1, get: () => Number(query.value), set: (i) => (query.value = String(i)) },
+    factor: { ...kinds.number(), default: 1, control: '#factor' },
+  }, { restore: draw });
+  await link.ready;
   draw();
   await new Promise(requestAnimationFrame);
 });

@@ -4,6 +4,7 @@ import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../compon
 import { markStale, readNumber } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
 import { chapter } from '../components/chapter.js';
+import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { scorePanel } from '../components/score-panel.js';
@@ -59,6 +60,7 @@ chapter(async (attn) => {
       heatmap(fig('scaled-scores'), t.scaledScores, { title: `Scaled scores Q Kᵀ / √d_k, d_k = ${dOut}`, ...tokens, ...traceable });
       heatmap(fig('trainable-weights'), t.weights, { title: 'Attention weights A = softmax(Q Kᵀ / √d_k)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
       if (traced) panel.show(attn.explainScore(t, ...traced), { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS });
+      else panel.clear();
       heatmap(fig('trainable-context'), t.context, { title: 'Context vectors Z = A V', rowLabels: TOKENS, colLabels: outLabels });
       report(null);
     } catch (error) {
@@ -113,7 +115,7 @@ chapter(async (attn) => {
       `query is “${TOKENS[nearest]}”${nearest === best ? ' too' : `, whose score is only ${scores[nearest].toFixed(4)}`}. ${summary}`;
   }
 
-  matrixEditor(document.querySelector('[data-editor="inputs"]'), inputs, {
+  const editor = matrixEditor(document.querySelector('[data-editor="inputs"]'), inputs, {
     caption: 'Input embeddings (edit any value)',
     rowLabels: TOKENS,
     colLabels: dims(3, 'x'),
@@ -126,6 +128,23 @@ chapter(async (attn) => {
   dOutInput.addEventListener('input', draw);
   projectionQuery.addEventListener('change', draw);
   onThemeChange(draw); // the 3-D view takes its colours from the theme when it is drawn
+  const SEEDS = { min: -(2 ** 53) + 1, max: 2 ** 53 - 1 };
+  const link = linkState({
+    seed: { ...kinds.integer(SEEDS), default: 123, control: '#seed' },
+    d_out: { ...kinds.integer({ min: 1, max: 8 }), default: 2, control: '#d-out' },
+    inputs: {
+      ...kinds.float32s({ count: NOTEBOOK_INPUTS.flat().length }),
+      default: Float32Array.from(NOTEBOOK_INPUTS.flat()),
+      get: () => inputs?.data ?? undefined,
+      set: (values) => {
+        inputs = attn.tensor(values, [TOKENS.length, 3]);
+        editor.set(values);
+      },
+    },
+    projection_query: { ...kinds.named(TOKENS), default: 1, get: () => Number(projectionQuery.value), set: (i) => (projectionQuery.value = String(i)) },
+    trace: { ...kinds.tuple({ size: 2, max: [TOKENS.length, TOKENS.length] }), default: null, get: () => traced, set: (cell) => (traced = cell) },
+  }, { restore: draw });
+  await link.ready;
   draw();
   await new Promise(requestAnimationFrame);
 });

@@ -2,6 +2,7 @@
 // scaled dot-product attention.
 import { bars } from '../components/bars.js';
 import { chapter } from '../components/chapter.js';
+import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { chapter4 } from './pytorch.js';
@@ -54,6 +55,17 @@ chapter(async (attn) => {
   });
   $('#factor').addEventListener('input', draw);
   $('#dk').addEventListener('input', draw);
+  // The sliders move in powers of ten (the factor) and of two (d_k); the link names the exponent and d_k itself.
+  const link = linkState({
+    log10_factor: { ...kinds.number({ min: -1, max: 2 }), default: 0, control: '#factor' },
+    d_k: {
+      ...kinds.oneOf(Array.from({ length: 11 }, (_, k) => String(2 ** k))),
+      default: '64',
+      get: () => String(2 ** Number($('#dk').value)),
+      set: (dk) => ($('#dk').value = String(Math.log2(Number(dk)))),
+    },
+  }, { restore: draw });
+  await link.ready;
   draw();
   await new Promise(requestAnimationFrame);
 });

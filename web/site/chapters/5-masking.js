@@ -2,6 +2,7 @@
 // (SelfAttentionV1, seed 123), through scaledDotProductAttention.
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { chapter } from '../components/chapter.js';
+import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { scorePanel } from '../components/score-panel.js';
@@ -17,6 +18,8 @@ chapter(async (attn) => {
   sa.dispose();
   const T = TOKENS.length;
   const clicked = new Uint8Array(T * T); // 1 = masked by the reader
+  /** The cells the reader masked, as [query, key] pairs. */
+  const clickedCells = () => [...clicked.keys()].filter((k) => clicked[k]).map((k) => [Math.floor(k / T), k % T]);
   const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
   const pytorch = pytorchPanel($('[data-pytorch]'));
   const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a cell of the masked scores or of the weights with the mask (or move to one with the arrow keys and press Enter) to trace that one number.' });
@@ -64,10 +67,10 @@ chapter(async (attn) => {
       if (traced) {
         const e = attn.explainScore({ queries, keys, values, weights: after.weights }, ...traced);
         panel.show(e, { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS, context: masked(...traced) ? 'a masked key' : '' });
+      } else {
+        panel.clear();
       }
-      const cells = [];
-      clicked.forEach((c, k) => c && cells.push([Math.floor(k / T), k % T]));
-      pytorch.update(chapter5({ inputs: attn.tensor(NOTEBOOK_INPUTS), tokens: TOKENS, causal: $('#causal').checked, length, cells, fillValue, mask: after.mask }));
+      pytorch.update(chapter5({ inputs: attn.tensor(NOTEBOOK_INPUTS), tokens: TOKENS, causal: $('#causal').checked, length, cells: clickedCells(), fillValue, mask: after.mask }));
       report(null);
     } catch (error) {
       report(error);
@@ -78,6 +81,23 @@ chapter(async (attn) => {
     clicked.fill(0);
     draw();
   });
+  const cell = { size: 2, max: [T, T] }; // (query, key), 1-based in the link
+  const link = linkState({
+    causal: { ...kinds.boolean(), default: true, control: '#causal' },
+    fill: { ...kinds.oneOf(['-inf', '-1e9']), default: '-inf', control: '#fill' },
+    keys: { ...kinds.integer({ min: 0, max: T }), default: T, control: '#length' },
+    masked: {
+      ...kinds.tuples({ ...cell, count: T * T }),
+      default: [],
+      get: clickedCells,
+      set: (list) => {
+        clicked.fill(0);
+        for (const [i, j] of list) clicked[i * T + j] = 1;
+      },
+    },
+    trace: { ...kinds.tuple(cell), default: null, get: () => traced, set: (at) => (traced = at) },
+  }, { restore: draw });
+  await link.ready;
   draw();
   await new Promise(requestAnimationFrame);
 });

@@ -4,6 +4,7 @@ import { headView } from '../components/head-view.js';
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { markStale, readNumber, showProblem } from '../components/inputs.js';
 import { chapter } from '../components/chapter.js';
+import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { oneHead, scorePanel } from '../components/score-panel.js';
@@ -20,8 +21,10 @@ chapter(async (attn) => {
   const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a cell of a head\'s map (or move to one with the arrow keys and press Enter) to trace that one number through its head.' });
   let traced = null; // [head, query, key]
 
+  const wordsOf = (sentence) => sentence.trim().split(/\s+/).filter(Boolean);
+
   const draw = perFrame(() => {
-    const all = $('#sentence').value.trim().split(/\s+/).filter(Boolean);
+    const all = wordsOf($('#sentence').value);
     const words = all.slice(0, MAX_WORDS);
     showProblem($('#sentence'), all.length === 0 ? 'Type a sentence: at least one word.' : '');
     $('#sentence-note').textContent = all.length > MAX_WORDS
@@ -69,7 +72,8 @@ chapter(async (attn) => {
         traced = null; // the sentence or the heads changed under it
         panel.clear();
       }
-      if (traced) {
+      if (!traced) panel.clear();
+      else {
         const [h, i, j] = traced;
         const e = attn.explainScore(oneHead(t, h), i, j);
         panel.show(e, { i, j, queryLabel: words[i], keyLabels: words, context: `head ${h + 1}` });
@@ -85,6 +89,35 @@ chapter(async (attn) => {
     }
   });
   for (const id of ['#sentence', '#heads', '#causal', '#seed']) $(id).addEventListener('input', draw);
+  const HEADS = [...$('#heads').options].map((o) => o.value);
+  const link = linkState({
+    sentence: { ...kinds.text({ maxLength: 500 }), default: $('#sentence').value, control: '#sentence' },
+    heads: { ...kinds.oneOf(HEADS), default: '4', control: '#heads' },
+    causal: { ...kinds.boolean(), default: false, control: '#causal' },
+    seed: { ...kinds.integer({ min: -(2 ** 53) + 1, max: 2 ** 53 - 1 }), default: 0, control: '#seed' },
+    // (head, query, key) of the traced number, in the map of the sentence and heads set above
+    trace: {
+      ...kinds.tuple({ size: 3, max: [12, MAX_WORDS, MAX_WORDS] }),
+      default: null,
+      get: () => traced,
+      set: (at, note) => {
+        const T = Math.min(MAX_WORDS, wordsOf($('#sentence').value).length);
+        const inside = at === null || (at[0] < Number($('#heads').value) && at[1] < T && at[2] < T);
+        if (!inside) note(`Its traced number (head ${at[0] + 1}, query ${at[1] + 1}, key ${at[2] + 1}) is outside the maps of this sentence and these heads.`);
+        traced = inside ? at : null;
+      },
+    },
+    head_view: {
+      ...kinds.tuples({ size: 1, max: [12], count: 12 }),
+      default: [[0]],
+      get: () => [...shownHeads].sort((a, b) => a - b).map((h) => [h]),
+      set: (list) => {
+        shownHeads.clear();
+        for (const [h] of list) shownHeads.add(h);
+      },
+    },
+  }, { restore: draw });
+  await link.ready;
   draw();
   await new Promise(requestAnimationFrame);
 });

@@ -11,6 +11,7 @@ import { markStale, readNumber, showProblem } from '../components/inputs.js';
 import { lineChart } from '../components/line-chart.js';
 import { adoptLegacyModel, deleteModel, getActiveId, listModels, modelBytes, saveModel, setActiveId } from '../components/model-store.js';
 import { chapter } from '../components/chapter.js';
+import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { oneHead, scorePanel } from '../components/score-panel.js';
 import { onThemeChange } from '../components/theme.js';
@@ -29,6 +30,7 @@ chapter(async (attn) => {
   let active = null; // {meta, model, tokenizer, bytes}
   const current = () => active ?? shipped;
   let probeReport = null; // the active model's measurement, when it has arrived
+  let link = null; // the page's state in its address (linkState), once the page has started
 
   /** Describes a checkpoint for the list: its size and tokens. */
   function describeBytes(bytes) {
@@ -108,6 +110,7 @@ chapter(async (attn) => {
     }
     renderList();
     modelChanged();
+    link?.record();
   }
 
   function disposeActive() {
@@ -176,9 +179,7 @@ chapter(async (attn) => {
       digits: 2,
       domain: [0, 1],
     });
-    $('#head-view-layer').value = String(r.bestLayer);
-    headViewHeads.clear();
-    headViewHeads.add(r.bestHead);
+    if (!headViewChosen) showInHeadView(r.bestLayer, [r.bestHead]);
     drawAttention();
   };
 
@@ -243,6 +244,13 @@ chapter(async (attn) => {
   // ---- attention of every layer and head on the reader's text: what the last
   // token predicts and looks at, and the head view of one layer
   const headViewHeads = new Set([0]);
+  // Until the reader (or a link) picks a layer or heads, the head view shows the head that looks hardest at the subject.
+  let headViewChosen = false;
+  function showInHeadView(layer, heads) {
+    $('#head-view-layer').value = String(layer);
+    headViewHeads.clear();
+    for (const h of heads) headViewHeads.add(h);
+  }
 
   const attentionFigures = ['#probe-claim', '#probe-next', '#probe-heads', '[data-figure="model-attention"]', '[data-figure="trained-head-view"]',
     '[data-score-panel]'];
@@ -282,6 +290,7 @@ chapter(async (attn) => {
     const select = $('#head-view-layer');
     select.replaceChildren(...Array.from({ length: nLayer }, (_, l) => new Option(`layer ${l + 1}`, String(l))));
     headViewHeads.clear();
+    headViewChosen = false;
     traced = null; // a new model: nothing traced yet
     // One switch per head; a new model starts with every head on.
     switchedOff.clear();
@@ -303,11 +312,20 @@ chapter(async (attn) => {
     }));
   }
 
+  /** Switches off exactly these heads ("layer.head", 0-based), ticks the switches to match, and says whether anything changed. */
+  function switchOff(keys) {
+    const before = [...switchedOff].sort().join(',');
+    switchedOff.clear();
+    for (const key of keys) switchedOff.add(key);
+    for (const box of $('#head-switches').querySelectorAll('input')) box.checked = !switchedOff.has(`${box.dataset.layer}.${box.dataset.head}`);
+    const after = [...switchedOff].sort().join(',');
+    if (after) $('#head-switches').dataset.off = after;
+    else delete $('#head-switches').dataset.off;
+    return after !== before;
+  }
   $('#head-switches').addEventListener('change', ({ target }) => {
     const key = `${target.dataset.layer}.${target.dataset.head}`;
-    if (target.checked) switchedOff.delete(key);
-    else switchedOff.add(key);
-    $('#head-switches').dataset.off = [...switchedOff].sort().join(',');
+    switchOff(target.checked ? [...switchedOff].filter((k) => k !== key) : [...switchedOff, key]);
     drawAttention();
     measure();
   });
@@ -398,8 +416,12 @@ chapter(async (attn) => {
   $('#probe').addEventListener('input', drawAttention);
   onThemeChange(drawAttention); // the canvas maps take their label colour from the theme when they are drawn
   $('#head-view-layer').addEventListener('change', () => {
+    headViewChosen = true;
     headViewHeads.clear();
     drawAttention();
+  });
+  $('[data-figure="trained-head-view"]').addEventListener('click', ({ target }) => {
+    if (target.closest('button.head-button')) headViewChosen = true; // the head view has already changed its heads
   });
   // The model view's small maps open, one at a time, in the head view.
   $('[data-figure="model-attention"]').addEventListener('click', (event) => {
@@ -414,9 +436,8 @@ chapter(async (attn) => {
     }
     const cell = target.closest('button.open-head-view')?.closest('figure');
     if (!cell) return;
-    $('#head-view-layer').value = cell.dataset.layer;
-    headViewHeads.clear();
-    headViewHeads.add(Number(cell.dataset.head));
+    headViewChosen = true;
+    showInHeadView(Number(cell.dataset.layer), [Number(cell.dataset.head)]);
     drawAttention();
     const view = $('[data-figure="trained-head-view"]');
     view.scrollIntoView({ block: 'start' });
@@ -635,11 +656,93 @@ chapter(async (attn) => {
     }
   });
 
-  // ---- start: the saved models, and the one that was active at the last visit
+  // ---- start: the saved models, then the link's model (without one, the model that was active at the last
+  // visit) and the rest of its settings
   await adoptLegacyModel(describeBytes).catch(() => null);
   saved = await listModels();
   const last = await getActiveId().catch(() => undefined);
   setRunning('idle');
-  await activate(last && saved.some((m) => m.id === last) ? last : 'shipped');
+  const config = () => current().model.config;
+  /** How many tokens of `text` the maps show (0 if the model cannot read it). */
+  const tokensIn = (text) => {
+    try {
+      return Math.min(config().blockSize, current().tokenizer.encode(text).length);
+    } catch {
+      return 0;
+    }
+  };
+  const headName = ([l, h]) => `layer ${l + 1}, head ${h + 1}`;
+  let started = false;
+  const integer = (min, max) => kinds.integer({ min, max });
+  link = linkState({
+    model: {
+      ...kinds.text({ maxLength: 64 }),
+      default: last && saved.some((m) => m.id === last) ? last : 'shipped',
+      always: true, // a link names its model, so that it opens the same one wherever the reader's last model was
+      get: () => active?.meta.id ?? 'shipped',
+      set: async (id, note) => {
+        if (started && id === (active?.meta.id ?? 'shipped')) return;
+        started = true;
+        if (id !== 'shipped' && !saved.some((m) => m.id === id)) {
+          note(`Its model “${id}” is not saved in this browser (a model lives in the browser that trained or uploaded it), so the shipped model is shown.`);
+          id = 'shipped';
+        }
+        await activate(id);
+      },
+    },
+    off: {
+      ...kinds.tuples({ size: 2, max: [64, 64], count: 64 * 64 }),
+      default: [],
+      get: () => [...switchedOff].map((key) => key.split('.').map(Number)).sort((a, b) => a[0] - b[0] || a[1] - b[1]),
+      set: (heads, note) => {
+        const { nLayer, nHead } = config();
+        const absent = heads.filter(([l, h]) => l >= nLayer || h >= nHead);
+        if (absent.length) note(`This model has no ${absent.map(headName).join(' or ')} to switch off.`);
+        if (switchOff(heads.filter((lh) => !absent.includes(lh)).map(([l, h]) => `${l}.${h}`))) measure();
+      },
+    },
+    text: { ...kinds.text({ maxLength: 2000 }), default: $('#probe').value, control: '#probe' },
+    trace: {
+      ...kinds.tuple({ size: 4, max: [64, 64, 4096, 4096] }),
+      default: null,
+      get: () => traced,
+      set: (at, note) => {
+        const inside = at === null || (at[0] < config().nLayer && at[1] < config().nHead && at[2] < tokensIn($('#probe').value) && at[3] < tokensIn($('#probe').value));
+        if (!inside) note(`Its traced number (${headName(at)}, query ${at[2] + 1}, key ${at[3] + 1}) is outside the maps of this model and text.`);
+        traced = inside ? at : null;
+      },
+    },
+    head_view: {
+      // "layer:head,head" (1-based); nothing while the head view shows the subject head
+      parse: (text) => {
+        const [, layer, heads] = /^(\d{1,2}):(\d{1,2}(?:,\d{1,2})*)$/.exec(text) ?? [];
+        if (!layer || Number(layer) < 1 || heads.split(',').some((h) => Number(h) < 1)) throw new Error('must be a layer and its heads, like 2:4 or 2:1,4');
+        return { layer: Number(layer) - 1, heads: heads.split(',').map((h) => Number(h) - 1) };
+      },
+      format: (view) => (view ? `${view.layer + 1}:${view.heads.map((h) => h + 1).join(',')}` : ''),
+      default: null,
+      get: () => (headViewChosen ? { layer: Number($('#head-view-layer').value), heads: [...headViewHeads].sort((a, b) => a - b) } : null),
+      set: (view, note) => {
+        const { nLayer, nHead } = config();
+        if (view && (view.layer >= nLayer || view.heads.some((h) => h >= nHead))) {
+          note(`Its head view shows heads this model does not have (layer ${view.layer + 1}, heads ${view.heads.map((h) => h + 1).join(', ')}).`);
+          view = null;
+        }
+        headViewChosen = view !== null;
+        if (view) showInHeadView(view.layer, view.heads);
+        else if (probeReport && !probeReport.error) showInHeadView(probeReport.bestLayer, [probeReport.bestHead]);
+      },
+    },
+    prompt: { ...kinds.text({ maxLength: 2000 }), default: $('#prompt').value, control: '#prompt' },
+    temperature: { ...kinds.number({ min: 0, max: 10 }), default: 0.8, control: '#temperature' },
+    top_k: { ...integer(0, 1e6), default: 0, control: '#top-k' },
+    max_new_tokens: { ...integer(1, 2000), default: 60, control: '#max-new' },
+    tokenizer: { ...kinds.oneOf(['word', 'char']), default: 'word', control: '#tokenizer-choice' },
+    n_layer: { ...integer(1, 6), default: 2, control: '#layers' },
+    n_head: { ...integer(1, 8), default: 4, control: '#train-heads' },
+    n_embd: { ...integer(8, 256), default: 64, control: '#embd' },
+    max_iters: { ...integer(1, 100000), default: 1200, control: '#iters' },
+  }, { restore: drawAttention });
+  await link.ready;
   await new Promise(requestAnimationFrame);
 });

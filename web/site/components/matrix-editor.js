@@ -2,7 +2,9 @@
 // of a (rows, cols) matrix. Calls onChange(tensor) after every edit, with
 // null while any cell does not hold a number; that cell is marked invalid and
 // the problem is shown beside the table (role="alert"), never replaced by a default.
+// Returns {set(values)}, which fills every cell (a link being opened) without calling onChange.
 import { showProblem } from './inputs.js';
+import { float32Text } from './link-state.js';
 
 export function matrixEditor(container, tensor, { rowLabels, colLabels, caption, step = 0.01, onChange }) {
   const [rows, cols] = tensor.shape;
@@ -56,4 +58,15 @@ export function matrixEditor(container, tensor, { rowLabels, colLabels, caption,
     }
   }
   container.appendChild(table);
+  return {
+    set(values) {
+      data.set(values);
+      bad.clear();
+      for (const input of table.querySelectorAll('input')) {
+        input.value = float32Text(data[Number(input.dataset.row) * cols + Number(input.dataset.col)]);
+        input.setAttribute('aria-invalid', 'false');
+      }
+      showProblem(table.querySelector('input'), '');
+    },
+  };
 }

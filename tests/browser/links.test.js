@@ -1,0 +1,239 @@
+// Links that restore a figure: every chapter keeps its state in its address;
+// the "Copy link" button's link opens the same figures, pixel for pixel, in a
+// browser that has never seen the site; back and forward step through edits;
+// a malformed or hostile link falls back to the defaults with a note, and
+// never throws or injects markup.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { artifactPath, assertClean, comparePngs, dataUrl, openPage, useSite } from './harness.js';
+
+const site = useSite();
+const VIEWPORT = { width: 1280, height: 900 };
+
+const cellValue = (page, figure, i, j) =>
+  page.$eval(`[data-figure="${figure}"] g.heatmap-row[data-row="${i}"] g.cell[data-col="${j}"]`, (e) => Number(e.dataset.value));
+const mapValues = (page, figure) =>
+  page.$$eval(`[data-figure="${figure}"] g.cell`, (cells) => cells.map((c) => Number(c.dataset.value)));
+
+/** The page's address once its latest edit is recorded (edits are written a moment after they happen). */
+async function settledUrl(page) {
+  let url = page.url();
+  for (;;) {
+    await page.waitForTimeout(400);
+    if (page.url() === url) return url;
+    url = page.url();
+  }
+}
+
+/** Screenshots of every figure and traced-number panel of the page, with nothing focused or hovered. */
+async function figures(page) {
+  await page.mouse.move(0, 0);
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const shots = {};
+  for (const element of await page.$$('[data-figure], [data-score-panel]')) {
+    if (!(await element.isVisible())) continue;
+    const name = await element.evaluate((e) => e.dataset.figure ?? 'trace panel');
+    shots[name] = await element.screenshot();
+  }
+  return shots;
+}
+
+/**
+ * Edits a chapter (edit(page)), copies its link with the button, opens the link in a new browser
+ * context (a fresh profile) and compares every figure pixel for pixel: the link.
+ */
+async function copiedLinkRestores(path, edit, { ready = async () => {} } = {}) {
+  const context = await site.browser.newContext({ viewport: VIEWPORT, permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await context.newPage();
+  await page.goto(`${site.server.url}${path}.html`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
+  await edit(page);
+  await settledUrl(page);
+  await page.click('#copy-link');
+  await page.waitForFunction(() => /^Link copied/.test(document.querySelector('.link-bar [role="status"]').textContent));
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(link, page.url(), 'the copied link is the page\'s address');
+  const before = await figures(page);
+  await context.close();
+
+  const fresh = await openPage(site.browser, site.server.origin, VIEWPORT);
+  await fresh.page.goto(link);
+  await fresh.page.waitForSelector('body[data-ready="true"]');
+  await ready(fresh.page);
+  assert.equal(await fresh.page.isVisible('.link-note'), false, 'a link the page wrote is read in full');
+  const after = await figures(fresh.page);
+  assert.deepEqual(Object.keys(after), Object.keys(before));
+  for (const [name, shot] of Object.entries(before)) {
+    const { differing, sizes } = await comparePngs(fresh.page, dataUrl('image/png', shot), dataUrl('image/png', after[name]), 0);
+    assert.deepEqual(sizes[1], sizes[0], `${path}, ${name}: the same size`);
+    assert.equal(differing, 0, `${path}, ${name}: ${differing} pixels differ`);
+  }
+  await fresh.page.screenshot({ path: artifactPath(`link-${path.split('/').pop()}.png`), fullPage: true });
+  await fresh.context.close();
+  assertClean(fresh.problems);
+  return { link, figures: Object.keys(before) };
+}
+
+test('chapters 1-4: a copied link opens the same figures in a new browser', async () => {
+  let { link } = await copiedLinkRestores('chapters/1-why-attention', async (page) => {
+    await page.fill('#score-1', '3.5');
+  });
+  assert.match(link, /\?v=1&scores=0\.5,3\.5,1,0,-1,0\.5$/);
+  ({ link } = await copiedLinkRestores('chapters/2-self-attention', async (page) => {
+    await page.fill('[data-editor="inputs"] input[data-row="1"][data-col="0"]', '0.9');
+    await page.selectOption('#query', { label: 'starts' });
+    await page.fill('#factor', '2.5');
+  }));
+  assert.match(link, /\?v=1&inputs=0\.43,0\.15,0\.89,0\.9,0\.87,[^&]*&query=starts&factor=2\.5$/);
+  ({ link } = await copiedLinkRestores('chapters/3-trainable-weights', async (page) => {
+    await page.fill('#seed', '5');
+    await page.fill('[data-editor="inputs"] input[data-row="4"][data-col="2"]', '-0.3');
+    await page.click('[data-figure="trainable-weights"] g.heatmap-row[data-row="2"] g.cell[data-col="4"]');
+    await page.fill('#d-out', '3');
+    await page.waitForSelector('[data-figure="space"] svg.scatter3d');
+  }));
+  assert.match(link, /\?v=1&seed=5&d_out=3&inputs=[^&]*,-0\.3,[^&]*&trace=3\.5$/);
+  ({ link } = await copiedLinkRestores('chapters/4-scaling', async (page) => {
+    await page.locator('#factor').fill('0.5');
+    await page.locator('#dk').fill('3');
+  }));
+  assert.match(link, /\?v=1&log10_factor=0\.5&d_k=8$/);
+});
+
+test('chapters 5 and 6: clicked mask cells, traced numbers and the head view travel in the link', async () => {
+  let { link } = await copiedLinkRestores('chapters/5-masking', async (page) => {
+    await page.click('#causal');
+    await page.selectOption('#fill', '-1e9');
+    await page.locator('#length').fill('4');
+    await page.click('[data-figure="mask"] g.heatmap-row[data-row="0"] g.cell[data-col="1"]');
+    await page.click('[data-figure="mask"] g.heatmap-row[data-row="3"] g.cell[data-col="2"]');
+    await page.click('[data-figure="weights-after"] g.heatmap-row[data-row="2"] g.cell[data-col="1"]');
+    await page.waitForSelector('[data-score-panel][data-score]');
+  });
+  assert.match(link, /\?v=1&causal=0&fill=-1e9&keys=4&masked=1\.2,4\.3&trace=3\.2$/);
+  ({ link } = await copiedLinkRestores('chapters/6-multi-head', async (page) => {
+    await page.fill('#sentence', 'the dog chased the cat');
+    await page.selectOption('#heads', '6');
+    await page.click('#causal');
+    await page.fill('#seed', '3');
+    await page.click('[data-figure="grid"] figure[data-head="1"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]');
+    await page.click('.head-picker button[data-head="2"]');
+  }));
+  assert.match(link, /\?v=1&sentence=the\+dog\+chased\+the\+cat&heads=6&causal=1&seed=3&trace=2\.4\.2&head_view=1,3$/);
+});
+
+test('chapter 7: the model, switched-off heads, the traced number, the head view and the settings travel in the link', async () => {
+  const measured = (page) => page.waitForSelector('#probe-summary[data-best]');
+  const { link } = await copiedLinkRestores('chapters/7-language-model', async (page) => {
+    await page.fill('#probe', 'The dogs, which slept near the cat,');
+    await page.click('#head-switches input[data-layer="1"][data-head="3"]');
+    await page.waitForSelector('#probe-summary[data-best]');
+    await page.selectOption('#head-view-layer', '0');
+    await page.click('[data-figure="trained-head-view"] .head-picker button[data-head="2"]');
+    const map = page.locator('[data-figure="model-attention"] figure[data-layer="1"][data-head="0"] canvas');
+    const { left, top, cell } = await map.evaluate((c) => ({ left: Number(c.dataset.left), top: Number(c.dataset.top), cell: Number(c.dataset.cell) }));
+    await map.click({ position: { x: left + 1.5 * cell, y: top + 8.5 * cell } });
+    await page.waitForSelector('[data-score-panel][data-score]');
+    await page.fill('#temperature', '1.2');
+    await page.fill('#iters', '300');
+  }, { ready: measured });
+  assert.match(link, /\?v=1&model=shipped&off=2\.4&text=The\+dogs,\+which\+slept\+near\+the\+cat,&trace=2\.1\.9\.2&head_view=1:1,3&temperature=1\.2&max_iters=300$/);
+});
+
+test('back and forward step through the reader\'s edits, one step per edit', async () => {
+  const { page, context, problems } = await site.load('chapters/3-trainable-weights');
+  const states = [{ url: page.url(), weights: await mapValues(page, 'trainable-weights') }];
+  const edit = async (action) => {
+    await action();
+    states.push({ url: await settledUrl(page), weights: await mapValues(page, 'trainable-weights') });
+  };
+  // typed key by key, slowly enough that "4" is recorded before "2" is typed: still one step
+  await edit(async () => {
+    await page.fill('#seed', '');
+    await page.locator('#seed').pressSequentially('42', { delay: 400 });
+  });
+  await edit(() => page.fill('#d-out', '4'));
+  await edit(() => page.click('[data-figure="trainable-weights"] g.heatmap-row[data-row="0"] g.cell[data-col="5"]'));
+  assert.deepEqual(states.map((s) => new URL(s.url).search), ['', '?v=1&seed=42', '?v=1&seed=42&d_out=4', '?v=1&seed=42&d_out=4&trace=1.6']);
+  for (const k of [2, 1, 0]) {
+    await page.goBack();
+    await page.waitForFunction((w) => document.querySelector('[data-figure="trainable-weights"] g.cell').dataset.value === String(w), states[k].weights[0]);
+    await page.waitForFunction(() => !document.querySelector('[data-score-panel]').dataset.score);
+    assert.deepEqual(await mapValues(page, 'trainable-weights'), states[k].weights, `back to step ${k}`);
+    assert.equal(page.url(), states[k].url);
+  }
+  assert.equal(await page.inputValue('#seed'), '123');
+  assert.equal(await page.getAttribute('[data-score-panel]', 'data-score'), null, 'the first step traced nothing');
+  for (const k of [1, 2, 3]) {
+    await page.goForward();
+    await page.waitForFunction((url) => location.href === url, states[k].url);
+    await page.waitForFunction((w) => document.querySelector('[data-figure="trainable-weights"] g.cell').dataset.value === String(w), states[k].weights[0]);
+    assert.deepEqual(await mapValues(page, 'trainable-weights'), states[k].weights, `forward to step ${k}`);
+  }
+  await page.waitForSelector('[data-score-panel][data-key="5"]');
+  assert.equal(await page.inputValue('#d-out'), '4');
+  assert.equal(page.url(), states[3].url, 'stepping through history adds no step');
+  await context.close();
+  assertClean(problems);
+});
+
+// Each link, what its note must say, and a check that the page fell back to its defaults.
+const HOSTILE = [
+  ['chapters/3-trainable-weights', '?v=1&seed=abc&d_out=99&inputs=1,2,3&trace=7.1&mystery=1', [/“seed” must be a whole number; the link has “abc”, so “123” is used/,
+    /“d_out” must be from 1 to 8; the link has “99”/, /“inputs” must be 18 numbers separated by commas \(it has 3\)/, /“trace” has positions from 1 to 6/,
+    /no setting “mystery”: ignored/]],
+  ['chapters/3-trainable-weights', '?v=2&seed=5', [/made for version “2” of this site's links; this page reads version 1/]],
+  ['chapters/3-trainable-weights', `?v=1&seed=1e400&inputs=${Array(18).fill('NaN').join(',')}&d_out=2&d_out=3`, [/“seed” must be a whole number/, /“inputs” must be 18 numbers/, /“d_out” is given 2 times/]],
+  ['chapters/3-trainable-weights', '?v=1&seed=%E0%A4%A&__proto__=1&constructor=2&trace=1.1.1.1.1', [/“seed” must be a whole number/, /no settings “__proto__”, “constructor”/, /“trace” must be 2 whole numbers joined by dots/]],
+  ['chapters/5-masking', `?v=1&masked=${'1.1,'.repeat(50)}1.1&keys=-1&fill=javascript:alert(1)`, [/“masked” must name at most 36/, /“keys” must be from 0 to 6/, /“fill” must be one of -inf, -1e9/]],
+  ['chapters/6-multi-head', `?v=1&sentence=${'a'.repeat(600)}&heads=5&head_view=13`, [/“sentence” must be at most 500 characters long \(it has 600\)/, /“heads” must be one of 1, 2, 3, 4, 6, 12/, /“head_view” has positions from 1 to 12/]],
+  ['chapters/6-multi-head', '?v=1&heads=2&trace=4.1.1', [/traced number \(head 4, query 1, key 1\) is outside the maps of this sentence and these heads/]],
+  ['chapters/7-language-model', '?v=1&model=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&off=9.9&head_view=x&temperature=-1', [/Its model “<img src=x onerror=alert\(1\)>” is not saved in this browser/,
+    /This model has no layer 9, head 9 to switch off/, /“head_view” must be a layer and its heads/, /“temperature” must be from 0 to 10/]],
+];
+
+test('a malformed or hostile link: the defaults, a note saying what was refused, nothing injected, nothing thrown', async () => {
+  const defaults = {};
+  for (const [path, query, expected] of HOSTILE) {
+    const { page, context, problems } = await openPage(site.browser, site.server.origin, VIEWPORT);
+    const dialogs = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      d.dismiss();
+    });
+    await page.goto(`${site.server.url}${path}.html${query}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const note = await page.textContent('.link-note p');
+    for (const pattern of expected) assert.match(note, pattern, `${path}${query}`);
+    assert.equal(await page.$$eval('main img, main script', (e) => e.length), 0, 'no markup from the link');
+    // The page shows its defaults for what it refused, and its address no longer holds the refused parts.
+    const figure = { '3-trainable-weights': 'trainable-weights', '5-masking': 'weights-after', '6-multi-head': 'grid' }[path.split('/').pop()];
+    if (figure) {
+      const shown = await mapValues(page, figure);
+      if (!query.includes('heads=2')) {
+        defaults[path] ??= await (async () => {
+          const clean = await site.load(path);
+          const values = await mapValues(clean.page, figure);
+          await clean.context.close();
+          return values;
+        })();
+        assert.deepEqual(shown, defaults[path], `${path}${query}: the default figures`);
+      }
+    }
+    await page.waitForFunction(() => !/[<>]|%3C|mystery|__proto__|seed=|d_out=|masked=/.test(location.search));
+    if (path.endsWith('7-language-model')) await page.waitForSelector('#probe-summary[data-best]');
+    await page.click('.link-note button');
+    assert.equal(await page.isVisible('.link-note'), false, 'the note can be dismissed');
+    assert.deepEqual(dialogs, []);
+    await context.close();
+    assertClean(problems);
+  }
+  const { page, context } = await openPage(site.browser, site.server.origin, VIEWPORT);
+  await page.goto(`${site.server.url}chapters/7-language-model.html${HOSTILE.at(-1)[1]}`);
+  await page.waitForSelector('#probe-summary[data-best]');
+  await page.screenshot({ path: artifactPath('link-refused-note.png') });
+  await context.close();
+});
