@@ -3,7 +3,7 @@
 // Debian's Chromium headless through playwright-core.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { after, before } from 'node:test';
@@ -84,10 +84,10 @@ export async function launchBrowser() {
 
 /**
  * A page that records console errors, uncaught exceptions and every request
- * to a host other than `origin`.
+ * to a host other than `origin`. colorScheme: the system theme the page sees ('light' unless said).
  */
-export async function openPage(browser, origin, viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport });
+export async function openPage(browser, origin, viewport = { width: 1280, height: 900 }, { colorScheme = 'light' } = {}) {
+  const context = await browser.newContext({ viewport, colorScheme });
   const page = await context.newPage();
   const problems = { consoleErrors: [], pageErrors: [], foreignRequests: [], failedResponses: [] };
   page.on('console', (msg) => {
@@ -131,8 +131,8 @@ export function artifactPath(name) {
 }
 
 /** Opens a page of the site and waits until its figures are drawn. */
-export async function load(browser, server, path, viewport) {
-  const opened = await openPage(browser, server.origin, viewport);
+export async function load(browser, server, path, viewport, options) {
+  const opened = await openPage(browser, server.origin, viewport, options);
   await opened.page.goto(`${server.url}${path}.html`);
   await opened.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
   return opened;
@@ -148,10 +148,10 @@ export function assertClean(problems) {
 
 /**
  * The built site served and Chromium started for the calling test file (in
- * its before/after hooks): {server, browser, load(path, viewport)}.
+ * its before/after hooks): {server, browser, load(path, viewport, {colorScheme})}.
  */
 export function useSite() {
-  const site = { load: (path, viewport) => load(site.browser, site.server, path, viewport) };
+  const site = { load: (path, viewport, options) => load(site.browser, site.server, path, viewport, options) };
   before(async () => {
     site.server = await serveDist();
     site.browser = await launchBrowser();
@@ -182,3 +182,32 @@ export const comparePngs = (page, a, b, tolerance = 8) => page.evaluate(async ([
   return { differing, sizes: [[x.w, x.h], [y.w, y.h]] };
 }, [a, b, tolerance]);
 export const dataUrl = (type, bytes) => `data:${type};base64,${Buffer.from(bytes).toString('base64')}`;
+
+/** Clicks one download (json, csv, svg, png) of the menu of `figure` (a selector); the file's name and bytes, also kept in test-artifacts/. */
+export async function download(page, figure, format) {
+  const menu = `${figure} > details.figure-export`;
+  if (!(await page.$eval(menu, (d) => d.open))) await page.click(`${menu} > summary`);
+  const [file] = await Promise.all([page.waitForEvent('download'), page.click(`${menu} button[data-format="${format}"]`)]);
+  const path = artifactPath(`export-${file.suggestedFilename()}`);
+  await file.saveAs(path);
+  return { name: file.suggestedFilename(), bytes: readFileSync(path) };
+}
+
+/**
+ * An exported SVG file (its text), opened on a page of its own, draws what the figure `selector` of
+ * `page` draws: at most 0.2 % of the pixels differ (antialiasing at edges).
+ */
+export async function assertDrawnAlikeAlone(page, selector, svgText) {
+  // the figure without a border around it (the page's frame, not the figure's)
+  const original = await page.locator(selector).screenshot({ style: `${selector} { border-width: 0 !important; }` });
+  const box = await page.locator(selector).boundingBox();
+  const alone = await page.context().newPage();
+  // at the same fraction of a pixel as on the page, so that edges fall on the same pixels
+  await alone.setContent(`<!doctype html><body style="margin:0"><div style="position:absolute;left:${box.x % 1}px;top:${box.y % 1}px">` +
+    `${svgText.replace(/^<\?xml[^>]*>/, '')}</div></body>`);
+  const standalone = await alone.locator('svg').first().screenshot();
+  const { differing, sizes } = await comparePngs(page, dataUrl('image/png', original), dataUrl('image/png', standalone));
+  await alone.close();
+  assert.deepEqual(sizes[1], sizes[0], `${selector}: the same size alone`);
+  assert.ok(differing <= sizes[0][0] * sizes[0][1] * 0.002, `${selector}: ${differing} pixels differ alone`);
+}

@@ -20,7 +20,7 @@ const QUERY_AXIS = 'query (the token attending) →';
 const KEY_AXIS = 'key (the token attended to) →';
 
 const site = useSite();
-const load = (path, viewport = DESKTOP) => site.load(path, viewport);
+const load = (path, viewport = DESKTOP, options) => site.load(path, viewport, options);
 
 /** The alert in the control group of `selector`, once it says something. */
 async function alertBeside(page, selector) {
@@ -497,9 +497,10 @@ describe('the lesser points', () => {
 
 describe('accessibility and contrast, measured', () => {
   for (const path of ['index', ...CHAPTERS.map((c) => `chapters/${c}`)]) {
-    test(`${path}: axe finds nothing critical, serious or moderate; every number on a heatmap cell has contrast ≥ 4.5 (1280 and 390 px)`, async () => {
-      for (const viewport of [DESKTOP, PHONE]) {
-        const { page, context, problems } = await load(path, viewport);
+    test(`${path}: axe finds nothing critical, serious or moderate; every number on a heatmap cell and every other text of a figure has contrast ≥ 4.5 (1280 and 390 px, light and dark)`, async () => {
+      for (const [viewport, colorScheme] of [[DESKTOP, 'light'], [PHONE, 'light'], [DESKTOP, 'dark'], [PHONE, 'dark']]) {
+        const { page, context, problems } = await load(path, viewport, { colorScheme });
+        assert.equal(await page.getAttribute('html', 'data-theme'), colorScheme, 'the page follows the system theme');
         if (path.endsWith('7-language-model')) await page.waitForSelector('#probe-summary[data-best]');
         // the views a reader opens are checked too: a traced number and the PyTorch script
         const traceable = { '3-trainable-weights': 'trainable-weights', '5-masking': 'weights-after', '6-multi-head': 'grid' }[path.split('/').pop()];
@@ -512,11 +513,15 @@ describe('accessibility and contrast, measured', () => {
         const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
           .filter((v) => ['critical', 'serious', 'moderate'].includes(v.impact))
           .map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
-        assert.deepEqual(violations, [], `${path} at ${viewport.width}px`);
+        assert.deepEqual(violations, [], `${path} at ${viewport.width}px, ${colorScheme}`);
         const low = await page.evaluate(() => {
           const lum = (color) => {
             const [r, g, b] = color.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number).map((c) => (c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
             return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+          };
+          const contrast = (x, y) => {
+            const [a, b] = [lum(x), lum(y)].sort((p, q) => q - p);
+            return (a + 0.05) / (b + 0.05);
           };
           const out = [];
           for (const cell of document.querySelectorAll('svg.heatmap g.cell')) {
@@ -524,13 +529,21 @@ describe('accessibility and contrast, measured', () => {
             if (!text) continue;
             const fill = cell.querySelector('rect').getAttribute('fill');
             if (fill.startsWith('url(')) continue; // hatched masked cells: black on light grey
-            const [a, b] = [lum(getComputedStyle(cell.querySelector('rect')).fill), lum(getComputedStyle(text).fill)].sort((x, y) => y - x);
-            const ratio = (a + 0.05) / (b + 0.05);
+            const ratio = contrast(getComputedStyle(cell.querySelector('rect')).fill, getComputedStyle(text).fill);
             if (ratio < 4.5) out.push(`${text.textContent}: ${ratio.toFixed(2)}`);
+          }
+          // Every other text of a figure (labels, axes, legends, values above bars) stands on the page.
+          const page = getComputedStyle(document.documentElement).backgroundColor;
+          for (const text of document.querySelectorAll('main svg text')) {
+            if (text.closest('svg.heatmap g.cell, .diagram g.box, .diagram .add') || !text.textContent.trim()) continue;
+            const fill = getComputedStyle(text).fill;
+            if (!fill.startsWith('rgb')) continue;
+            const ratio = contrast(fill, page);
+            if (ratio < 4.5) out.push(`“${text.textContent}” on the page: ${ratio.toFixed(2)}`);
           }
           return out;
         });
-        assert.deepEqual(low, [], `${path} at ${viewport.width}px: low-contrast cell numbers`);
+        assert.deepEqual(low, [], `${path} at ${viewport.width}px, ${colorScheme}: low-contrast text in figures`);
         await context.close();
         assertClean(problems);
       }

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { artifactPath, assertClean, DIST, openPage, SUB_PATH, useSite } from './harness.js';
+import { artifactPath, assertClean, assertDrawnAlikeAlone, DIST, download, openPage, SUB_PATH, useSite } from './harness.js';
 
 const PAGES = [
   'index',
@@ -36,9 +36,11 @@ const rowData = (page, figure, row) =>
 
 describe('every page', () => {
   for (const path of PAGES) {
-    test(`${path}: loads cleanly, desktop and phone`, async () => {
-      for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
-        const { page, context, problems } = await load(path, viewport);
+    test(`${path}: loads cleanly, desktop and phone, light and dark`, async () => {
+      const desktop = { width: 1280, height: 900 };
+      const phone = { width: 390, height: 844 };
+      for (const [name, viewport, colorScheme] of [['desktop', desktop, 'light'], ['phone', phone, 'light'], ['desktop-dark', desktop, 'dark'], ['phone-dark', phone, 'dark']]) {
+        const { page, context, problems } = await site.load(path, viewport, { colorScheme });
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(overflow <= 0, `${name}: the page scrolls sideways by ${overflow}px`);
         await page.screenshot({ path: artifactPath(`${path.replace('chapters/', '')}-${name}.png`), fullPage: true });
@@ -222,12 +224,8 @@ test('chapter 7: with the page\'s recipe a head turns to the subject while the r
   assert.equal(await page.locator('[data-figure="heads-chart"] svg.line-chart g.series').count(), 9);
   await page.screenshot({ path: artifactPath('7-heads-learning.png'), fullPage: true });
   console.log(`chapter 7: the recipe's 1,200 steps took ${seconds.toFixed(0)} s in the browser; a head looked at the subject in ≥ 80 % of sentences from step ${emergedAt}`);
-  // both charts download their numbers: a row per measurement, a column per head and agreement
-  const downloadJson = async (figure) => {
-    await page.click(`${figure} details.figure-export > summary`);
-    const [file] = await Promise.all([page.waitForEvent('download'), page.click(`${figure} details.figure-export button[data-format="json"]`)]);
-    return JSON.parse(readFileSync(await file.path(), 'utf8'));
-  };
+  // both charts download their numbers (a row per measurement, a column per head and agreement) and their SVG
+  const downloadJson = async (figure) => JSON.parse((await download(page, figure, 'json')).bytes.toString('utf8'));
   const shares = await downloadJson('[data-figure="heads-chart"]');
   assert.equal(shares.columns.length, 9);
   assert.equal(shares.columns[8], 'agreement');
@@ -237,6 +235,12 @@ test('chapter 7: with the page\'s recipe a head turns to the subject while the r
   const loss = await downloadJson('[data-figure="loss-chart"]');
   assert.deepEqual(loss.columns, ['train', 'val']);
   assert.ok(loss.values.some(([, val]) => val !== null) && loss.values.some(([, val]) => val === null));
+  for (const [figure, lines] of [['heads-chart', 9], ['loss-chart', 2]]) {
+    const svg = (await download(page, `[data-figure="${figure}"]`, 'svg')).bytes.toString('utf8');
+    assert.equal(svg.match(/<path class="line"/g)?.length, lines, `${figure}: one line per series`);
+    await assertDrawnAlikeAlone(page, `[data-figure="${figure}"] svg.line-chart`, svg);
+  }
+  assert.equal(await page.getAttribute('[data-figure="loss-chart"] g.series[data-series="train"]', 'data-points'), '1200', 'a training loss per step');
   // the trained model keeps its heads chart once it is the active model
   assert.notEqual(await page.getAttribute('#active-model', 'data-active'), 'shipped');
   assert.equal(await page.getAttribute('[data-figure="heads-chart"]', 'data-emerged-at'), emergedAt);

@@ -24,7 +24,7 @@ export function selfContainedSvg(svg) {
   const background = document.createElementNS(SVG_NS, 'rect');
   background.setAttribute('width', '100%');
   background.setAttribute('height', '100%');
-  background.setAttribute('fill', getComputedStyle(document.body).backgroundColor);
+  background.setAttribute('fill', getComputedStyle(document.documentElement).backgroundColor);
   clone.insertBefore(background, clone.firstChild);
   return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(clone)}\n`;
 }
@@ -37,7 +37,7 @@ async function png(source, width, height, scale = 2) {
   const ctx = canvas.getContext('2d');
   if (source instanceof HTMLCanvasElement) {
     // The page's background behind the drawing, as a self-contained SVG has it.
-    ctx.fillStyle = getComputedStyle(document.body).backgroundColor;
+    ctx.fillStyle = getComputedStyle(document.documentElement).backgroundColor;
     ctx.fillRect(0, 0, canvas.width, canvas.height);
     ctx.imageSmoothingEnabled = false; // the map's cells stay sharp squares
     ctx.drawImage(source, 0, 0, canvas.width, canvas.height);

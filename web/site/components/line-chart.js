@@ -90,6 +90,7 @@ export function lineChart(container, { title, x, series, xLabel, yLabel, yDomain
     item.append('text').attr('x', 28).attr('dy', '0.35em').text(l.label);
   });
 
+  if (x.length === 0) return; // nothing to download yet
   exportMenu(container, svg.node(), {
     title,
     rowLabels: x.map(String),
