@@ -137,3 +137,15 @@ test('chapter 7: a canvas map downloads as SVG: the same cells in the same colou
   await context.close();
   assertClean(problems);
 });
+
+test('chapter 1: the diagram\'s download menu stays open when it makes the page taller (it was redrawn away), and downloads the weights its lines are drawn with', async () => {
+  const { page, context, problems } = await site.load('chapters/1-why-attention');
+  const figure = '[data-figure="bottleneck"] .diagram-holder';
+  const weights = await page.$$eval('[data-figure="bahdanau-weights"] g.bar', (b) => b.map((e) => Number(e.dataset.value)));
+  const parsed = JSON.parse((await download(page, figure, 'json')).bytes.toString('utf8'));
+  assert.deepEqual(parsed.columns, ['Your', 'journey', 'starts', 'with', 'one', 'step']);
+  assert.deepEqual(parsed.values, [weights]);
+  await assertDrawnAlikeAlone(page, `${figure} svg`, (await download(page, figure, 'svg')).bytes.toString('utf8'));
+  await context.close();
+  assertClean(problems);
+});

@@ -5,6 +5,7 @@
 import * as d3 from 'd3';
 
 import { bars } from '../components/bars.js';
+import { exportMenu } from '../components/figure-export.js';
 import { availableWidth, heatmap } from '../components/heatmap.js';
 import { markStale, readNumber } from '../components/inputs.js';
 import { chapter } from '../components/chapter.js';
@@ -88,6 +89,9 @@ function diagram(container, weights) {
   for (const [x, y, text, cls] of geometry.notes) {
     svg.append('text').attr('class', `note${cls ? ` ${cls}` : ''}`).attr('x', x).attr('y', y).text(text);
   }
+  // Its numbers are the weights its attention lines are drawn with.
+  exportMenu(container, svg.node(), { title: 'attention weights of the decoder step', rowLabels: ['α'], colLabels: TOKENS,
+    values: Array.from(weights), rows: 1, cols: TOKENS.length }, 'encoder-decoder attention');
 }
 
 chapter(async (attn) => {
@@ -143,9 +147,15 @@ chapter(async (attn) => {
     },
   }, { restore: draw });
   await link.ready;
-  // The diagram changes layout with the width of the page.
-  new ResizeObserver(() => lastWeights && diagram(fig('bottleneck').querySelector('.diagram-holder'), lastWeights))
-    .observe(document.querySelector('main'));
+  // The diagram changes layout with the width of the page (only the width: opening its download menu makes the
+  // page taller, and redrawing then would close the menu under the reader's pointer).
+  let drawnWidth = availableWidth(fig('bottleneck'));
+  new ResizeObserver(() => {
+    const width = availableWidth(fig('bottleneck'));
+    if (width === drawnWidth || !lastWeights) return;
+    drawnWidth = width;
+    diagram(fig('bottleneck').querySelector('.diagram-holder'), lastWeights);
+  }).observe(document.querySelector('main'));
   draw();
   await new Promise(requestAnimationFrame);
 });

@@ -684,7 +684,7 @@ chapter(async (attn) => {
         if (started && id === (active?.meta.id ?? 'shipped')) return;
         started = true;
         if (id !== 'shipped' && !saved.some((m) => m.id === id)) {
-          note(`Its model “${id}” is not saved in this browser (a model lives in the browser that trained or uploaded it), so the shipped model is shown.`);
+          note(`Its model “${id}” is not saved in this browser (it was deleted, or trained or uploaded in another browser), so the shipped model is shown.`);
           id = 'shipped';
         }
         await activate(id);
