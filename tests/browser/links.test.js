@@ -237,3 +237,25 @@ test('a malformed or hostile link: the defaults, a note saying what was refused,
   await page.screenshot({ path: artifactPath('link-refused-note.png') });
   await context.close();
 });
+
+test('a browser that refuses to copy: the link is shown selected, the script is shown open, each with a status saying so', async () => {
+  const { page, context, problems } = await openPage(site.browser, site.server.origin, VIEWPORT);
+  await page.addInitScript(() => {
+    navigator.clipboard.writeText = () => Promise.reject(new DOMException('refused by the test', 'NotAllowedError'));
+  });
+  await page.goto(`${site.server.url}chapters/3-trainable-weights.html?v=1&seed=9`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.click('#copy-link');
+  await page.waitForFunction(() => /did not allow copying/.test(document.querySelector('.link-bar [role="status"]').textContent));
+  const shown = page.locator('.link-bar input[aria-label="Link to this view"]');
+  assert.equal(await shown.isVisible(), true);
+  assert.equal(await shown.inputValue(), page.url());
+  assert.equal(await shown.evaluate((e) => e.selectionStart === 0 && e.selectionEnd === e.value.length), true, 'the whole link is selected');
+  assert.equal(await page.$eval('[data-pytorch] details', (d) => d.open), false);
+  await page.click('[data-pytorch] button');
+  await page.waitForFunction(() => /did not allow copying/.test(document.querySelector('[data-pytorch] [role="status"]').textContent));
+  assert.equal(await page.$eval('[data-pytorch] details', (d) => d.open), true, 'the script is shown to select by hand');
+  assert.match(await page.textContent('[data-pytorch] pre code'), /torch\.manual_seed\(9\)/);
+  await context.close();
+  assertClean(problems);
+});

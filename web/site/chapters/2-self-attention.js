@@ -8,7 +8,7 @@ import { chapter } from '../components/chapter.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
-import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
+import { dims, inputsLinkField, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 import { chapter2 } from './pytorch.js';
 
 chapter(async (attn) => {
@@ -64,15 +64,7 @@ chapter(async (attn) => {
   query.addEventListener('change', draw);
   factor.addEventListener('input', draw);
   const link = linkState({
-    inputs: {
-      ...kinds.float32s({ count: NOTEBOOK_INPUTS.flat().length }),
-      default: Float32Array.from(NOTEBOOK_INPUTS.flat()),
-      get: () => inputs?.data ?? undefined,
-      set: (values) => {
-        inputs = attn.tensor(values, [TOKENS.length, 3]);
-        editor.set(values);
-      },
-    },
+    inputs: inputsLinkField(attn, editor, { get: () => inputs, assign: (t) => (inputs = t) }),
     query: { ...kinds.named(TOKENS), default: 1, get: () => Number(query.value), set: (i) => (query.value = String(i)) },
     factor: { ...kinds.number(), default: 1, control: '#factor' },
   }, { restore: draw });

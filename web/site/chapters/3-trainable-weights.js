@@ -10,7 +10,7 @@ import { pytorchPanel } from '../components/pytorch-panel.js';
 import { scorePanel } from '../components/score-panel.js';
 import { projections, scatter, SET_COLORS } from '../components/scatter.js';
 import { onThemeChange } from '../components/theme.js';
-import { dims, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
+import { dims, inputsLinkField, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 import { chapter3 } from './pytorch.js';
 
 const norm = (v) => Math.hypot(...v);
@@ -132,15 +132,7 @@ chapter(async (attn) => {
   const link = linkState({
     seed: { ...kinds.integer(SEEDS), default: 123, control: '#seed' },
     d_out: { ...kinds.integer({ min: 1, max: 8 }), default: 2, control: '#d-out' },
-    inputs: {
-      ...kinds.float32s({ count: NOTEBOOK_INPUTS.flat().length }),
-      default: Float32Array.from(NOTEBOOK_INPUTS.flat()),
-      get: () => inputs?.data ?? undefined,
-      set: (values) => {
-        inputs = attn.tensor(values, [TOKENS.length, 3]);
-        editor.set(values);
-      },
-    },
+    inputs: inputsLinkField(attn, editor, { get: () => inputs, assign: (t) => (inputs = t) }),
     projection_query: { ...kinds.named(TOKENS), default: 1, get: () => Number(projectionQuery.value), set: (i) => (projectionQuery.value = String(i)) },
     trace: { ...kinds.tuple({ size: 2, max: [TOKENS.length, TOKENS.length] }), default: null, get: () => traced, set: (cell) => (traced = cell) },
   }, { restore: draw });

@@ -17,6 +17,8 @@
 // 60 times a second, which browsers refuse); a burst of edits to the same
 // fields is one history entry: typing a number is one step back, not one per key.
 
+import { copyButton } from './copy-button.js';
+
 export const LINK_VERSION = 1;
 const MIN_INTERVAL_MS = 250;
 const SAME_EDIT_MS = 2000; // edits of the same fields this close together share one history entry
@@ -308,18 +310,27 @@ export function linkState(schema, { restore }) {
 function linkBar() {
   const bar = document.createElement('div');
   bar.className = 'link-bar controls';
-  const button = document.createElement('button');
-  button.type = 'button';
-  button.id = 'copy-link';
-  button.textContent = 'Copy link to this view';
-  const status = document.createElement('span');
-  status.className = 'note-text';
-  status.setAttribute('role', 'status');
   const fallback = document.createElement('input');
   fallback.type = 'text';
   fallback.readOnly = true;
   fallback.hidden = true;
   fallback.setAttribute('aria-label', 'Link to this view');
+  let link = () => location.href;
+  const { button, status } = copyButton({
+    label: 'Copy link to this view',
+    text: () => link(),
+    copied: () => {
+      fallback.hidden = true;
+      return 'Link copied: it opens this page with these settings and figures.';
+    },
+    refused: (href) => {
+      fallback.value = href;
+      fallback.hidden = false;
+      fallback.select();
+      return 'This browser did not allow copying; the link is selected here:';
+    },
+  });
+  button.id = 'copy-link';
   bar.append(button, status, fallback);
   const note = document.createElement('div');
   note.className = 'link-note';
@@ -328,20 +339,6 @@ function linkBar() {
   const heading = document.querySelector('main h1');
   heading.after(bar, note);
 
-  let link = () => location.href;
-  button.addEventListener('click', async () => {
-    const href = link();
-    try {
-      await navigator.clipboard.writeText(href);
-      fallback.hidden = true;
-      status.textContent = 'Link copied: it opens this page with these settings and figures.';
-    } catch {
-      fallback.value = href;
-      fallback.hidden = false;
-      fallback.select();
-      status.textContent = 'This browser did not allow copying; the link is selected here:';
-    }
-  });
   return {
     onCopy(fn) {
       link = fn;

@@ -2,13 +2,19 @@
 // (chapters/pytorch.js), kept current as the reader edits, shown on request
 // and copied with one button. While the inputs are not valid there is no
 // script, and the panel says why.
+import { copyButton } from './copy-button.js';
+
 export function pytorchPanel(container) {
-  const button = document.createElement('button');
-  button.type = 'button';
-  button.textContent = 'Copy as PyTorch';
-  const status = document.createElement('span');
-  status.className = 'note-text';
-  status.setAttribute('role', 'status');
+  let current = null;
+  const { button, status } = copyButton({
+    label: 'Copy as PyTorch',
+    text: () => current?.code ?? null,
+    copied: () => 'Copied: paste it into a file or a notebook cell.',
+    refused: () => {
+      details.open = true;
+      return 'This browser did not allow copying; the script is below, ready to select.';
+    },
+  });
   const details = document.createElement('details');
   const summary = document.createElement('summary');
   summary.textContent = 'Show the script';
@@ -27,17 +33,6 @@ export function pytorchPanel(container) {
   row.append(button, status);
   container.replaceChildren(row, details);
 
-  let current = null;
-  button.addEventListener('click', async () => {
-    if (!current) return;
-    try {
-      await navigator.clipboard.writeText(current.code);
-      status.textContent = 'Copied: paste it into a file or a notebook cell.';
-    } catch {
-      details.open = true;
-      status.textContent = 'This browser did not allow copying; the script is below, ready to select.';
-    }
-  });
   return {
     /** The script for the figures as they are now, or null while an input is not valid. */
     update(script) {
