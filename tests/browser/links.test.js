@@ -93,9 +93,10 @@ test('chapters 1-4: a copied link opens the same figures in a new browser', asyn
     await page.fill('[data-editor="inputs"] input[data-row="4"][data-col="2"]', '-0.3');
     await page.click('[data-figure="trainable-weights"] g.heatmap-row[data-row="2"] g.cell[data-col="4"]');
     await page.fill('#d-out', '3');
-    await page.waitForSelector('[data-figure="space"] svg.scatter3d');
+    await page.focus('[data-figure="space"] svg.scatter3d');
+    for (const key of ['ArrowLeft', 'ArrowLeft', 'ArrowUp']) await page.keyboard.press(key);
   }));
-  assert.match(link, /\?v=1&seed=5&d_out=3&inputs=[^&]*,-0\.3,[^&]*&trace=3\.5$/);
+  assert.match(link, /\?v=1&seed=5&d_out=3&inputs=[^&]*,-0\.3,[^&]*&trace=3\.5&azimuth=29&elevation=32$/);
   ({ link } = await copiedLinkRestores('chapters/4-scaling', async (page) => {
     await page.locator('#factor').fill('0.5');
     await page.locator('#dk').fill('3');
@@ -141,6 +142,51 @@ test('chapter 7: the model, switched-off heads, the traced number, the head view
     await page.fill('#iters', '300');
   }, { ready: measured });
   assert.match(link, /\?v=1&model=shipped&off=2\.4&text=The\+dogs,\+which\+slept\+near\+the\+cat,&trace=2\.1\.9\.2&head_view=1:1,3&temperature=1\.2&max_iters=300$/);
+});
+
+test('chapter 3: the 3-D views turn together, by dragging and by keys, keep their view when redrawn, and back undoes a turn', async () => {
+  const { page, context, problems } = await openPage(site.browser, site.server.origin, VIEWPORT);
+  await page.goto(`${site.server.url}chapters/3-trainable-weights.html?v=1&d_out=3`);
+  await page.waitForSelector('body[data-ready="true"]');
+  const views = () => page.$$eval('svg.scatter3d', (svgs) => svgs.map((s) => [Number(s.dataset.azimuth), Number(s.dataset.elevation)]));
+  assert.deepEqual(await views(), [[39, 27], [39, 27]]);
+  const values = page.locator('[data-figure="value-space"] svg.scatter3d');
+  await values.scrollIntoViewIfNeeded();
+  const box = await values.boundingBox();
+  const before = await values.screenshot();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 60, box.y + box.height / 2 - 30, { steps: 6 });
+  await page.mouse.up();
+  const [turned, other] = await views();
+  assert.deepEqual(turned, other, 'the queries-and-keys view turned with the values view');
+  assert.ok(turned.every(Number.isInteger), `the released view is in whole degrees: ${turned}`);
+  assert.notEqual(turned[0], 39, 'a drag to the right turns the view about the vertical axis');
+  assert.ok(turned[1] < 27 && turned[1] >= -84, `a drag upwards pulls the scene up, so the camera goes down: ${turned[1]}`);
+  const { differing } = await comparePngs(page, dataUrl('image/png', before), dataUrl('image/png', await values.screenshot()), 0);
+  assert.ok(differing > 500, `the turned view is drawn turned (${differing} pixels changed)`);
+  await page.waitForFunction(([a, e]) => location.search.endsWith(`&azimuth=${a}&elevation=${e}`), turned);
+  // An edit redraws both views from scratch: they keep the reader's view.
+  await page.fill('#seed', '4');
+  await page.waitForFunction(() => /seed=4/.test(location.search));
+  assert.deepEqual(await views(), [turned, turned]);
+  // The arrow keys turn by 5 degrees; the view never goes over the top.
+  await page.focus('[data-figure="space"] svg.scatter3d');
+  for (let k = 0; k < 20; k++) await page.keyboard.press('ArrowUp');
+  assert.deepEqual(await views(), [[turned[0], 84], [turned[0], 84]]);
+  await page.waitForFunction((a) => location.search.endsWith(`&azimuth=${a}&elevation=84`), turned[0]);
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await views(), [[turned[0] + 5, 84], [turned[0] + 5, 84]]);
+  await page.waitForFunction((a) => location.search.endsWith(`&azimuth=${a}&elevation=84`), turned[0] + 5);
+  // The held arrow key is one step back, the other key another.
+  await page.goBack();
+  await page.waitForFunction((a) => location.search.endsWith(`&azimuth=${a}&elevation=84`), turned[0]);
+  await page.goBack();
+  await page.waitForFunction(([a, e]) => location.search.endsWith(`&azimuth=${a}&elevation=${e}`), turned);
+  await page.waitForFunction(([a, e]) => [...document.querySelectorAll('svg.scatter3d')].every((s) => s.dataset.azimuth === String(a) && s.dataset.elevation === String(e)), turned);
+  await page.screenshot({ path: artifactPath('chapter3-3d-turned.png'), fullPage: true });
+  await context.close();
+  assertClean(problems);
 });
 
 test('back and forward step through the reader\'s edits, one step per edit', async () => {

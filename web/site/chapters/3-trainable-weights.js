@@ -8,7 +8,7 @@ import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { scorePanel } from '../components/score-panel.js';
-import { projections, scatter, SET_COLORS } from '../components/scatter.js';
+import { DEFAULT_VIEW, ELEVATION_LIMIT, projections, scatter, SET_COLORS, sharedView } from '../components/scatter.js';
 import { onThemeChange } from '../components/theme.js';
 import { dims, inputsLinkField, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 import { chapter3 } from './pytorch.js';
@@ -31,6 +31,7 @@ chapter(async (attn) => {
     traced = [i, j];
     draw();
   };
+  const orbit = sharedView(() => link.record()); // the 3-D views' viewpoint, turned by the reader
   const traceable = { onCellClick: trace, cellPressed: (i, j) => traced?.[0] === i && traced?.[1] === j, cellAction: 'traces one below the maps' };
 
   const draw = perFrame(() => {
@@ -78,8 +79,8 @@ chapter(async (attn) => {
     }
     const set = (name, tensor, k) => ({ name, data: tensor.data, d: dOut, labels: TOKENS, color: SET_COLORS[k] });
     const view = dOut === 2 ? '' : ' (first three dimensions; drag or use the arrow keys to rotate)';
-    scatter(fig('space'), [set('queries', t.queries, 0), set('keys', t.keys, 1)], { title: `Queries and keys${view}`, axisNames: outLabels });
-    scatter(fig('value-space'), [set('values', t.values, 2)], { title: `Values${view}`, axisNames: outLabels });
+    scatter(fig('space'), [set('queries', t.queries, 0), set('keys', t.keys, 1)], { title: `Queries and keys${view}`, axisNames: outLabels, orbit });
+    scatter(fig('value-space'), [set('values', t.values, 2)], { title: `Values${view}`, axisNames: outLabels, orbit });
   }
 
   function drawProjections(t, dOut, outLabels) {
@@ -135,6 +136,8 @@ chapter(async (attn) => {
     inputs: inputsLinkField(attn, editor, { get: () => inputs, assign: (t) => (inputs = t) }),
     projection_query: { ...kinds.named(TOKENS), default: 1, get: () => Number(projectionQuery.value), set: (i) => (projectionQuery.value = String(i)) },
     trace: { ...kinds.tuple({ size: 2, max: [TOKENS.length, TOKENS.length] }), default: null, get: () => traced, set: (cell) => (traced = cell) },
+    azimuth: { ...kinds.integer({ min: -180, max: 179 }), default: DEFAULT_VIEW.azimuth, get: () => orbit.get().azimuth, set: (azimuth) => orbit.set({ ...orbit.get(), azimuth }) },
+    elevation: { ...kinds.integer({ min: -ELEVATION_LIMIT, max: ELEVATION_LIMIT }), default: DEFAULT_VIEW.elevation, get: () => orbit.get().elevation, set: (elevation) => orbit.set({ ...orbit.get(), elevation }) },
   }, { restore: draw });
   await link.ready;
   draw();

@@ -1,6 +1,8 @@
 // Points in the space queries, keys and values live in: a D3 scatter plot for
 // two dimensions, a three.js scene the reader can rotate (drag, or the arrow
 // keys) for three, every point labelled with its token and every axis named.
+// The 3-D views of a page share one viewpoint (sharedView): rotating one
+// turns the others with it, and a redraw keeps it.
 // three.js draws through its SVGRenderer, so no WebGL (or GPU) is needed.
 // projections() shows why a query scores a key as it does. Each has a download
 // menu: the picture as SVG and PNG, the points' coordinates as JSON and CSV.
@@ -29,8 +31,56 @@ function coordinates(sets, title, axisNames) {
   };
 }
 
-/** sets: [{name, data (n·d floats, row-major), d, labels, color}] */
-export function scatter(container, sets, { title, axisNames }) {
+/** The default viewpoint of a 3-D view, in whole degrees (see sharedView). */
+export const DEFAULT_VIEW = { azimuth: 39, elevation: 27 };
+/** How far above or below the horizontal plane the camera may go: straight above, "up" on the screen is undefined. */
+export const ELEVATION_LIMIT = 84;
+const CAMERA_DISTANCE = 3.75;
+const KEY_STEP = 5; // degrees an arrow key turns the view
+
+const wrapDegrees = (a) => ((((a + 180) % 360) + 360) % 360) - 180;
+const clampElevation = (e) => Math.max(-ELEVATION_LIMIT, Math.min(ELEVATION_LIMIT, e));
+/** A view in whole degrees, so that a link's numbers give back exactly the picture. */
+const snap = ({ azimuth, elevation }) => ({ azimuth: wrapDegrees(Math.round(azimuth)), elevation: clampElevation(Math.round(elevation)) });
+
+/**
+ * One viewpoint for the 3-D views of a page: azimuth (degrees about the vertical axis, from the third axis
+ * towards the first) and elevation (degrees above the plane of the first and third axes), the camera always
+ * CAMERA_DISTANCE from the origin and looking at it. Every view drawn with it follows it; rotating one turns the
+ * others as the pointer moves. onRotated(view) is called when the reader has turned the view (a drag released,
+ * an arrow key), with the view snapped to whole degrees; set(view) (a link opened) does not call it.
+ */
+export function sharedView(onRotated) {
+  let view = { ...DEFAULT_VIEW };
+  const followers = new Set(); // {element, look(view)} of each 3-D view drawn with it
+  const move = (next, except) => {
+    for (const follower of followers) {
+      if (!follower.element.isConnected) followers.delete(follower); // redrawn since
+      else if (follower !== except) follower.look(next);
+    }
+  };
+  return {
+    get: () => view,
+    set(next) {
+      view = snap(next);
+      move(view);
+    },
+    /** @internal scatter3d: the reader is turning `from` (not yet snapped), or has turned it (settled). */
+    turn(next, from, { settled }) {
+      if (!settled) return move(next, from);
+      view = snap(next);
+      move(view);
+      onRotated?.(view);
+    },
+    follow(follower) {
+      followers.add(follower);
+      follower.look(view);
+    },
+  };
+}
+
+/** sets: [{name, data (n·d floats, row-major), d, labels, color}]; orbit: the sharedView a 3-D view follows. */
+export function scatter(container, sets, { title, axisNames, orbit = sharedView() }) {
   const root = d3.select(container);
   root.selectAll('*').remove();
   root.append(titleTag(container)).attr('class', 'heatmap-title').text(title);
@@ -40,7 +90,7 @@ export function scatter(container, sets, { title, axisNames }) {
     legend.append('span').attr('class', 'swatch').attr('aria-hidden', 'true').style('color', s.color).text('●');
     legend.append('span').text(` ${s.name}  `);
   });
-  const picture = d >= 3 ? scatter3d(container, sets, axisNames) : scatter2d(root, sets, axisNames);
+  const picture = d >= 3 ? scatter3d(container, sets, axisNames, orbit) : scatter2d(root, sets, axisNames);
   exportMenu(container, picture, coordinates(sets, title, axisNames), title);
 }
 
@@ -83,13 +133,12 @@ function label3d(text, color, className) {
   return new SVGObject(node);
 }
 
-function scatter3d(container, sets, axisNames) {
+function scatter3d(container, sets, axisNames, orbit) {
   const size = 320;
   const scene = new THREE.Scene();
   const all = sets.flatMap((s) => Array.from(s.data));
   const scale = 1 / Math.max(1e-6, ...all.map(Math.abs));
   const camera = new THREE.PerspectiveCamera(45, 1, 0.1, 100);
-  camera.position.set(2.1, 1.7, 2.6);
   const renderer = new SVGRenderer();
   renderer.setSize(size, size);
   renderer.setClearColor(new THREE.Color(resolveColor('var(--paper)')));
@@ -120,29 +169,48 @@ function scatter3d(container, sets, axisNames) {
       scene.add(name);
     }
   });
-  const controls = new OrbitControls(camera, renderer.domElement);
   // SVGRenderer projects SVGObjects (the labels) with the camera's world matrix as it was: update it first.
   const render = () => {
     camera.updateMatrixWorld();
     renderer.render(scene, camera);
   };
-  controls.addEventListener('change', render);
-  // Arrow keys rotate (OrbitControls' own keys pan): move the camera on its sphere.
-  const spherical = new THREE.Spherical();
-  renderer.domElement.addEventListener('keydown', (event) => {
-    const step = { ArrowLeft: [-0.15, 0], ArrowRight: [0.15, 0], ArrowUp: [0, -0.15], ArrowDown: [0, 0.15] }[event.key];
+  const svg = renderer.domElement;
+  const self = {
+    element: svg,
+    look({ azimuth, elevation }) {
+      const d2r = THREE.MathUtils.degToRad;
+      camera.position.setFromSpherical(new THREE.Spherical(CAMERA_DISTANCE, d2r(90 - elevation), d2r(azimuth)));
+      camera.lookAt(0, 0, 0);
+      svg.dataset.azimuth = String(azimuth);
+      svg.dataset.elevation = String(elevation);
+      render();
+    },
+  };
+  orbit.follow(self);
+  // Only rotation: the view is its two angles, so that a link can give it back (and the wheel scrolls the page).
+  const controls = new OrbitControls(camera, renderer.domElement);
+  controls.enableZoom = false;
+  controls.enablePan = false;
+  controls.minPolarAngle = THREE.MathUtils.degToRad(90 - ELEVATION_LIMIT);
+  controls.maxPolarAngle = THREE.MathUtils.degToRad(90 + ELEVATION_LIMIT);
+  const cameraView = () => {
+    const spherical = new THREE.Spherical().setFromVector3(camera.position);
+    return { azimuth: THREE.MathUtils.radToDeg(spherical.theta), elevation: 90 - THREE.MathUtils.radToDeg(spherical.phi) };
+  };
+  controls.addEventListener('change', () => {
+    render();
+    orbit.turn(cameraView(), self, { settled: false });
+  });
+  controls.addEventListener('end', () => orbit.turn(cameraView(), self, { settled: true }));
+  // Arrow keys turn the view by KEY_STEP degrees (OrbitControls' own keys would pan).
+  svg.addEventListener('keydown', (event) => {
+    const step = { ArrowLeft: [-KEY_STEP, 0], ArrowRight: [KEY_STEP, 0], ArrowUp: [0, KEY_STEP], ArrowDown: [0, -KEY_STEP] }[event.key];
     if (!step) return;
     event.preventDefault();
-    spherical.setFromVector3(camera.position.clone().sub(controls.target));
-    spherical.theta += step[0];
-    spherical.phi = Math.min(Math.PI - 0.1, Math.max(0.1, spherical.phi + step[1]));
-    camera.position.setFromSpherical(spherical).add(controls.target);
-    camera.lookAt(controls.target);
-    controls.update();
-    render();
+    const { azimuth, elevation } = orbit.get();
+    orbit.turn({ azimuth: azimuth + step[0], elevation: elevation + step[1] }, self, { settled: true });
   });
-  render();
-  return renderer.domElement;
+  return svg;
 }
 
 /**
