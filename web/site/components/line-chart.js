@@ -14,8 +14,8 @@ const HEIGHT = 240;
 const MARGIN = { top: 12, right: 16, bottom: 42, left: 56 };
 const LEGEND_ITEM = { width: 150, height: 18 };
 
-/** The indices of the points worth drawing: all of them, or four per pixel column when there are many more. */
-function thinned(points, px, width) {
+/** The points worth drawing: all of them, or at most four per pixel column (px(x) rounded) when there are many more. */
+export function thinned(points, px, width) {
   if (points.length <= 4 * width) return points;
   const kept = [];
   let column = [];

@@ -29,7 +29,7 @@ const clip = (text) => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}â€
 /** The shortest decimal that reads back as the same float32 (0.9, not 0.8999999761581421). */
 export function float32Text(v) {
   const f = Math.fround(v);
-  for (let digits = 1; digits < 9; digits++) {
+  for (let digits = 1; digits <= 9; digits++) { // 9 significant digits always tell float32s apart
     const text = String(Number(f.toPrecision(digits)));
     if (Math.fround(Number(text)) === f) return text;
   }

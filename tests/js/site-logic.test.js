@@ -1,0 +1,106 @@
+// The site's logic that needs no page: how a link's fields are read and
+// written (components/link-state.js) and how a long training curve is thinned
+// to its pixels (components/line-chart.js). The browser tests use both through
+// the pages; these pin their edges.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import * as d3 from 'd3';
+
+import { thinned } from '../../web/site/components/line-chart.js';
+import { float32Text, kinds } from '../../web/site/components/link-state.js';
+
+describe('link fields', () => {
+  test('float32Text wrote a float32 that needs 9 digits (104830.766) as its whole double, 104830.765625: now the shortest decimal that reads back', () => {
+    assert.equal(float32Text(104830.765625), '104830.766');
+    assert.equal(float32Text(Math.fround(0.9)), '0.9');
+    assert.equal(float32Text(Math.fround(0.1)), '0.1');
+    assert.equal(float32Text(-0.3), '-0.3');
+    assert.equal(float32Text(0), '0');
+    let seed = 7;
+    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const values = [3.4028234663852886e38, -3.4028234663852886e38, 1.401298464324817e-45, 1.1754943508222875e-38];
+    for (let k = 0; k < 2000; k++) values.push((random() - 0.5) * 10 ** Math.round(random() * 20 - 10));
+    for (const v of values) {
+      const text = float32Text(v);
+      assert.equal(Math.fround(Number(text)), Math.fround(v), `${v} written as ${text}`);
+      const significant = text.replace(/^-|e.*$|\./g, '').replace(/^0+|0+$/g, '');
+      assert.ok(significant.length <= 9, `${text}: at most 9 significant digits`);
+    }
+  });
+
+  test('a matrix (float32s): its count, numbers only, float32 range; written back as read', () => {
+    const kind = kinds.float32s({ count: 3 });
+    assert.deepEqual(kind.parse('0.43,-1e-3,2'), Float32Array.from([0.43, -0.001, 2]));
+    assert.equal(kind.format(kind.parse('0.43,-1e-3,2')), '0.43,-0.001,2');
+    assert.throws(() => kind.parse('1,2'), /must be 3 numbers separated by commas \(it has 2\)/);
+    assert.throws(() => kind.parse('1,,2'), /must be 3 numbers/);
+    assert.throws(() => kind.parse('1,NaN,2'), /must be 3 numbers/);
+    assert.throws(() => kind.parse('1,Infinity,2'), /must be 3 numbers/);
+    assert.throws(() => kind.parse('1,1e39,2'), /fit a float32/);
+  });
+
+  test('whole numbers, numbers, booleans, choices and text keep to their range', () => {
+    const integer = kinds.integer({ min: 1, max: 8 });
+    assert.equal(integer.parse('8'), 8);
+    assert.throws(() => integer.parse('9'), /must be from 1 to 8/);
+    assert.throws(() => integer.parse('2.5'), /must be a whole number/);
+    assert.throws(() => integer.parse(' '), /must be a whole number/);
+    assert.throws(() => integer.parse('0x10'), /must be from 1 to 8/); // Number('0x10') is 16
+    assert.equal(kinds.number({ min: -1, max: 2 }).parse('-1'), -1);
+    assert.throws(() => kinds.number({ min: -1, max: 2 }).parse('2.01'), /from -1 to 2/);
+    assert.equal(kinds.boolean().parse('0'), false);
+    assert.throws(() => kinds.boolean().parse('true'), /must be 1 or 0/);
+    assert.equal(kinds.named(['Your', 'journey']).parse('journey'), 1);
+    assert.equal(kinds.named(['Your', 'journey']).format(0), 'Your');
+    assert.throws(() => kinds.named(['Your', 'journey']).parse('<b>'), /must be one of Your, journey/);
+    assert.throws(() => kinds.text({ maxLength: 4 }).parse('hello'), /at most 4 characters long \(it has 5\)/);
+  });
+
+  test('index tuples are 1-based in the link, 0-based in the page, each position below its maximum', () => {
+    const cells = kinds.tuples({ size: 2, max: [6, 6], count: 3 });
+    assert.deepEqual(cells.parse('2.4,1.1'), [[1, 3], [0, 0]]);
+    assert.equal(cells.format([[1, 3], [0, 0]]), '2.4,1.1');
+    assert.deepEqual(cells.parse(''), []);
+    assert.throws(() => cells.parse('0.1'), /positions from 1 to 6/);
+    assert.throws(() => cells.parse('7.1'), /positions from 1 to 6/);
+    assert.throws(() => cells.parse('1.1.1'), /2 whole numbers joined by dots/);
+    assert.throws(() => cells.parse('1.1,1.2,1.3,1.4'), /at most 3/);
+    const one = kinds.tuple({ size: 3, max: [2, 4, 8] });
+    assert.equal(one.parse(''), null);
+    assert.equal(one.format(null), '');
+    assert.deepEqual(one.parse('2.4.8'), [1, 3, 7]);
+    assert.throws(() => one.parse('1.1.1,1.1.1'), /at most 1/);
+  });
+});
+
+describe('a long training curve, thinned to its pixels', () => {
+  const curve = (n) => Array.from({ length: n }, (_, i) => ({ x: i, y: Math.sin(i / 37) * Math.exp(-i / n) + ((i * 7919) % 13) / 100 }));
+
+  test('a curve with few points per pixel is drawn whole', () => {
+    const points = curve(2000);
+    const px = d3.scaleLinear().domain([0, 1999]).range([0, 500]);
+    assert.equal(thinned(points, px, 500), points);
+  });
+
+  test('100,000 points over 500 pixels: at most four per pixel column, each column\'s first, last, lowest and highest', () => {
+    const points = curve(100_000);
+    const px = d3.scaleLinear().domain([0, 99_999]).range([0, 500]);
+    const kept = thinned(points, px, 500);
+    assert.ok(kept.length <= 4 * 501, `${kept.length} points kept`);
+    assert.ok(kept.length >= 2 * 501, `${kept.length} points kept: every column has its extremes`);
+    assert.equal(kept[0], points[0]);
+    assert.equal(kept.at(-1), points.at(-1));
+    for (let k = 1; k < kept.length; k++) assert.ok(kept[k].x > kept[k - 1].x, 'in order, none twice');
+    const columns = d3.group(points, (p) => Math.round(px(p.x)));
+    const keptColumns = d3.group(kept, (p) => Math.round(px(p.x)));
+    assert.equal(keptColumns.size, columns.size);
+    for (const [column, all] of columns) {
+      const mine = keptColumns.get(column);
+      assert.equal(d3.min(mine, (p) => p.y), d3.min(all, (p) => p.y), `column ${column}: its lowest point`);
+      assert.equal(d3.max(mine, (p) => p.y), d3.max(all, (p) => p.y), `column ${column}: its highest point`);
+      assert.equal(mine[0], all[0]);
+      assert.equal(mine.at(-1), all.at(-1));
+    }
+  });
+});
