@@ -78,6 +78,10 @@ export async function launchBrowser() {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      // Re-raster whole tiles: a partial raster of a small change (a focus
+      // leaving a cell) redraws the rounded corners it cuts with other
+      // anti-aliasing, so a page's pixels would depend on its paint history.
+      '--disable-partial-raster',
     ],
   });
 }
