@@ -27,11 +27,14 @@ async function settledUrl(page) {
   }
 }
 
+/** Resolves once the page has painted two more frames (what was changed before is drawn). */
+const twoFrames = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+
 /** Screenshots of every figure and traced-number panel of the page, with nothing focused or hovered. */
 async function figures(page) {
   await page.mouse.move(0, 0);
   await page.evaluate(() => document.activeElement?.blur());
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await twoFrames(page);
   const shots = {};
   for (const element of await page.$$('[data-figure], [data-score-panel]')) {
     if (!(await element.isVisible())) continue;
@@ -67,17 +70,17 @@ async function copiedLinkRestores(path, edit, { ready = async () => {} } = {}) {
   assert.equal(await fresh.page.isVisible('.link-note'), false, 'a link the page wrote is read in full');
   const after = await figures(fresh.page);
   assert.deepEqual(Object.keys(after), Object.keys(before));
+  const chapter = path.split('/').pop();
   for (const [name, shot] of Object.entries(before)) {
     const { differing, sizes } = await comparePngs(fresh.page, dataUrl('image/png', shot), dataUrl('image/png', after[name]), 0);
     if (differing) {
-      const stem = `link-${path.split('/').pop()}-${name}`;
-      writeFileSync(artifactPath(`${stem}-before.png`), shot);
-      writeFileSync(artifactPath(`${stem}-after.png`), after[name]);
+      writeFileSync(artifactPath(`link-${chapter}-${name}-before.png`), shot);
+      writeFileSync(artifactPath(`link-${chapter}-${name}-after.png`), after[name]);
     }
     assert.deepEqual(sizes[1], sizes[0], `${path}, ${name}: the same size`);
     assert.equal(differing, 0, `${path}, ${name}: ${differing} pixels differ (both shots in test-artifacts/)`);
   }
-  await fresh.page.screenshot({ path: artifactPath(`link-${path.split('/').pop()}.png`), fullPage: true });
+  await fresh.page.screenshot({ path: artifactPath(`link-${chapter}.png`), fullPage: true });
   await fresh.context.close();
   assertClean(fresh.problems);
   return { link, figures: Object.keys(before) };
@@ -140,15 +143,15 @@ test('a figure repainted in part (one cell) screenshots like the same figure dra
   const whole = await openPage(site.browser, site.server.origin, VIEWPORT);
   await whole.page.goto(link);
   await whole.page.waitForSelector('body[data-ready="true"]');
-  const drawnWhole = await figures(whole.page);
+  const map = whole.page.locator('[data-figure="weights-after"]');
+  const drawnWhole = await map.screenshot();
   const traced = '[data-figure="weights-after"] g.cell.clicked rect';
-  const nextFrame = () => whole.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   await whole.page.$eval(traced, (rect) => rect.setAttribute('stroke-opacity', '0.5'));
-  await nextFrame();
+  await twoFrames(whole.page);
   await whole.page.$eval(traced, (rect) => rect.removeAttribute('stroke-opacity'));
-  await nextFrame();
-  const repainted = await figures(whole.page);
-  const { differing } = await comparePngs(whole.page, dataUrl('image/png', drawnWhole['weights-after']), dataUrl('image/png', repainted['weights-after']), 0);
+  await twoFrames(whole.page);
+  const repainted = await map.screenshot();
+  const { differing } = await comparePngs(whole.page, dataUrl('image/png', drawnWhole), dataUrl('image/png', repainted), 0);
   assert.equal(differing, 0, `${differing} pixels differ after repainting the traced cell alone`);
   await whole.context.close();
   assertClean(whole.problems);

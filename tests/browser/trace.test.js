@@ -44,8 +44,8 @@ test('chapter 3: a weight traced from q and k to the output, by mouse, by keyboa
   await page.waitForSelector('[data-score-panel][data-key="3"]');
   const keyed = await page.getAttribute('[data-score-panel]', 'data-score');
   close(Number(keyed), await cellValue(page, '[data-figure="attn-scores"]', 1, 3), 1e-5, 'score of the cell chosen by keyboard');
-  // an edit keeps the traced cell and recomputes it (wait for the cell chosen by keyboard to change: the
-  // score of the cell clicked first has already changed, so waiting on it passed before the edit's redraw)
+  // an edit keeps the traced cell and recomputes it (wait on this cell's score: the first cell's had
+  // already changed, so waiting on it read the panel before the edit's redraw)
   await page.fill('#seed', '5');
   await page.waitForFunction((old) => document.querySelector('[data-score-panel]').dataset.score !== old, keyed);
   close(await panelNumber(page, 'score'), await cellValue(page, '[data-figure="attn-scores"]', 1, 3), 1e-5, 'score after the edit');
