@@ -15,6 +15,7 @@
 #include "attn/tokenizer.hpp"
 #include "attn/trainer.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -40,9 +41,11 @@ struct UsageError : Error {
 // ---- commands and their flags -------------------------------------------------------
 //
 // Each command takes its own flags; `train` also takes every field of the
-// model and training configs (config.hpp) as --kebab-case flags, a switch as
-// --bias / --no-bias. Anything else is an error that names the flag and the
-// nearest known one, never a silently ignored setting.
+// model and training configs (config.hpp) and `generate` every generation
+// option (generate.hpp) as --kebab-case flags, a switch as --bias / --no-bias:
+// those flags, their help and their limits come from the library's tables.
+// Anything else is an error that names the flag and the nearest known one,
+// never a silently ignored setting.
 
 struct Flag {
     const char* name;   // "--max-iters"
@@ -50,11 +53,14 @@ struct Flag {
     const char* help;
 };
 
+// Which of the library's tables give a command flags too.
+enum class Tables { None, Configs, Generation };
+
 struct Command {
     const char* name;
     const char* summary;
     std::vector<Flag> flags;
-    bool config_flags = false;  // the model's and the run's config fields too
+    Tables tables = Tables::None;
 };
 
 const std::vector<Command>& commands() {
@@ -67,14 +73,11 @@ const std::vector<Command>& commands() {
           {"--eval-interval", "N", "evaluate every N steps, 0 = never (default 250)"},
           {"--log-interval", "N", "print a progress line every N steps, 0 = never (default 10)"},
           {"--final-eval-iters", "N", "batches per split in the final evaluation (default: --eval-iters)"}},
-         true},
+         Tables::Configs},
         {"generate", "generate text from a checkpoint",
          {{"--checkpoint", "CKPT", "the model"},
-          {"--prompt", "TEXT", "what to continue (default a newline)"},
-          {"--max-new-tokens", "N", "tokens to generate (default 200)"},
-          {"--temperature", "T", "0 = greedy (default 0.8)"},
-          {"--top-k", "K", "sample among the K likeliest, 0 = all (default 0)"},
-          {"--seed", "S", "as torch.manual_seed(S) before generating (default 1337)"}}},
+          {"--prompt", "TEXT", "what to continue (default a newline)"}},
+         Tables::Generation},
         {"corpus", "write the synthetic agreement corpus",
          {{"--out", "FILE", "where to write it"},
           {"--sentences", "N", "how many (default 20000)"},
@@ -94,6 +97,17 @@ const std::vector<Command>& commands() {
 // The defaults of `train`: nanoGPT's train_shakespeare_char at laptop size.
 GPTConfig default_model() { return GPTConfig::nanogpt(1, 64, 4, 4, 128, false, true); }
 
+// The defaults of `generate`, as nanoGPT's sample.py sets them for a reader at
+// a terminal: a longer run, a little cooler than temperature 1, and seeded so
+// that a command gives the same text twice. The rest are the library's.
+GenerateOptions default_generation() {
+    GenerateOptions o;
+    o.max_new_tokens = 200;
+    o.sampling.temperature = 0.8f;
+    o.seed = 1337;
+    return o;
+}
+
 // The model's config fields that are flags: its vocabulary comes from the text,
 // its initial weights from the run's --seed.
 bool is_model_flag(const std::string& name) { return name != "--vocab-size" && name != "--seed"; }
@@ -103,6 +117,7 @@ struct Args {
     std::map<std::string, std::string> values;                  // the command's own flags
     std::vector<std::pair<std::string, std::string>> model;     // config flags, in order
     std::vector<std::pair<std::string, std::string>> training;
+    std::vector<std::pair<std::string, std::string>> generation;
 
     bool has(const std::string& k) const { return values.count(k) > 0; }
     std::string str(const std::string& k, const std::string& def = "") const {
@@ -124,19 +139,6 @@ struct Args {
         }
         return x;
     }
-    double number(const std::string& k, double def) const {
-        if (!values.count(k)) return def;
-        const std::string& v = values.at(k);
-        size_t used = 0;
-        double x = NAN;
-        try {
-            x = std::stod(v, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != v.size() || !std::isfinite(x)) throw UsageError(k + ": expected a number, got \"" + v + "\"");
-        return x;
-    }
 };
 
 Args parse(int argc, char** argv) {
@@ -152,23 +154,29 @@ Args parse(int argc, char** argv) {
         throw UsageError("unknown command \"" + std::string(argv[1]) + "\"" + (near.empty() ? "" : "; did you mean \"" + near + "\"?"));
     }
     // Every flag this command knows, and whether it is a config switch.
-    std::map<std::string, char> known;  // 'o' own, 'm' model field, 't' training field, 's' switch (either)
+    // 'o' own; 'm' model, 't' training, 'g' generation field (upper case: a switch)
+    std::map<std::string, char> known;
     for (const Flag& f : a.command->flags) known[f.name] = 'o';
-    if (a.command->config_flags) {
-        for (const FieldInfo& f : fields(GPTConfig{}, Naming::Flag))
-            if (is_model_flag(f.name)) known[f.name] = f.kind == "true|false" ? 'M' : 'm';
-        for (const FieldInfo& f : fields(TrainConfig{}, Naming::Flag)) known[f.name] = f.kind == "true|false" ? 'T' : 't';
+    const auto table = [&](const std::vector<FieldInfo>& info, char kind) {
+        for (const FieldInfo& f : info)
+            if (kind != 'm' || is_model_flag(f.name)) known[f.name] = f.kind == "true|false" ? static_cast<char>(std::toupper(kind)) : kind;
+    };
+    if (a.command->tables == Tables::Configs) {
+        table(fields(GPTConfig{}, Naming::Flag), 'm');
+        table(fields(TrainConfig{}, Naming::Flag), 't');
     }
+    if (a.command->tables == Tables::Generation) table(fields(GenerateOptions{}, Naming::Flag), 'g');
+    const auto is_switch = [&](const std::string& n) { return known.count(n) && std::isupper(static_cast<unsigned char>(known[n])); };
     for (int i = 2; i < argc; ++i) {
         std::string name = argv[i];
         if (name.rfind("--", 0) != 0) throw UsageError("unexpected argument \"" + name + "\" (flags start with --)");
         std::string value;
         // A switch: --bias, or --no-bias.
         const std::string negated = name.rfind("--no-", 0) == 0 ? "--" + name.substr(5) : "";
-        if (!negated.empty() && (known[negated] == 'M' || known[negated] == 'T')) {
+        if (!negated.empty() && is_switch(negated)) {
             name = negated;
             value = "false";
-        } else if (known[name] == 'M' || known[name] == 'T') {
+        } else if (is_switch(name)) {
             value = "true";
         } else if (known.count(name) && known[name]) {
             if (i + 1 >= argc) throw UsageError(name + " needs a value");
@@ -180,10 +188,11 @@ Args parse(int argc, char** argv) {
             const std::string near = nearest_name(name, all);
             throw UsageError("unknown flag " + name + " for " + a.command->name + (near.empty() ? "" : "; did you mean " + near + "?"));
         }
-        const char kind = known[name];
+        const char kind = static_cast<char>(std::tolower(static_cast<unsigned char>(known[name])));
         if (kind == 'o') a.values[name] = value;
-        else if (kind == 'm' || kind == 'M') a.model.emplace_back(name, value);
-        else a.training.emplace_back(name, value);
+        else if (kind == 'm') a.model.emplace_back(name, value);
+        else if (kind == 't') a.training.emplace_back(name, value);
+        else a.generation.emplace_back(name, value);
     }
     return a;
 }
@@ -206,6 +215,8 @@ std::string help_text() {
     list("model flags of train (nanoGPT's shakespeare_char at laptop size; --n-inner follows 4 · --n-embd):",
          fields(default_model(), Naming::Flag), true);
     list("training flags of train:", fields(TrainConfig{}, Naming::Flag), false);
+    list("generation flags of generate (seed null: PyTorch's default generator):", fields(default_generation(), Naming::Flag),
+         false);
     return out.str();
 }
 
@@ -328,14 +339,17 @@ int train(const Args& a) {
 int generate_cmd(const Args& a) {
     const std::string path = a.str("--checkpoint");
     if (path.empty()) throw UsageError("generate needs --checkpoint CKPT");
+    // Every flag is checked before any work is done.
+    GenerateOptions o = default_generation();
+    try {
+        for (const auto& [name, value] : a.generation) set_field(o, name, value, Naming::Flag, "attn-train");
+        o.validate("attn-train", Naming::Flag);
+    } catch (const Error& e) {
+        throw UsageError(e.what());
+    }
     const Checkpoint ck = load_checkpoint(read_file(path));
     const Tokenizer& tok = ck.tokenizer;
     const std::string prompt = a.str("--prompt", "\n");
-    GenerateOptions o;
-    o.max_new_tokens = a.integer("--max-new-tokens", 200);
-    o.sampling.temperature = static_cast<float>(a.number("--temperature", 0.8));
-    o.sampling.top_k = a.integer("--top-k", 0);
-    o.seed = static_cast<uint64_t>(a.integer("--seed", 1337));
     const std::vector<int64_t> ids = tok.encode(prompt);  // an unknown piece fails before anything is printed
     std::cout << prompt;
     generate(ck.model, ids, 1, o, [&](const std::vector<int64_t>& step) {

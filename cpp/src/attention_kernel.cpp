@@ -1,6 +1,6 @@
-#include "attn/attention_kernel.hpp"
+#include "attention_kernel.hpp"
 
-#include "attn/gemm.hpp"
+#include "gemm.hpp"
 #include "attn/mask.hpp"
 #include "attn/softmax.hpp"
 
@@ -106,7 +106,7 @@ void check_options(const AttentionOptions& o, const std::vector<int64_t>& key_le
         }
     }
     if (std::isnan(o.fill_value) || o.fill_value == std::numeric_limits<float>::infinity()) {
-        throw Error(std::string(fn) + ": expected fillValue finite or -Infinity, got " + format_number(o.fill_value));
+        throw Error(std::string(fn) + ": expected fill_value finite or -Infinity, got " + format_number(o.fill_value));
     }
 }
 

@@ -1,7 +1,8 @@
-#include "attn/gemm.hpp"
+#include "gemm.hpp"
 
-#include "attn/tensor.hpp"
 #include "simd.hpp"
+
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <vector>
@@ -9,6 +10,7 @@
 namespace attn {
 
 namespace {
+using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Stride = Eigen::OuterStride<>;
 using ConstStridedMap = Eigen::Map<const Matrix, 0, Stride>;
 using StridedMap = Eigen::Map<Matrix, 0, Stride>;

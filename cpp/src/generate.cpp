@@ -1,9 +1,52 @@
 #include "attn/generate.hpp"
 
+#include "schema.hpp"
+
 #include <algorithm>
 #include <string>
 
 namespace attn {
+
+namespace {
+// Every field of GenerateOptions, once (schema.hpp).
+const schema::Table<GenerateOptions>& generate_fields() {
+    using C = GenerateOptions;
+    using schema::kMaxSafeInteger;
+    static const schema::Table<C> table = {"option", {
+        ATTN_INTEGER("max_new_tokens", max_new_tokens, 0, kMaxElements, "tokens to generate after the prompt"),
+        ATTN_NUMBER("temperature", sampling.temperature, 0, kMaxSafeInteger, false, false, "divides the logits; 0 = greedy (the argmax)"),
+        ATTN_INTEGER("top_k", sampling.top_k, 0, kMaxSafeInteger, "sample among the k likeliest tokens; 0 = all"),
+        ATTN_OPTIONAL_INTEGER("seed", seed, 0, kMaxSafeInteger,
+                              "sample as after torch.manual_seed(seed); null: go on with the global generator"),
+        ATTN_SWITCH("use_kv_cache", use_kv_cache, "feed only the new token each step (the same logits, faster)"),
+    }};
+    return table;
+}
+#undef ATTN_INTEGER
+#undef ATTN_NUMBER
+#undef ATTN_SWITCH
+#undef ATTN_CHOICE
+#undef ATTN_OPTIONAL_INTEGER
+}  // namespace
+
+void GenerateOptions::validate(const char* fn, Naming naming) const {
+    schema::check_all(generate_fields(), *this, naming, fn);
+}
+
+std::string to_json(const GenerateOptions& o, Naming naming) { return schema::write(generate_fields(), o, naming); }
+
+GenerateOptions generate_options_from_json(const std::string& text, Naming naming, const char* fn,
+                                           const GenerateOptions& base) {
+    return schema::read(generate_fields(), text, naming, fn, base);
+}
+
+void set_field(GenerateOptions& o, const std::string& name, const std::string& value, Naming naming, const char* fn) {
+    schema::set_text(generate_fields(), o, name, value, naming, fn);
+}
+
+std::vector<FieldInfo> fields(const GenerateOptions& o, Naming naming) {
+    return schema::list(generate_fields(), o, naming);
+}
 
 GenerationSession::GenerationSession(const GPT& model, std::vector<int64_t> prompt, int64_t B,
                                      const GenerateOptions& options)
@@ -14,11 +57,12 @@ GenerationSession::GenerationSession(const GPT& model, std::vector<int64_t> prom
         throw Error(std::string(fn) + ": expected a prompt of shape [B, T] with B, T > 0, got " +
                     std::to_string(prompt.size()) + " ids for B=" + std::to_string(B));
     }
-    if (options.max_new_tokens < 0 || options.max_new_tokens > kMaxElements / B) {
-        throw Error(std::string(fn) + ": expected maxNewTokens in [0, " + std::to_string(kMaxElements / B) + "], got " +
-                    std::to_string(options.max_new_tokens));
+    options.validate(fn);
+    // Every row's tokens together stay within the library's limit.
+    if (options.max_new_tokens > kMaxElements / B) {
+        throw Error(std::string(fn) + ": expected max_new_tokens in [0, " + std::to_string(kMaxElements / B) +
+                    "] for a batch of " + std::to_string(B) + ", got " + std::to_string(options.max_new_tokens));
     }
-    check_sampling_options(options.sampling, fn);
     const int64_t V = model.config().vocab_size;
     for (size_t i = 0; i < prompt.size(); ++i) {
         if (prompt[i] < 0 || prompt[i] >= V) {

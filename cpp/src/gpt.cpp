@@ -1,6 +1,6 @@
 #include "attn/gpt.hpp"
 
-#include "attn/attention_kernel.hpp"
+#include "attention_kernel.hpp"
 #include "attn/linear.hpp"
 #include "gpt_blocks.hpp"
 

@@ -1,7 +1,7 @@
 #include "gpt_blocks.hpp"
 
 #include "attn/activations.hpp"
-#include "attn/attention_kernel.hpp"
+#include "attention_kernel.hpp"
 #include "attn/dropout.hpp"
 #include "attn/layer_norm.hpp"
 #include "attn/linear.hpp"

@@ -1,20 +1,26 @@
 #include "attn/multi_head_attention.hpp"
 
-#include "attn/attention_kernel.hpp"
+#include "attention_kernel.hpp"
 
 #include <cmath>
 #include <string>
 
 namespace attn {
 
-namespace {
-int64_t checked_heads(const char* fn, int64_t d_model, int64_t heads) {
-    if (d_model <= 0) throw Error(std::string(fn) + ": expected d_model > 0, got " + std::to_string(d_model));
-    if (heads <= 0) throw Error(std::string(fn) + ": expected num_heads > 0, got " + std::to_string(heads));
-    if (d_model % heads != 0) {
-        throw Error(std::string(fn) + ": d_model must be divisible by num_heads, got d_model=" +
-                    std::to_string(d_model) + " and num_heads=" + std::to_string(heads));
+void check_head_split(int64_t width, int64_t heads, const char* fn, const std::string& width_name,
+                      const std::string& heads_name) {
+    const std::string f(fn);
+    if (width <= 0) throw Error(f + ": expected " + width_name + " > 0, got " + std::to_string(width));
+    if (heads <= 0) throw Error(f + ": expected " + heads_name + " > 0, got " + std::to_string(heads));
+    if (width % heads != 0) {
+        throw Error(f + ": " + width_name + " must be divisible by " + heads_name + ", got " + width_name + "=" +
+                    std::to_string(width) + " and " + heads_name + "=" + std::to_string(heads));
     }
+}
+
+namespace {
+int64_t checked_heads(const char* fn, const char* width_name, int64_t width, int64_t heads) {
+    check_head_split(width, heads, fn, width_name, "num_heads");
     return heads;
 }
 
@@ -99,7 +105,7 @@ Matrix project(const Tensor& x, const float* weight, const float* bias, int64_t 
 }  // namespace
 
 MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t num_heads, Generator& gen)
-    : W_q((checked_heads("MultiHeadAttention", d_model, num_heads), d_model), d_model, false, gen),
+    : W_q((checked_heads("MultiHeadAttention", "d_model", d_model, num_heads), d_model), d_model, false, gen),
       W_k(d_model, d_model, false, gen),
       W_v(d_model, d_model, false, gen),
       W_o(d_model, d_model, false, gen),
@@ -117,7 +123,7 @@ MultiHeadAttentionTrace MultiHeadAttention::forward(const Tensor& x, const Atten
 }
 
 TorchMultiheadAttention::TorchMultiheadAttention(int64_t E, int64_t num_heads, bool bias, Generator& gen)
-    : out_proj((checked_heads("TorchMultiheadAttention", E, num_heads), E), E, bias, gen), num_heads_(num_heads) {
+    : out_proj((checked_heads("TorchMultiheadAttention", "embed_dim", E, num_heads), E), E, bias, gen), num_heads_(num_heads) {
     // torch/nn/modules/activation.py _reset_parameters: xavier_uniform_ with
     // fan_in = E, fan_out = 3E, computed in double as torch.nn.init does.
     in_proj_weight = Tensor({3 * E, E});

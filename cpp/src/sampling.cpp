@@ -13,7 +13,7 @@ void check_sampling_options(const SamplingOptions& o, const char* fn) {
     if (!(o.temperature >= 0.0f) || !std::isfinite(o.temperature)) {
         throw Error(std::string(fn) + ": expected temperature >= 0 (0 = greedy), got " + format_number(o.temperature));
     }
-    if (o.top_k < 0) throw Error(std::string(fn) + ": expected topK >= 0 (0 = all tokens), got " + std::to_string(o.top_k));
+    if (o.top_k < 0) throw Error(std::string(fn) + ": expected top_k >= 0 (0 = all tokens), got " + std::to_string(o.top_k));
 }
 
 std::vector<int64_t> multinomial(const Tensor& probs, Generator& gen) {

@@ -1,7 +1,7 @@
 #include "attn/scaled_dot_product_attention.hpp"
 
-#include "attn/attention_kernel.hpp"
-#include "attn/gemm.hpp"
+#include "attention_kernel.hpp"
+#include "gemm.hpp"
 #include "attn/mask.hpp"
 #include "attn/softmax.hpp"
 
@@ -34,7 +34,7 @@ void check_args(const Tensor& q, const Tensor& k, const Tensor& v, const Attenti
     check_finite(k, fn, "key");
     check_finite(v, fn, "value");
     if (std::isnan(o.fill_value) || o.fill_value == std::numeric_limits<float>::infinity()) {
-        throw Error(std::string(fn) + ": expected fillValue finite or -Infinity, got " +
+        throw Error(std::string(fn) + ": expected fill_value finite or -Infinity, got " +
                     format_number(o.fill_value));
     }
     if (o.scale && !std::isfinite(*o.scale)) {

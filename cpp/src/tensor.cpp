@@ -1,6 +1,6 @@
 #include "attn/tensor.hpp"
 
-#include "attn/gemm.hpp"
+#include "gemm.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -155,7 +155,7 @@ float Trainer::loss(const Batch& batch) const {
 }
 
 EvalResult Trainer::evaluate(int64_t eval_iters) {
-    if (eval_iters <= 0) throw Error("Trainer.evaluate: expected evalIters > 0, got " + std::to_string(eval_iters));
+    if (eval_iters <= 0) throw Error("Trainer.evaluate: expected eval_iters > 0, got " + std::to_string(eval_iters));
     EvalResult r;
     for (Split split : {Split::Train, Split::Val}) {
         // Batches are drawn in order, then evaluated on every core.

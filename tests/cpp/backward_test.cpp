@@ -3,12 +3,14 @@
 // cross-entropy loss. Five-point central differences (error O(h⁴)) keep the
 // float reference accurate to about 1e-5.
 #include "attn/activations.hpp"
-#include "attn/attention_kernel.hpp"
 #include "attn/cross_entropy.hpp"
 #include "attn/gpt.hpp"
 #include "attn/layer_norm.hpp"
 #include "attn/linear.hpp"
 #include "golden.hpp"
+
+// The kernel behind the attention modules, an internal of the library.
+#include "../../cpp/src/attention_kernel.hpp"
 
 #include <functional>
 

@@ -78,7 +78,7 @@ const ROWS = [
   ['scaledDotProductAttention', () => api().scaledDotProductAttention(x, x, x, { causal: 'no' }), 'scaledDotProductAttention: expected causal as true or false, got the string "no"'],
   ['SelfAttentionV2', () => new (api().SelfAttentionV2)(3, 2, 'false'), 'SelfAttentionV2: expected qkvBias as true or false, got the string "false"'],
   ['GPT.forward', () => model.forward([1], { trace: 'false' }), 'GPT.forward: expected trace as true or false, got the string "false"'],
-  ['generate', () => model.generate([1], { useKvCache: 'no' }), 'generate: expected useKvCache as true or false, got the string "no"'],
+  ['generate', () => model.generate([1], { useKvCache: 'no' }), 'generate: expected useKvCache to be true or false, got "no"'],
   ['nanoGPTConfig', () => api().nanoGPTConfig({ vocabSize: 9, blockSize: 8, nLayer: 1, nHead: 2, nEmbd: 8, bias: 'no' }), 'nanoGPTConfig: expected bias as true or false, got the string "no"'],
   ['TorchMultiheadAttention', () => new (api().TorchMultiheadAttention)(8, 2, { bias: 0 }), 'TorchMultiheadAttention: expected bias as true or false, got number 0'],
   // config builders and configs: types, ranges, names

@@ -160,6 +160,18 @@ describe('GPT', () => {
     assert.throws(() => model.checkpoint(tok.vocabulary), /GPT.checkpoint: expected the model's tokenizer \(a CharTokenizer or WordTokenizer\), got the string/);
   });
 
+  test("generate's options and their defaults come from one table (generate.hpp)", () => {
+    const defaults = attn.defaultGenerateOptions();
+    assert.deepEqual(defaults, { maxNewTokens: 100, temperature: 1, topK: 0, seed: null, useKvCache: true });
+    const model = own(new attn.GPT({ vocabSize: 5, nEmbd: 8, nHead: 2, nLayer: 1, nInner: 8, blockSize: 4 }));
+    // No options: maxNewTokens tokens after the prompt; seed: null is the default generator, as no seed.
+    assert.deepEqual(model.generate([1]).shape, [1, 1 + defaults.maxNewTokens]);
+    attn.manualSeed(5);
+    const a = model.generate([1], { maxNewTokens: 6, seed: null });
+    attn.manualSeed(5);
+    assert.deepEqual(model.generate([1], { maxNewTokens: 6 }), a);
+  });
+
   test('bad configs, ids and options raise clear errors', () => {
     assert.throws(() => new attn.GPT({ nEmbd: 10, nHead: 4 }), {
       message: 'GPT: nEmbd must be divisible by nHead, got nEmbd=10 and nHead=4',
@@ -171,8 +183,10 @@ describe('GPT', () => {
     const model = own(new attn.GPT({ vocabSize: 5, nEmbd: 8, nHead: 2, nLayer: 1, nInner: 8, blockSize: 4 }));
     assert.throws(() => model.forward([1, 2, 5]), { message: 'GPT.forward: expected token ids in [0, 5), got 5 at index 2' });
     assert.throws(() => model.forward([1, 2, 3, 4, 0]), { message: 'GPT.forward: a context of 5 tokens exceeds the block size 4' });
-    assert.throws(() => model.generate([1], { temperature: -1 }), /generate: expected temperature >= 0/);
-    assert.throws(() => model.generate([1], { maxTokens: 3 }), /generate: unknown option "maxTokens"/);
+    assert.throws(() => model.generate([1], { temperature: -1 }), /generate: expected temperature to be a number >= 0, got -1/);
+    assert.throws(() => model.generate([1], { maxTokens: 3 }), { message: 'generate: unknown option "maxTokens"; did you mean "maxNewTokens"?' });
+    assert.throws(() => model.stream([1], { topK: 1.5 }), { message: 'stream: expected topK to be an integer >= 0, got 1.5' });
+    assert.throws(() => model.generate([1], { seed: -1 }), { message: 'generate: expected seed to be an integer >= 0 (or null), got -1' });
     assert.throws(() => model.generate([7]), /generate: expected token ids in \[0, 5\), got 7/);
     const it = model.stream([1], { maxNewTokens: 5 });
     it.next();

@@ -257,6 +257,9 @@ describe('attn-train', () => {
       [['train', '--data', 'missing.txt', '--out', 'x', '--nlayer', '2'], 'attn-train: unknown flag --nlayer for train; did you mean --n-layer?'],
       [['train', '--data', 'missing.txt', '--out', 'x', '--max-iter', '3'], 'attn-train: unknown flag --max-iter for train; did you mean --max-iters?'],
       [['generate', '--checkpoint', 'x', '--temprature', '0.1'], 'attn-train: unknown flag --temprature for generate; did you mean --temperature?'],
+      // generate's flags are generate.hpp's table, checked before the checkpoint is read
+      [['generate', '--checkpoint', 'x', '--top-k', '-1'], 'attn-train: expected --top-k to be an integer >= 0, got -1'],
+      [['generate', '--checkpoint', 'x', '--use-kv-cache', 'no'], 'attn-train: unexpected argument "no" (flags start with --)'],
       [['train', '--data', 'missing.txt', '--out', 'x', '--n-layer', 'two'], 'attn-train: expected --n-layer to be an integer in [1, 1024], got "two"'],
       [['train', '--data', 'missing.txt', '--out', 'x', '--n-embd', '30'], 'attn-train: --n-embd must be divisible by --n-head, got --n-embd=30 and --n-head=4'],
       [['train', '--data', 'missing.txt', '--out', 'x', '--max-iters', '-5'], 'attn-train: --max-iters: expected an integer >= 0, got "-5"'],
@@ -269,7 +272,9 @@ describe('attn-train', () => {
     }
     const help = run('help');
     assert.equal(help.status, 0);
-    for (const flag of ['--n-layer integer', '--learning-rate number', '--decay-lr (or --no-decay-lr)', '--tokenizer char|word']) {
+    for (const flag of ['--n-layer integer', '--learning-rate number', '--decay-lr (or --no-decay-lr)', '--tokenizer char|word',
+      '--temperature number  divides the logits; 0 = greedy (the argmax) (default 0.8)', '--use-kv-cache (or --no-use-kv-cache)',
+      '--weight-decay number  AdamW\'s decay of matrices and embeddings (default 0.1)']) {
       assert.ok(help.stdout.includes(flag), flag);
     }
   });

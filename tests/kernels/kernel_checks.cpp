@@ -3,10 +3,11 @@
 // (tests/js/kernels.test.js), where the kernels compile to SIMD128 and are the
 // ones the package runs. No test framework, so that one source serves both.
 // Prints one line per check and exits 1 if any fails.
-#include "attn/gemm.hpp"
 #include "attn/tensor.hpp"
 #include "attn/torch_rng.hpp"
 
+// The library's internals these checks test (not installed headers).
+#include "../../cpp/src/gemm.hpp"
 #include "../../cpp/src/simd.hpp"
 
 #include <cmath>

@@ -290,14 +290,18 @@ export interface GPTTrace {
   layers: GPTLayerTrace[];
 }
 
+/**
+ * generate()'s and stream()'s options. Their defaults and limits are the library's table of them
+ * (`defaultGenerateOptions()` returns the defaults); an unknown name is refused with the nearest known one.
+ */
 export interface GenerateOptions {
   /** default 100; generate() takes at most 10000 (it runs to the end in one call), stream() more */
   maxNewTokens?: number;
-  /** 0 = greedy; default 1 */
+  /** ≥ 0; 0 = greedy; default 1 */
   temperature?: number;
   /** keep the k most likely tokens; 0 (default) keeps all */
   topK?: number;
-  /** sample as after torch.manual_seed(seed); default: the global generator */
+  /** an integer ≥ 0: sample as after torch.manual_seed(seed); default null: the global generator */
   seed?: number | null;
   /** default true; false recomputes the whole context every step (same tokens) */
   useKvCache?: boolean;
@@ -599,6 +603,8 @@ export interface Attention {
    */
   loadDefaultModel(options?: { url: UrlLike } | { bytes: Uint8Array }): Promise<LoadedCheckpoint>;
   defaultTrainConfig(): TrainConfig;
+  /** generate()'s options with every default filled in. */
+  defaultGenerateOptions(): Required<GenerateOptions>;
   /**
    * The synthetic corpus, one sentence per line: "The cats, which slept near the dog, purr.", every third in
    * the short form "The cats purr."; each subject does four verbs of its own (cats purr, dogs bark).

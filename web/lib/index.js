@@ -1,5 +1,5 @@
 // The JS API: a thin, idiomatic layer over the WASM build of the C++ library
-// (cpp/bindings/wasm.cpp). Names mirror the notebooks so that each notebook
+// (cpp/bindings/). Names mirror the notebooks so that each notebook
 // line has a JS line:
 //
 //   torch.manual_seed(123)                    attn.manualSeed(123)
@@ -14,7 +14,7 @@
 // the exact type the bindings declare, so nothing can fail while converting
 // it inside WASM; the bindings return an Error instead of throwing, and
 // `throwingErrors` below throws it once the call has returned. Together they
-// keep a failed call from leaking memory or breaking the module (wasm.cpp
+// keep a failed call from leaking memory or breaking the module (cpp/bindings/convert.hpp
 // explains why a throw from inside WASM would).
 import { formatTensor, nestedArray } from './format.js';
 import createAttentionModule from './wasm/attention_wasm.mjs';
@@ -112,6 +112,14 @@ function wellFormed(value, fn, name) {
   if (lone) {
     throw new Error(`${fn}: expected ${name} as well-formed text, got a lone surrogate (half of a UTF-16 character, U+${lone[0]
       .charCodeAt(0).toString(16).toUpperCase()}) at index ${lone.index}`);
+  }
+  return value;
+}
+
+/** Options as a plain object, whose keys a C++ schema checks (configJson). */
+function plainOptions(value, fn) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value)) {
+    fail(fn, 'options as an object', value);
   }
   return value;
 }
@@ -255,7 +263,6 @@ function dimension(dim, x, fn) {
 }
 
 const ATTENTION_OPTIONS = ['causal', 'keyLengths', 'mask', 'fillValue', 'scale'];
-const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'seed', 'useKvCache'];
 // generate() runs to the end in one call, so it is kept short enough not to
 // freeze a page; stream() yields between tokens and can be stopped, so it may run longer.
 const GENERATE_LIMIT = 10000;
@@ -306,7 +313,7 @@ function configJson(config, fn, what = 'config') {
     fail(fn, `${what} as an object`, config);
   }
   return JSON.stringify(config, (key, value) => {
-    if (key === '' || value === undefined) return value;
+    if (key === '' || value === undefined || value === null) return value;
     if (typeof value === 'number' && !Number.isFinite(value)) fail(fn, `${key} as a finite number`, value);
     if (!['number', 'boolean', 'string'].includes(typeof value)) fail(fn, `${key} as a number, true or false, or a string`, value);
     return value;
@@ -317,7 +324,7 @@ function configJson(config, fn, what = 'config') {
 
 /**
  * Makes every function of the bindings throw the Error it returns (see
- * wasm.cpp). As a second line of defence, the WASM stack pointer is restored
+ * cpp/bindings/convert.hpp). As a second line of defence, the WASM stack pointer is restored
  * if anything still throws from inside a call.
  */
 function throwingErrors(M) {
@@ -633,7 +640,7 @@ function makeApi(M) {
      * Returns every token, {data: Int32Array, shape: [B, T]}.
      */
     generate(prompt, opts = {}) {
-      const { onToken, ...rest } = options(opts, [...GENERATE_OPTIONS, 'onToken'], 'generate');
+      const { onToken, ...rest } = plainOptions(opts, 'generate');
       if (onToken !== undefined && typeof onToken !== 'function') fail('generate', 'onToken as a function', onToken);
       if (typeof rest.maxNewTokens === 'number' && rest.maxNewTokens > GENERATE_LIMIT) {
         throw new Error(`generate: expected maxNewTokens of at most ${GENERATE_LIMIT}, got ${rest.maxNewTokens}; ` +
@@ -654,18 +661,12 @@ function makeApi(M) {
     }
     /** The same generation as an iterator: yields each step's tokens (one per batch row). */
     stream(prompt, opts = {}) {
-      return new GenerationStream(this, this.#session(prompt, options(opts, GENERATE_OPTIONS, 'stream'), 'stream'));
+      return new GenerationStream(this, this.#session(prompt, plainOptions(opts, 'stream'), 'stream'));
     }
+    // The options' names, defaults and limits are generate.hpp's table: it reads them as JSON.
     #session(prompt, opts, fn) {
-      const { maxNewTokens = 100, temperature = 1, topK = 0, seed = null, useKvCache = true } = opts;
       const t = idsArg(prompt, fn, 'prompt');
-      return M.GenerationSession.create(this._handle, t.data, t.batch, {
-        maxNewTokens: number(maxNewTokens, fn, 'maxNewTokens'),
-        temperature: number(temperature, fn, 'temperature'),
-        topK: number(topK, fn, 'topK'),
-        seed: seed === null ? null : number(seed, fn, 'seed'),
-        useKvCache: boolean(useKvCache, fn, 'useKvCache'),
-      }, fn);
+      return M.GenerationSession.create(this._handle, t.data, t.batch, configJson(opts, fn, 'options'), fn);
     }
   }
 
@@ -847,6 +848,8 @@ function makeApi(M) {
       return loadCheckpoint(await loadBytes(url ?? DEFAULT_MODEL_URL, fn, 'the model'));
     },
     defaultTrainConfig: () => JSON.parse(M.defaultTrainConfig()),
+    /** generate()'s options with their defaults: {maxNewTokens, temperature, topK, seed, useKvCache}. */
+    defaultGenerateOptions: () => JSON.parse(M.defaultGenerateOptions()),
     /** The synthetic subject–verb agreement corpus, one sentence per line. */
     agreementCorpus: (sentences = 20000, seed = 1337) =>
       M.agreementCorpus(number(sentences, 'agreementCorpus', 'sentences'), number(seed, 'agreementCorpus', 'seed')),

@@ -31,17 +31,15 @@
 // Files, in the order the notebooks introduce them:
 //   tensor.hpp                       the (shape, float data) type and shape checks
 //   torch_rng.hpp                    PyTorch's CPU random numbers, bit for bit
-//   gemm.hpp                         the matrix product, with its own WASM SIMD kernel
 //   softmax.hpp                      sum-normalisation, naive and stable softmax
 //   simple_attention.hpp             attention without trainable weights
 //   linear.hpp, embedding.hpp,
 //   layer_norm.hpp                   the nn layers, initialised as PyTorch does
 //   activations.hpp, dropout.hpp     ReLU, GELU and dropout, forward and backward
-//   self_attention.hpp               SelfAttentionV1 / V2 / U with traces
-//   mask.hpp                         causal and padding masks
+//   mask.hpp, attention_options.hpp  causal and padding masks; the options every attention takes
 //   scaled_dot_product_attention.hpp softmax(Q Kᵀ/√d_k) V with masks and a trace
+//   self_attention.hpp               SelfAttentionV1 / V2 / U with traces (built on the line above)
 //   score_explanation.hpp            one score taken apart: products, √d_k, its row, the mixing
-//   attention_kernel.hpp             the multi-head kernel the modules run, forward and backward
 //   multi_head_attention.hpp         several heads (notebook 001 §7, nn.MultiheadAttention)
 //   config.hpp                       GPTConfig and TrainConfig: every field named once
 //   gpt.hpp                          the tiny language model (notebook 001 §8, nanoGPT)
@@ -53,19 +51,23 @@
 //   checkpoint.hpp                   safetensors files with a digest
 //   synthetic_corpus.hpp,
 //   agreement_probe.hpp              the agreement corpus and what a model learned from it
+//
+// Internals, not installed (cpp/src): gemm.hpp, the matrix product every layer
+// runs, with its own WASM SIMD kernel; attention_kernel.hpp, the fused
+// multi-head kernel the modules and the model run, forward and backward;
+// simd.hpp, the 128-bit vector helpers of both.
 #pragma once
 
 #include "attn/activations.hpp"
 #include "attn/adamw.hpp"
 #include "attn/agreement_probe.hpp"
-#include "attn/attention_kernel.hpp"
+#include "attn/attention_options.hpp"
 #include "attn/checkpoint.hpp"
 #include "attn/config.hpp"
 #include "attn/cross_entropy.hpp"
 #include "attn/dataset.hpp"
 #include "attn/dropout.hpp"
 #include "attn/embedding.hpp"
-#include "attn/gemm.hpp"
 #include "attn/generate.hpp"
 #include "attn/gpt.hpp"
 #include "attn/layer_norm.hpp"

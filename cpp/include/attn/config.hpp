@@ -51,9 +51,10 @@ struct GPTConfig {
 
     // notebook 001, section 8: SimpleLanguageModel(vocab_size, d_model,
     // num_heads, d_ff, max_seq_length), one post-norm block, ReLU, bias-free
-    // attention, biased feed-forward and output projection.
+    // attention, biased feed-forward and output projection. Refuses (Error) a
+    // d_model that num_heads does not divide, naming the notebook's parameters.
     static GPTConfig notebook001(int64_t vocab_size, int64_t d_model, int64_t num_heads, int64_t d_ff,
-                                 int64_t max_seq_length);
+                                 int64_t max_seq_length, const char* fn = "GPTConfig::notebook001");
     // nanoGPT's GPTConfig: pre-norm, GELU, d_ff = 4 · n_embd, lm_head without bias.
     static GPTConfig nanogpt(int64_t vocab_size, int64_t block_size, int64_t n_layer, int64_t n_head,
                              int64_t n_embd, bool bias, bool tie_embeddings);

@@ -13,6 +13,10 @@
 
 namespace attn {
 
+// generate()'s settings. generate.cpp lists every field once with its limits
+// and help, as config.cpp does for the configs: JSON (the JS API's options),
+// the command line's flags and help, and every message about a field come
+// from that one table.
 struct GenerateOptions {
     int64_t max_new_tokens = 100;
     SamplingOptions sampling;
@@ -20,7 +24,20 @@ struct GenerateOptions {
     // torch.manual_seed(seed) just before generate(); unset: the default generator.
     std::optional<uint64_t> seed;
     bool use_kv_cache = true;
+
+    // Throws Error naming the first field outside its limits as `naming` spells it.
+    void validate(const char* fn = "generate", Naming naming = Naming::Snake) const;
 };
+
+// The table's functions, as config.hpp's for the configs. Reading takes any
+// subset of the fields over `base` and refuses unknown names with the nearest
+// known one.
+std::string to_json(const GenerateOptions& options, Naming naming = Naming::Snake);
+GenerateOptions generate_options_from_json(const std::string& json, Naming naming, const char* fn,
+                                           const GenerateOptions& base = {});
+void set_field(GenerateOptions& options, const std::string& name, const std::string& value, Naming naming,
+               const char* fn);
+std::vector<FieldInfo> fields(const GenerateOptions& options, Naming naming);
 
 // One generation in progress: owns the tokens so far and the KV cache, and
 // produces one token per batch row per call, so callers can stream.

@@ -19,6 +19,8 @@
 #include "attn/tensor.hpp"
 #include "attn/torch_rng.hpp"
 
+#include <string>
+
 namespace attn {
 
 struct MultiHeadAttentionTrace {
@@ -31,6 +33,13 @@ struct MultiHeadAttentionTrace {
     Tensor output;           // (B, T_q, d_model)
     Tensor average_weights;  // (B, T_q, T_k) mean over heads (what PyTorch returns by default)
 };
+
+// The head split (notebook 001 §7): each of `heads` heads gets width / heads
+// features, so heads must divide the width, both > 0. The one check of that
+// rule, for the modules here and for GPTConfig; its message names the two as
+// the caller's parameters are named (d_model and num_heads, n_embd and n_head).
+void check_head_split(int64_t width, int64_t heads, const char* fn, const std::string& width_name,
+                      const std::string& heads_name);
 
 class MultiHeadAttention {
 public:

@@ -9,7 +9,7 @@
 // those of scaled_dot_product_attention (and tests hold the two equal).
 #pragma once
 
-#include "attn/scaled_dot_product_attention.hpp"
+#include "attn/attention_options.hpp"
 #include "attn/tensor.hpp"
 
 namespace attn {

@@ -1,0 +1,283 @@
+// Glue for attention itself: random numbers, softmax, attention without and
+// with trainable weights, masks, scaled dot-product attention, the layers and
+// multi-head attention (notebooks 000, 002-004; notebook 001 §6-7).
+#include "glue.hpp"
+#include "traces.hpp"
+
+#include "attn/mask.hpp"
+#include "attn/scaled_dot_product_attention.hpp"
+#include "attn/score_explanation.hpp"
+#include "attn/simple_attention.hpp"
+#include "attn/softmax.hpp"
+#include "attn/torch_rng.hpp"
+
+#include <emscripten/stack.h>
+
+#include <malloc.h>
+
+namespace attn::js {
+
+namespace {
+AttentionOptions to_options(const JsAttentionOptions& o, const char* fn) {
+    AttentionOptions opts;
+    opts.causal = o.causal;
+    if (!o.keyLengths.isNull()) opts.key_lengths = to_ids(o.keyLengths, fn);
+    if (std::optional<Tensor> mask = optional_tensor(o.mask, fn, "mask")) opts.mask = std::move(*mask);
+    opts.fill_value = static_cast<float>(o.fillValue);
+    if (!o.scale.isNull()) opts.scale = static_cast<float>(o.scale.as<double>());
+    return opts;
+}
+
+template <Tensor (*F)(const Tensor&)>
+val unary(const JsTensor& x, const char* fn, const char* name) {
+    return guarded(fn, [&] {
+        Tensor t = to_tensor(x, fn, name);
+        check_finite(t, fn, name);
+        return to_js(F(t));
+    });
+}
+
+// softmax, softmaxNaive and normalizeSum along `dim`, as torch's dim.
+template <Tensor (*F)(const Tensor&, int64_t)>
+val along_dim(const JsTensor& x, int dim, const char* fn) {
+    return guarded(fn, [&] {
+        Tensor t = to_tensor(x, fn, "scores");
+        check_finite(t, fn, "scores");
+        return to_js(F(t, dim));
+    });
+}
+
+template <typename M>
+val module_forward(const M& m, const JsTensor& x, const char* fn) {
+    return guarded(fn, [&] { return to_js(m.forward(to_tensor(x, fn, "x"))); });
+}
+
+// A parameter tensor, copied out.
+val parameter(const Tensor& t) {
+    return guarded("parameter", [&] { return to_js(t); });
+}
+
+// A Linear owned by another object crosses as plain data: {weight (out, in), bias (out) | null}.
+val linear_params(const Linear& m) {
+    return guarded("parameter", [&] {
+        val out = val::object();
+        out.set("weight", val(to_js(m.weight)));
+        out.set("bias", m.has_bias() ? val(to_js(m.bias)) : val::null());
+        return out;
+    });
+}
+}  // namespace
+
+// What the module holds, for tests and for apps that watch their memory:
+// the WASM memory's size (it grows, and never shrinks), the bytes malloc holds,
+// and the stack in use seen from this call (the same between calls).
+val memory_usage() {
+    const struct mallinfo info = mallinfo();
+    val out = val::object();
+    out.set("memoryBytes", static_cast<double>(__builtin_wasm_memory_size(0)) * 65536.0);
+    out.set("heapBytes", static_cast<double>(info.uordblks));
+    out.set("stackBytes", static_cast<double>(emscripten_stack_get_base() - emscripten_stack_get_current()));
+    return out;
+}
+
+// ---- random numbers ---------------------------------------------------------
+
+val manual_seed(double seed) {
+    return guarded("manualSeed", [&] { attn::manual_seed(to_seed(seed, "manualSeed")); });
+}
+
+val rand_uniform(const val& shape) {
+    return guarded("rand", [&] { return to_js(attn::rand(to_shape(shape, "rand", "the"))); });
+}
+
+val rand_normal(const val& shape) {
+    return guarded("randn", [&] { return to_js(attn::randn(to_shape(shape, "randn", "the"))); });
+}
+
+val rand_int(double low, double high, const val& shape) {
+    return guarded("randint", [&] {
+        if (low != std::floor(low) || high != std::floor(high) || low < -2147483648.0 || high > 2147483648.0) {
+            throw Error("randint: expected integer bounds within int32, got low=" + format_number(low) +
+                        ", high=" + format_number(high));
+        }
+        const Shape s = to_shape(shape, "randint", "the");
+        return int_tensor_to_js(attn::randint(static_cast<int64_t>(low), static_cast<int64_t>(high), s), s);
+    });
+}
+
+// ---- softmax and attention without weights -----------------------------------
+
+val softmax(const JsTensor& x, int dim) { return along_dim<attn::softmax>(x, dim, "softmax"); }
+val softmax_naive(const JsTensor& x, int dim) { return along_dim<attn::softmax_naive>(x, dim, "softmaxNaive"); }
+val normalize_sum(const JsTensor& x, int dim) { return along_dim<attn::normalize_sum>(x, dim, "normalizeSum"); }
+val attention_scores(const JsTensor& x) { return unary<attn::attention_scores>(x, "attentionScores", "inputs"); }
+val attention_scores_loop(const JsTensor& x) {
+    return unary<attn::attention_scores_loop>(x, "attentionScoresLoop", "inputs");
+}
+
+val attention_scores_for_query(const JsTensor& x, double q) {
+    constexpr const char* fn = "attentionScoresForQuery";
+    return guarded(fn, [&] {
+        return to_js(attn::attention_scores_for_query(to_tensor(x, fn, "inputs"), to_integer(q, fn, "query index")));
+    });
+}
+
+val context_vector(const JsTensor& w, const JsTensor& x) {
+    constexpr const char* fn = "contextVector";
+    return guarded(fn, [&] { return to_js(attn::context_vector(to_tensor(w, fn, "weights"), to_tensor(x, fn, "inputs"))); });
+}
+
+val context_vectors(const JsTensor& w, const JsTensor& x) {
+    constexpr const char* fn = "contextVectors";
+    return guarded(fn, [&] { return to_js(attn::context_vectors(to_tensor(w, fn, "weights"), to_tensor(x, fn, "inputs"))); });
+}
+
+val simple_self_attention(const JsTensor& x) {
+    constexpr const char* fn = "simpleSelfAttention";
+    return guarded(fn, [&] { return to_js(attn::simple_self_attention(to_tensor(x, fn, "inputs"))); });
+}
+
+// ---- masks and scaled dot-product attention ----------------------------------
+
+val causal_mask(double T) {
+    return guarded("causalMask", [&] { return to_js(attn::causal_mask(to_integer(T, "causalMask", "length"))); });
+}
+
+val padding_mask(const val& lengths, double T_k) {
+    constexpr const char* fn = "paddingMask";
+    return guarded(fn, [&] { return to_js(attn::padding_mask(to_ids(lengths, fn), to_count(T_k, fn, "keyLength"))); });
+}
+
+val scaled_dot_product_attention(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttentionOptions& o) {
+    constexpr const char* fn = "scaledDotProductAttention";
+    return guarded(fn, [&] {
+        const AttentionOptions opts = to_options(o, fn);
+        return to_js(attn::scaled_dot_product_attention(to_tensor(q, fn, "query"), to_tensor(k, fn, "key"),
+                                                        to_tensor(v, fn, "value"), opts));
+    });
+}
+
+val attention(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttentionOptions& o) {
+    constexpr const char* fn = "attention";
+    return guarded(fn, [&] {
+        return to_js(attn::attention(to_tensor(q, fn, "query"), to_tensor(k, fn, "key"), to_tensor(v, fn, "value"),
+                                     to_options(o, fn)));
+    });
+}
+
+val explain_score(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsTensor& w, double i, double j) {
+    constexpr const char* fn = "explainScore";
+    return guarded(fn, [&] {
+        return to_js(attn::explain_score(to_tensor(q, fn, "queries"), to_tensor(k, fn, "keys"), to_tensor(v, fn, "values"),
+                                         to_tensor(w, fn, "weights"), to_count(i, fn, "the query index"),
+                                         to_count(j, fn, "the key index"), fn));
+    });
+}
+
+// ---- layers (objects with a lifetime) ---------------------------------------
+
+val make_self_attention_v1(double d_in, double d_out) {
+    constexpr const char* fn = "SelfAttentionV1";
+    return guarded(fn, [&] { return owned_by_js(new SelfAttentionV1(to_size(d_in, fn, "dIn"), to_size(d_out, fn, "dOut"))); });
+}
+val make_self_attention_v2(double d_in, double d_out, bool qkv_bias) {
+    constexpr const char* fn = "SelfAttentionV2";
+    return guarded(fn, [&] {
+        return owned_by_js(new SelfAttentionV2(to_size(d_in, fn, "dIn"), to_size(d_out, fn, "dOut"), qkv_bias));
+    });
+}
+val make_self_attention_u(double d) {
+    return guarded("SelfAttentionU", [&] { return owned_by_js(new SelfAttentionU(to_size(d, "SelfAttentionU", "d"))); });
+}
+val self_attention_v1_forward(const SelfAttentionV1& m, const JsTensor& x) {
+    return module_forward(m, x, "SelfAttentionV1.forward");
+}
+val self_attention_v2_forward(const SelfAttentionV2& m, const JsTensor& x) {
+    return module_forward(m, x, "SelfAttentionV2.forward");
+}
+val self_attention_u_forward(const SelfAttentionU& m, const JsTensor& x) {
+    return module_forward(m, x, "SelfAttentionU.forward");
+}
+val self_attention_v1_W_query(const SelfAttentionV1& m) { return parameter(m.W_query); }
+val self_attention_v1_W_key(const SelfAttentionV1& m) { return parameter(m.W_key); }
+val self_attention_v1_W_value(const SelfAttentionV1& m) { return parameter(m.W_value); }
+val self_attention_v2_W_query(const SelfAttentionV2& m) { return linear_params(m.W_query); }
+val self_attention_v2_W_key(const SelfAttentionV2& m) { return linear_params(m.W_key); }
+val self_attention_v2_W_value(const SelfAttentionV2& m) { return linear_params(m.W_value); }
+val self_attention_u_U_query(const SelfAttentionU& m) { return parameter(m.U_query); }
+val self_attention_u_U_key(const SelfAttentionU& m) { return parameter(m.U_key); }
+val self_attention_u_U_value(const SelfAttentionU& m) { return parameter(m.U_value); }
+
+val make_linear(double in, double out, bool bias) {
+    constexpr const char* fn = "Linear";
+    return guarded(fn, [&] {
+        return owned_by_js(new Linear(to_size(in, fn, "inFeatures"), to_size(out, fn, "outFeatures"), bias));
+    });
+}
+val linear_forward(const Linear& m, const JsTensor& x) { return module_forward(m, x, "Linear.forward"); }
+val linear_weight(const Linear& m) { return parameter(m.weight); }
+val linear_bias(const Linear& m) {
+    return guarded("Linear.bias", [&] { return m.has_bias() ? val(to_js(m.bias)) : val::null(); });
+}
+
+val make_embedding(double num, double dim) {
+    constexpr const char* fn = "Embedding";
+    return guarded(fn, [&] {
+        return owned_by_js(new Embedding(to_size(num, fn, "numEmbeddings"), to_size(dim, fn, "embeddingDim")));
+    });
+}
+val embedding_forward(const Embedding& m, const val& ids, const val& shape) {
+    constexpr const char* fn = "Embedding.forward";
+    return guarded(fn, [&] { return to_js(m.forward(to_ids(ids, fn), to_shape(shape, fn, "ids"))); });
+}
+val embedding_weight(const Embedding& m) { return parameter(m.weight); }
+
+val make_layer_norm(double c) {
+    return guarded("LayerNorm", [&] { return owned_by_js(new LayerNorm(to_size(c, "LayerNorm", "normalizedShape"))); });
+}
+val layer_norm_forward(const LayerNorm& m, const JsTensor& x) { return module_forward(m, x, "LayerNorm.forward"); }
+val layer_norm_weight(const LayerNorm& m) { return parameter(m.weight); }
+val layer_norm_bias(const LayerNorm& m) { return parameter(m.bias); }
+
+// ---- multi-head attention ----------------------------------------------------
+
+val make_multi_head_attention(double d_model, double num_heads) {
+    constexpr const char* fn = "MultiHeadAttention";
+    return guarded(fn, [&] {
+        return owned_by_js(new MultiHeadAttention(to_size(d_model, fn, "dModel"), to_size(num_heads, fn, "numHeads")));
+    });
+}
+
+val multi_head_attention_forward(const MultiHeadAttention& m, const JsTensor& x, const JsAttentionOptions& o, bool trace) {
+    constexpr const char* fn = "MultiHeadAttention.forward";
+    return guarded(fn, [&] { return to_js(m.forward(to_tensor(x, fn, "x"), to_options(o, fn), trace), trace); });
+}
+val multi_head_attention_W_q(const MultiHeadAttention& m) { return parameter(m.W_q.weight); }
+val multi_head_attention_W_k(const MultiHeadAttention& m) { return parameter(m.W_k.weight); }
+val multi_head_attention_W_v(const MultiHeadAttention& m) { return parameter(m.W_v.weight); }
+val multi_head_attention_W_o(const MultiHeadAttention& m) { return parameter(m.W_o.weight); }
+
+val make_torch_multihead_attention(double embed_dim, double num_heads, bool bias) {
+    constexpr const char* fn = "TorchMultiheadAttention";
+    return guarded(fn, [&] {
+        return owned_by_js(
+            new TorchMultiheadAttention(to_size(embed_dim, fn, "embedDim"), to_size(num_heads, fn, "numHeads"), bias));
+    });
+}
+
+val torch_multihead_attention_forward(const TorchMultiheadAttention& m, const JsTensor& q, const JsTensor& k,
+                                      const JsTensor& v, const JsAttentionOptions& o, bool trace) {
+    constexpr const char* fn = "TorchMultiheadAttention.forward";
+    return guarded(fn, [&] {
+        return to_js(m.forward(to_tensor(q, fn, "query"), to_tensor(k, fn, "key"), to_tensor(v, fn, "value"),
+                               to_options(o, fn), trace),
+                     trace);
+    });
+}
+val torch_multihead_attention_in_proj_weight(const TorchMultiheadAttention& m) { return parameter(m.in_proj_weight); }
+val torch_multihead_attention_in_proj_bias(const TorchMultiheadAttention& m) {
+    return guarded("inProjBias", [&] { return m.in_proj_bias.dim() == 1 ? val(to_js(m.in_proj_bias)) : val::null(); });
+}
+val torch_multihead_attention_out_proj(const TorchMultiheadAttention& m) { return linear_params(m.out_proj); }
+
+}  // namespace attn::js

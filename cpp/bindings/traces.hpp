@@ -1,0 +1,30 @@
+// The library's results as plain JS objects: one converter per C++ struct,
+// each field named once, in the JS API's spelling (index.d.ts documents them).
+// Adding a field to a trace touches its struct and its converter here.
+#pragma once
+
+#include "convert.hpp"
+
+#include "attn/agreement_probe.hpp"
+#include "attn/gpt.hpp"
+#include "attn/multi_head_attention.hpp"
+#include "attn/scaled_dot_product_attention.hpp"
+#include "attn/score_explanation.hpp"
+#include "attn/self_attention.hpp"
+#include "attn/simple_attention.hpp"
+#include "attn/trainer.hpp"
+
+namespace attn::js {
+
+val to_js(const SimpleAttentionTrace& t);
+val to_js(const AttentionTrace& t);
+val to_js(const ScoreExplanation& e);
+val to_js(const SelfAttentionTrace& t);
+// The whole trace, or {output} alone when `trace` is false.
+val to_js(const MultiHeadAttentionTrace& t, bool trace);
+val to_js(const GPTTrace& t);
+val to_js(const AgreementReport& r);
+val to_js(const StepResult& r);
+val to_js(const EvalResult& r);
+
+}  // namespace attn::js
