@@ -6,7 +6,7 @@
 // with real PyTorch and compares).
 
 /** The shortest decimal that reads back as the same float32: 0.43, not 0.4300000071525574. */
-export function float32Literal(x) {
+function float32Literal(x) {
   if (!Number.isFinite(x)) return Number.isNaN(x) ? "float('nan')" : `float('${x > 0 ? 'inf' : '-inf'}')`;
   for (let digits = 1; digits <= 9; digits++) {
     const text = x.toPrecision(digits);

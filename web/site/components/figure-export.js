@@ -11,7 +11,7 @@ const STYLE_PROPERTIES = ['fill', 'fill-opacity', 'stroke', 'stroke-width', 'str
   'opacity', 'font-family', 'font-size', 'font-weight', 'font-style', 'text-anchor', 'dominant-baseline', 'text-decoration'];
 
 /** The SVG element as a file: computed styles inline, the page's background behind it. */
-export function selfContainedSvg(svg) {
+function selfContainedSvg(svg) {
   const clone = svg.cloneNode(true);
   const from = [svg, ...svg.querySelectorAll('*')];
   const to = [clone, ...clone.querySelectorAll('*')];
@@ -65,7 +65,7 @@ const csvField = (s) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
  * numbers: {title, rowLabels, colLabels, values (rows · cols), rows, cols}; a bar chart is one row.
  * Returns the JSON and CSV texts.
  */
-export function numbersAsFiles({ title, rowLabels, colLabels, values, rows, cols }) {
+function numbersAsFiles({ title, rowLabels, colLabels, values, rows, cols }) {
   const row = (i) => Array.from(values.slice(i * cols, (i + 1) * cols));
   const rowName = (i) => rowLabels?.[i] ?? String(i);
   const colName = (j) => colLabels?.[j] ?? String(j);

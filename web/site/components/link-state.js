@@ -19,7 +19,7 @@
 
 import { copyButton } from './copy-button.js';
 
-export const LINK_VERSION = 1;
+const LINK_VERSION = 1;
 const MIN_INTERVAL_MS = 250;
 const SAME_EDIT_MS = 2000; // edits of the same fields this close together share one history entry
 const MAX_SHOWN = 40; // characters of a refused value quoted in a note

@@ -44,7 +44,10 @@ export async function deleteModel(id) {
   await del(`meta:${id}`, store);
 }
 
-/** Moves the model of the old single slot into the list (once); returns its bytes' new id, if any. */
+/**
+ * Moves the model of the old single slot into the list (once); returns its bytes' new id, if any.
+ * Removed in 0.3.0 (CHANGELOG, Deprecated): by then every browser that ran 0.1 has opened chapter 7 since.
+ */
 export async function adoptLegacyModel(describe) {
   const bytes = await get(LEGACY_KEY).catch(() => undefined);
   if (!(bytes instanceof Uint8Array)) return null;

@@ -5,10 +5,10 @@
 // set colours in script (canvas, three.js, line colours) redraw.
 
 /** 'light' or 'dark': the theme the page is drawn in. */
-export const currentTheme = () => (document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light');
+const currentTheme = () => (document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light');
 
 /** A colour of the style sheet's palette (a custom property of :root, e.g. '--ink'), as the current theme sets it. */
-export const cssColor = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+const cssColor = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
 /** A colour as a canvas or three.js needs it: 'var(--keys)' resolved in the current theme, any other colour as it is. */
 export function resolveColor(color) {

@@ -1,0 +1,239 @@
+// Checkpoints: safetensors files of a model, its vocabulary and a run's state, and
+// every way a file can be wrong.
+#include "attn/checkpoint.hpp"
+#include "attn/trainer.hpp"
+#include "fixtures.hpp"
+#include "golden.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+using namespace attn;
+using namespace fixtures;
+
+namespace {
+std::string message_of(const std::string& bytes) {
+    try {
+        load_checkpoint(bytes);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+// The file with its header edited, as another tool would write it: without
+// this library's digest (which the edit would no longer match).
+std::string with_header(const std::string& original, const std::function<void(nlohmann::json&)>& edit) {
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(original[static_cast<size_t>(i)]);
+    nlohmann::json h = nlohmann::json::parse(original.substr(8, n));
+    h["__metadata__"].erase("digest");
+    edit(h);
+    const std::string text = h.dump();
+    std::string out(8, '\0');
+    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((text.size() >> (8 * i)) & 0xFF);
+    return out + text + original.substr(8 + n);
+}
+}  // namespace
+
+TEST(Checkpoint, RoundTripsModelVocabularyAndTrainingState) {
+    Trainer trainer(tiny(), quick(), text());
+    for (int i = 0; i < 3; ++i) trainer.step();
+    const Tokenizer& vocab = trainer.data().tokenizer();
+    const std::string bytes = save_checkpoint(trainer.model(), vocab, &trainer);
+    const Checkpoint ck = load_checkpoint(bytes);
+    EXPECT_EQ(ck.tokenizer.pieces(), vocab.pieces());
+    const auto a = trainer.model().named_parameters(), b = ck.model.named_parameters();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].first, b[i].first);
+        EXPECT_TRUE(golden::near(*a[i].second, *b[i].second, 0.0f)) << a[i].first;
+    }
+    ASSERT_TRUE(ck.training.has_value());
+    EXPECT_EQ(ck.training->iter, 3);
+    EXPECT_EQ(ck.training->optimizer.steps, 3);
+    EXPECT_TRUE(golden::near(ck.training->optimizer.exp_avg_sq[5], trainer.optimizer().exp_avg_sq[5], 0.0f));
+    EXPECT_EQ(ck.training->config.batch_size, 4);
+    // Same logits from the loaded model; and a resumed trainer carries on.
+    EXPECT_TRUE(golden::near(ck.model.forward({1, 2, 3}, 1), trainer.model().forward({1, 2, 3}, 1), 0.0f));
+    Checkpoint copy = load_checkpoint(bytes);
+    Trainer resumed(std::move(copy.model), std::move(copy.training->optimizer), copy.training->iter, copy.tokenizer,
+                    copy.training->config, text());
+    EXPECT_EQ(resumed.step().iter, 3);
+    // A model-only checkpoint has no training state.
+    EXPECT_FALSE(load_checkpoint(save_checkpoint(trainer.model(), vocab)).training.has_value());
+}
+
+TEST(Checkpoint, WordTokenizerTrainsSavesAndLoadsBack) {
+    TrainConfig t = quick();
+    t.tokenizer = TokenizerKind::Word;
+    Trainer trainer(tiny(), t, text());
+    // " cats", " purr", ",", ... : far fewer tokens than characters.
+    EXPECT_EQ(trainer.data().tokenizer().kind(), TokenizerKind::Word);
+    EXPECT_LT(trainer.data().train().size() * 3, text().size());
+    trainer.step();
+    const Checkpoint ck = load_checkpoint(save_checkpoint(trainer.model(), trainer.data().tokenizer(), &trainer));
+    EXPECT_EQ(ck.tokenizer.kind(), TokenizerKind::Word);
+    EXPECT_EQ(ck.tokenizer.pieces(), trainer.data().tokenizer().pieces());
+    EXPECT_EQ(ck.training->config.tokenizer, TokenizerKind::Word);
+    EXPECT_EQ(ck.tokenizer.encode("The cats purr."), trainer.data().tokenizer().encode("The cats purr."));
+    // A vocabulary of the wrong size for the model is refused when saving.
+    EXPECT_THROW(save_checkpoint(trainer.model(), vocab()), Error);
+}
+
+TEST(Checkpoint, LayoutIsSafetensors) {
+    const GPT model(tiny());
+    const std::string bytes = save_checkpoint(model, vocab());
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+    EXPECT_EQ((8 + n) % 8, 0u);  // data aligned to 8 bytes
+    const auto header = nlohmann::json::parse(bytes.substr(8, n));
+    const auto& wte = header.at("transformer.wte.weight");
+    EXPECT_EQ(wte.at("dtype"), "F32");
+    EXPECT_EQ(wte.at("data_offsets")[0], 0);
+    EXPECT_TRUE(header.at("__metadata__").at("config").is_string());
+    uint64_t covered = 0;
+    for (const auto& [name, e] : header.items())
+        if (name != "__metadata__") covered += e.at("data_offsets")[1].get<uint64_t>() - e.at("data_offsets")[0].get<uint64_t>();
+    EXPECT_EQ(8 + n + covered, bytes.size());  // the tensors cover the data exactly
+    EXPECT_FALSE(header.contains("lm_head.weight"));  // tied: stored once, as nanoGPT's wte
+}
+
+TEST(Checkpoint, NonFiniteValuesAreNeverWritten) {
+    GPT model(tiny());
+    model.h[1].attn_c_proj_weight[7] = NAN;
+    try {
+        save_checkpoint(model, vocab());
+        ADD_FAILURE() << "a NaN weight was written";
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "saveCheckpoint: tensor \"transformer.h.1.attn.c_proj.weight\" holds a non-finite value; a checkpoint "
+                  "of it could not be loaded");
+    }
+}
+
+TEST(Checkpoint, DigestRefusesEveryFlippedByteThatWouldChangeTheModel) {
+    // Regression: 4,367 of 5,000 random byte flips loaded with silently
+    // changed weights, and 36 of 2,000 header flips with a changed vocabulary.
+    const std::string good = save_checkpoint(GPT(tiny()), vocab());
+    const Checkpoint original = load_checkpoint(good);
+    EXPECT_TRUE(original.verified);
+    Generator gen(11);
+    int weight_flips = 0, weight_flips_refused_as_damaged = 0;
+    for (int trial = 0; trial < 3000; ++trial) {
+        std::string b = good;
+        // Half the flips in the header (vocabulary, config, offsets), half in the weights.
+        const size_t header_end = 8 + (static_cast<unsigned char>(good[0]) | static_cast<unsigned char>(good[1]) << 8);
+        const size_t at = trial % 2 ? 8 + gen.random() % (header_end - 8) : header_end + gen.random() % (good.size() - header_end);
+        const auto flip = static_cast<char>(1 + gen.random() % 255);
+        b[at] = static_cast<char>(b[at] ^ flip);
+        try {
+            const Checkpoint ck = load_checkpoint(b);
+            // Only a flip that changes nothing the file means may load (e.g. in the header's padding).
+            EXPECT_EQ(ck.tokenizer.pieces(), original.tokenizer.pieces()) << "byte " << at;
+            const auto x = ck.model.named_parameters(), y = original.model.named_parameters();
+            for (size_t i = 0; i < x.size(); ++i) EXPECT_TRUE(golden::near(*x[i].second, *y[i].second, 0.0f)) << "byte " << at;
+        } catch (const Error& e) {
+            // A header flip may break the JSON or the length field before the digest is read.
+            weight_flips_refused_as_damaged +=
+                at >= header_end && std::string(e.what()) == "loadCheckpoint: the file is damaged: its digest does not match its contents";
+        }
+        weight_flips += at >= header_end;
+    }
+    EXPECT_EQ(weight_flips_refused_as_damaged, weight_flips);
+}
+
+TEST(Checkpoint, FilesWithoutADigestStillLoadUnverified) {
+    const std::string good = save_checkpoint(GPT(tiny()), vocab());
+    const Checkpoint ck = load_checkpoint(with_header(good, [](nlohmann::json&) {}));
+    EXPECT_FALSE(ck.verified);
+    EXPECT_EQ(message_of(with_header(good, [](nlohmann::json& h) { h["__metadata__"]["digest"] = "sha1:abc"; })),
+              "loadCheckpoint: __metadata__.digest \"sha1:abc\" is not an xxh3-128: digest");
+}
+
+TEST(Checkpoint, FilesOfVersion01ReadTheirOldFieldNames) {
+    // 0.1 wrote the feed-forward width as "d_ff" and the schedule switch as
+    // "cosine", and kept the optimizer's step count inside train_config.
+    Trainer trainer(tiny(), quick(), text());
+    trainer.step();
+    const std::string bytes = save_checkpoint(trainer.model(), trainer.data().tokenizer(), &trainer);
+    const std::string old = with_header(bytes, [](nlohmann::json& h) {
+        auto c = nlohmann::json::parse(h["__metadata__"]["config"].get<std::string>());
+        c["d_ff"] = c["n_inner"];
+        c.erase("n_inner");
+        h["__metadata__"]["config"] = c.dump();
+        auto t = nlohmann::json::parse(h["__metadata__"]["train_config"].get<std::string>());
+        t["cosine"] = false;
+        t.erase("decay_lr");
+        t["optimizer_steps"] = 1;
+        h["__metadata__"].erase("optimizer_steps");
+        h["__metadata__"]["train_config"] = t.dump();
+    });
+    const Checkpoint ck = load_checkpoint(old);
+    EXPECT_EQ(ck.model.config().n_inner, trainer.model().config().n_inner);
+    EXPECT_FALSE(ck.training->config.lr.decay_lr);
+    EXPECT_EQ(ck.training->optimizer.steps, 1);
+}
+
+TEST(Checkpoint, CorruptFilesAreClearErrors) {
+    const std::string good = save_checkpoint(GPT(tiny()), vocab());
+    ASSERT_NO_THROW(load_checkpoint(good));
+    EXPECT_EQ(message_of("abc"), "loadCheckpoint: a file of 3 bytes is too short for a safetensors header");
+    std::string huge = good;
+    huge[7] = '\x7f';
+    EXPECT_NE(message_of(huge).find("exceeds the file"), std::string::npos);
+    EXPECT_EQ(message_of(good.substr(0, good.size() / 2)), "loadCheckpoint: the file is damaged: its digest does not match its contents");
+    const std::string unsigned_file = with_header(good, [](nlohmann::json&) {});  // as another tool writes it
+    EXPECT_NE(message_of(unsigned_file.substr(0, good.size() / 2)).find("outside the"), std::string::npos);  // truncated data
+    std::string bad_json = good;
+    bad_json[8] = '#';  // the header's opening brace
+    EXPECT_EQ(message_of(bad_json), "loadCheckpoint: the header is not valid JSON");
+    EXPECT_NE(message_of(with_header(good, [](nlohmann::json& h) { h["transformer.wpe.weight"]["dtype"] = "F16"; })).find("expected \"F32\""),
+              std::string::npos);
+    EXPECT_NE(message_of(with_header(good, [](nlohmann::json& h) { h["transformer.wpe.weight"]["shape"] = {4, 4}; })).find("bytes for"),
+              std::string::npos);
+    EXPECT_NE(message_of(with_header(good, [](nlohmann::json& h) {
+                  h["transformer.wpe.weight"]["data_offsets"] = h["transformer.wte.weight"]["data_offsets"];
+                  h["transformer.wpe.weight"]["shape"] = h["transformer.wte.weight"]["shape"];
+              })).find("overlap"),
+              std::string::npos);
+    EXPECT_NE(message_of(with_header(good, [](nlohmann::json& h) { h.erase("transformer.ln_f.weight"); })).find("is missing"),
+              std::string::npos);
+    EXPECT_NE(message_of(with_header(good, [](nlohmann::json& h) {
+                  auto c = nlohmann::json::parse(h["__metadata__"]["config"].get<std::string>());
+                  c["n_embd"] = 15;
+                  h["__metadata__"]["config"] = c.dump();
+              })).find("divisible"),
+              std::string::npos);
+    EXPECT_NE(message_of(with_header(good, [](nlohmann::json& h) { h["__metadata__"]["vocabulary"] = "ba"; })).find("vocabulary"),
+              std::string::npos);
+    EXPECT_EQ(message_of(with_header(good, [](nlohmann::json& h) { h["__metadata__"]["tokenizer"] = "bpe"; })),
+              "loadCheckpoint: __metadata__.tokenizer is \"bpe\", expected \"char\" or \"word\"");
+    EXPECT_EQ(message_of(with_header(good, [](nlohmann::json& h) { h["__metadata__"]["tokenizer"] = "word"; })),
+              "loadCheckpoint: __metadata__.vocabulary must hold 36 distinct words (a JSON array of strings) in sorted order");
+    // Checkpoints written before word tokenizers carry no "tokenizer": characters.
+    EXPECT_EQ(load_checkpoint(with_header(good, [](nlohmann::json& h) { h["__metadata__"].erase("tokenizer"); })).tokenizer.kind(),
+              TokenizerKind::Char);
+    EXPECT_NE(message_of(with_header(good, [](nlohmann::json& h) { h["__metadata__"].erase("config"); })).find("config"),
+              std::string::npos);
+    std::string nan = unsigned_file;
+    const uint64_t n = static_cast<unsigned char>(nan[0]) | (static_cast<uint64_t>(static_cast<unsigned char>(nan[1])) << 8) |
+                       (static_cast<uint64_t>(static_cast<unsigned char>(nan[2])) << 16);
+    const float bad = std::nanf("");
+    std::memcpy(&nan[8 + n], &bad, 4);
+    EXPECT_NE(message_of(nan).find("non-finite"), std::string::npos);
+}
+
+TEST(Checkpoint, EveryTruncationAndRandomByteFlipsFailCleanly) {
+    const std::string good = save_checkpoint(GPT(tiny()), vocab());
+    for (size_t len = 0; len < good.size(); len += 7) EXPECT_THROW(load_checkpoint(good.substr(0, len)), Error) << len;
+    Generator gen(5);
+    for (int trial = 0; trial < 300; ++trial) {
+        std::string b = good;
+        for (int k = 0; k < 3; ++k) b[gen.random() % std::min<size_t>(b.size(), 600)] = static_cast<char>(gen.random());
+        try {
+            load_checkpoint(b);  // a flip inside float data may still load
+        } catch (const Error&) {
+        }
+    }
+}

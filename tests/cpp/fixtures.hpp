@@ -1,0 +1,42 @@
+// What the training, checkpoint and config tests share: a tiny model, a quick
+// run and a text to train it on.
+#pragma once
+
+#include "attn/config.hpp"
+#include "attn/synthetic_corpus.hpp"
+#include "attn/tokenizer.hpp"
+
+#include <string>
+
+namespace fixtures {
+
+using namespace attn;
+
+// 36 distinct characters in sorted order, for checkpoints of tiny().
+inline const Tokenizer& vocab() {
+    static const Tokenizer v(TokenizerKind::Char, "abcdefghijklmnopqrstuvwxyz0123456789");
+    return v;
+}
+
+inline GPTConfig tiny(float dropout = 0.0f) {
+    GPTConfig c = GPTConfig::nanogpt(36, 16, 2, 2, 16, true, true);  // Trainer resets the vocabulary size
+    c.dropout = dropout;
+    return c;
+}
+
+inline TrainConfig quick() {
+    TrainConfig t;
+    t.batch_size = 4;
+    t.lr.learning_rate = 3e-3f;
+    t.lr.warmup_iters = 5;
+    t.lr.lr_decay_iters = 60;
+    t.eval_iters = 4;
+    return t;
+}
+
+inline const std::string& text() {
+    static const std::string t = agreement_corpus(400, 7);
+    return t;
+}
+
+}  // namespace fixtures

@@ -1,0 +1,78 @@
+// Choosing the next token: temperature, top-k and torch.multinomial's exponential race.
+#include "attn/sampling.hpp"
+#include "attn/softmax.hpp"
+#include "golden.hpp"
+
+#include <limits>
+
+using namespace attn;
+using golden::near;
+
+TEST(Sampling, MultinomialIsTheExponentialRaceOfTorch) {
+    // Seed 42, rand(5), then exponential_(1) gives 1.6459 0.4294 0.0677 1.3809
+    // 0.7803 (docs/torch-rng.md): with equal probabilities the smallest q wins.
+    manual_seed(42);
+    rand({5});
+    EXPECT_EQ(multinomial(Tensor({1, 5}, std::vector<float>(5, 0.2f))), (std::vector<int64_t>{2}));
+    manual_seed(42);
+    rand({5});
+    // p / q = [.5/1.6459, .1/.4294, .1/.0677, .2/1.3809, .1/.7803] -> index 2
+    EXPECT_EQ(multinomial(Tensor({1, 5}, {0.5f, 0.1f, 0.1f, 0.2f, 0.1f})), (std::vector<int64_t>{2}));
+    manual_seed(42);
+    rand({5});
+    // Zero probability never wins: index 2 excluded -> .5/1.6459 = .304 is the max
+    EXPECT_EQ(multinomial(Tensor({1, 5}, {0.5f, 0.1f, 0.0f, 0.3f, 0.1f})), (std::vector<int64_t>{0}));
+    EXPECT_THROW(multinomial(Tensor({1, 2}, {0.0f, 0.0f})), Error);
+    EXPECT_THROW(multinomial(Tensor({1, 2}, {-1.0f, 2.0f})), Error);
+}
+
+TEST(Sampling, GreedyTopKAndTemperature) {
+    const Tensor logits({2, 4}, {0.1f, 2.0f, 1.9f, -1.0f, 3.0f, 0.0f, 3.0f, 1.0f});
+    SamplingOptions greedy;
+    greedy.temperature = 0.0f;
+    EXPECT_EQ(sample_next(logits, greedy), (std::vector<int64_t>{1, 0}));  // first max on ties
+    SamplingOptions top1;
+    top1.top_k = 1;
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(sample_next(logits, top1)[0], 1);
+    SamplingOptions top2;
+    top2.top_k = 2;
+    for (int i = 0; i < 50; ++i) {
+        const int64_t t = sample_next(logits, top2)[0];
+        EXPECT_TRUE(t == 1 || t == 2);
+    }
+    SamplingOptions bad;
+    bad.temperature = -1.0f;
+    EXPECT_THROW(sample_next(logits, bad), Error);
+}
+
+TEST(Sampling, TemperatureAndTopKAreNanoGPTsSoftmaxOfScaledAndCutLogits) {
+    // nanoGPT's generate: logits / temperature, logits below the k-th largest
+    // set to -inf, softmax, multinomial. The same generator state must give the
+    // same draw as doing those steps by hand.
+    const Tensor logits({2, 5}, {0.5f, 2.0f, -1.0f, 1.5f, 0.0f, 3.0f, -2.0f, 0.1f, 2.9f, 1.0f});
+    SamplingOptions o;
+    o.temperature = 0.7f;
+    o.top_k = 3;
+    Tensor cut = logits;
+    for (float& x : cut.data) x /= 0.7f;
+    const float inf = std::numeric_limits<float>::infinity();
+    for (size_t j : {2, 4}) cut.data[j] = -inf;  // row 0 keeps 2.0, 1.5, 0.5
+    for (size_t j : {6, 7}) cut.data[j] = -inf;  // row 1 keeps 3.0, 2.9, 1.0
+    for (uint64_t seed = 0; seed < 50; ++seed) {
+        Generator a(seed), b(seed);
+        const std::vector<int64_t> drawn = sample_next(logits, o, a);
+        EXPECT_EQ(drawn, multinomial(softmax(cut), b)) << "seed " << seed;
+        EXPECT_TRUE(drawn[0] == 0 || drawn[0] == 1 || drawn[0] == 3);
+        EXPECT_TRUE(drawn[1] == 0 || drawn[1] == 3 || drawn[1] == 4);
+    }
+    // top_k at or above the vocabulary keeps everything.
+    SamplingOptions all;
+    all.top_k = 5;
+    Generator a(3), b(3);
+    EXPECT_EQ(sample_next(logits, all, a), multinomial(softmax(logits), b));
+    // Bad shapes and options name the function.
+    SamplingOptions negative;
+    negative.top_k = -1;
+    EXPECT_THROW(sample_next(logits, negative), Error);
+    EXPECT_THROW(sample_next(Tensor({5}), SamplingOptions{}), Error);
+}

@@ -1,0 +1,164 @@
+// Training: nanoGPT's schedule, AdamW and clipping, and the trainer's loop.
+#include "attn/checkpoint.hpp"
+#include "attn/lr_schedule.hpp"
+#include "attn/trainer.hpp"
+#include "fixtures.hpp"
+#include "golden.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace attn;
+using namespace fixtures;
+
+TEST(LRSchedule, NanoGPTWarmupThenCosine) {
+    LRSchedule s;  // 1e-3, warm-up 100, decay to 1e-4 at 2000
+    EXPECT_FLOAT_EQ(s.at(0), 1e-3f * 1 / 101);
+    EXPECT_FLOAT_EQ(s.at(99), 1e-3f * 100 / 101);
+    EXPECT_FLOAT_EQ(s.at(100), 1e-3f);
+    EXPECT_NEAR(s.at(1050), 1e-4f + 0.5f * (1e-3f - 1e-4f), 1e-9f);  // halfway: cos(π/2) = 0
+    EXPECT_FLOAT_EQ(s.at(2000), 1e-4f);
+    EXPECT_FLOAT_EQ(s.at(5000), 1e-4f);
+    s.decay_lr = false;
+    EXPECT_FLOAT_EQ(s.at(0), 1e-3f);
+}
+
+TEST(AdamW, TwoStepsMatchPyTorchsFormula) {
+    GPT model(tiny());
+    GPT grads = model.zeros_like();
+    AdamW opt(model, AdamWOptions{0.9f, 0.999f, 1e-8f, 0.1f});
+    Tensor& w = model.h[0].mlp_c_fc_weight;  // a matrix: decayed
+    Tensor& b = model.h[0].mlp_c_fc_bias;    // a bias: not decayed
+    const float w0 = w[3], b0 = b[3];
+    const float gw[2] = {0.5f, -0.25f}, gb[2] = {-1.0f, 2.0f};
+    double pw = w0, pb = b0, mw = 0, vw = 0, mb = 0, vb = 0;
+    for (int t = 1; t <= 2; ++t) {
+        grads.h[0].mlp_c_fc_weight[3] = gw[t - 1];
+        grads.h[0].mlp_c_fc_bias[3] = gb[t - 1];
+        opt.step(model, grads, 0.01f);
+        pw *= 1 - 0.01 * 0.1;
+        mw = 0.9 * mw + 0.1 * gw[t - 1];
+        vw = 0.999 * vw + 0.001 * gw[t - 1] * gw[t - 1];
+        pw -= 0.01 / (1 - std::pow(0.9, t)) * mw / (std::sqrt(vw) / std::sqrt(1 - std::pow(0.999, t)) + 1e-8);
+        mb = 0.9 * mb + 0.1 * gb[t - 1];
+        vb = 0.999 * vb + 0.001 * gb[t - 1] * gb[t - 1];
+        pb -= 0.01 / (1 - std::pow(0.9, t)) * mb / (std::sqrt(vb) / std::sqrt(1 - std::pow(0.999, t)) + 1e-8);
+    }
+    EXPECT_NEAR(w[3], pw, 1e-6);
+    EXPECT_NEAR(b[3], pb, 1e-6);
+    EXPECT_EQ(opt.steps, 2);
+}
+
+TEST(AdamW, ClipGradNormScalesToTheMaximum) {
+    GPT grads = GPT(tiny()).zeros_like();
+    grads.wte[0] = 3.0f;
+    grads.wpe[1] = 4.0f;
+    EXPECT_FLOAT_EQ(clip_grad_norm(grads, 1.0f), 5.0f);
+    EXPECT_NEAR(grads.wte[0], 0.6f, 1e-6f);
+    EXPECT_NEAR(grads.wpe[1], 0.8f, 1e-6f);
+    EXPECT_NEAR(clip_grad_norm(grads, 10.0f), 1.0f, 1e-6f);
+    EXPECT_NEAR(grads.wte[0], 0.6f, 1e-6f);  // below the maximum: untouched
+}
+
+TEST(Trainer, LossFallsAndRunsAreReproducible) {
+    Trainer a(tiny(), quick(), text());
+    const float first = a.evaluate().val;
+    float last = 0;
+    for (int i = 0; i < 60; ++i) last = a.step().loss;
+    const EvalResult after = a.evaluate();
+    EXPECT_LT(after.val, first - 0.4f) << "val loss " << first << " -> " << after.val;
+    Trainer b(tiny(), quick(), text());
+    b.evaluate();
+    float last_b = 0;
+    for (int i = 0; i < 60; ++i) last_b = b.step().loss;
+    EXPECT_FLOAT_EQ(last, last_b);
+    EXPECT_EQ(a.iter(), 60);
+}
+
+TEST(Trainer, DropoutRunsAreReproducibleAndDiffer) {
+    Trainer a(tiny(0.2f), quick(), text()), b(tiny(0.2f), quick(), text()), c(tiny(), quick(), text());
+    float la = 0, lb = 0, lc = 0;
+    for (int i = 0; i < 5; ++i) {
+        la = a.step().loss;
+        lb = b.step().loss;
+        lc = c.step().loss;
+    }
+    EXPECT_FLOAT_EQ(la, lb);
+    EXPECT_NE(la, lc);
+}
+
+TEST(Trainer, BadSettingsAreErrors) {
+    TrainConfig t = quick();
+    t.batch_size = 0;
+    EXPECT_THROW(Trainer(tiny(), t, text()), Error);
+    GPTConfig big = tiny();
+    big.block_size = 4096;
+    EXPECT_THROW(Trainer(big, quick(), text()), Error);  // text too short for the block size
+    EXPECT_THROW(Trainer(tiny(), quick(), std::string("ab")), Error);
+}
+
+TEST(Trainer, DivergedStepIsRefusedAndLeavesTheRunAsItWas) {
+    // Regression: with learningRate 100 and no clipping the loss became NaN
+    // after a few steps and step() returned it; the next checkpoint could not
+    // be loaded.
+    TrainConfig t = quick();
+    t.lr.learning_rate = 100.0f;
+    t.lr.decay_lr = false;
+    t.grad_clip = 0.0f;
+    Trainer trainer(tiny(), t, text());
+    std::string before;
+    std::string message;
+    for (int i = 0; i < 200 && message.empty(); ++i) {
+        before = save_checkpoint(trainer.model(), trainer.data().tokenizer(), &trainer);
+        try {
+            EXPECT_TRUE(std::isfinite(trainer.step().loss));
+        } catch (const Error& e) {
+            message = e.what();
+        }
+    }
+    ASSERT_FALSE(message.empty()) << "learningRate 100 without clipping did not diverge in 200 steps";
+    EXPECT_NE(message.find("Trainer.step: training diverged at step " + std::to_string(trainer.iter())), std::string::npos) << message;
+    EXPECT_NE(message.find("as they were before this step"), std::string::npos) << message;
+    EXPECT_NE(message.find("Try a lower learningRate (now 100) or gradient clipping"), std::string::npos) << message;
+    // Model, optimizer and progress are those from before the refused step, byte for byte.
+    EXPECT_EQ(save_checkpoint(trainer.model(), trainer.data().tokenizer(), &trainer), before);
+    EXPECT_NO_THROW(load_checkpoint(before));
+    // The same step on the same batch is refused again: nothing moved.
+    EXPECT_THROW(trainer.step(), Error);
+    EXPECT_EQ(save_checkpoint(trainer.model(), trainer.data().tokenizer(), &trainer), before);
+}
+
+TEST(Trainer, InfiniteHyperParametersAreRefused) {
+    // Regression: eps or weightDecay = Infinity were accepted and gave NaN weights at step 2.
+    for (const auto& [edit, name] : std::vector<std::pair<std::function<void(TrainConfig&)>, std::string>>{
+             {[](TrainConfig& c) { c.adamw.eps = INFINITY; }, "eps"},
+             {[](TrainConfig& c) { c.adamw.weight_decay = INFINITY; }, "weight_decay"},
+             {[](TrainConfig& c) { c.lr.learning_rate = INFINITY; }, "learning_rate"},
+             {[](TrainConfig& c) { c.grad_clip = INFINITY; }, "grad_clip"},
+         }) {
+        TrainConfig t = quick();
+        edit(t);
+        try {
+            Trainer(tiny(), t, text());
+            ADD_FAILURE() << name << " = Infinity was accepted";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(AdamW, AnUpdateThatWouldBeNonFiniteChangesNothing) {
+    GPT model(tiny());
+    GPT grads = model.zeros_like();
+    grads.h[0].mlp_c_fc_weight[0] = 1.0f;
+    AdamW opt(model, AdamWOptions{0.9f, 0.999f, 1e-8f, 0.0f});
+    const GPT original = model;
+    EXPECT_THROW(opt.step(model, grads, 3e38f), Error);  // |Δθ| ≈ lr: overflows float
+    EXPECT_EQ(opt.steps, 0);
+    for (const Tensor& m : opt.exp_avg) EXPECT_TRUE(std::all_of(m.data.begin(), m.data.end(), [](float x) { return x == 0.0f; }));
+    const auto a = model.named_parameters();
+    const auto b = original.named_parameters();
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(golden::near(*a[i].second, *b[i].second, 0.0f)) << a[i].first;
+    opt.step(model, grads, 1e-3f);  // a sane step still works
+    EXPECT_EQ(opt.steps, 1);
+}
