@@ -366,7 +366,7 @@ describe('10. the head view teaches', () => {
     assert.deepEqual(await heads(), ['0']);
     assert.deepEqual(await page.$$eval('svg.head-view .side-heading', (t) => t.map((e) => e.textContent)), ['query (attending)', 'key (attended to)']);
     assert.match(await page.textContent('main'), /untrained .* so the patterns are\s+random/s);
-    await page.selectOption('#heads', '12');
+    await page.selectOption('#num-heads', '12');
     await page.waitForFunction(() => document.querySelectorAll('.head-picker button').length === 12);
     for (let h = 1; h < 12; h++) await page.click(`.head-picker button[data-head="${h}"]`);
     assert.equal((await heads()).length, 12);

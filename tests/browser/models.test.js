@@ -75,7 +75,8 @@ test('refused inputs are reported beside their field and change nothing', async 
     ['#iters', '0', 'Steps must be from 1 to 100000; got “0”.'],
     ['#iters', '', 'Steps must be a number; got “”.'],
     ['#layers', '1000', 'Layers must be from 1 to 6; got “1000”.'],
-    ['#embd', '30', 'n_embd must be a multiple of the 4 heads; got 30.'],
+    // the library's rule, in the library's words (nanoGPTConfig checks it on the page)
+    ['#embd', '30', 'nEmbd must be divisible by nHead, got nEmbd=30 and nHead=4.'],
   ]) {
     await page.fill('#layers', '2');
     await page.fill('#train-heads', '4');

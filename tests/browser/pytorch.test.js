@@ -114,7 +114,7 @@ test('chapter 5: causal, padding and a clicked cell with -1e9; every key masked 
 
 test('chapter 6: the reader\'s sentence, heads, seed and causal mask', () => onChapter('chapters/6-multi-head', async (page) => {
   await page.fill('#sentence', 'the dog saw the cat "quoted" \\ here');
-  await page.selectOption('#heads', '3');
+  await page.selectOption('#num-heads', '3');
   await page.fill('#seed', '5');
   await page.check('#causal');
   await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('MultiHeadAttention(12, 3)'));

@@ -165,7 +165,7 @@ test('chapter 5: the causal mask zeroes the upper triangle; a clicked cell renor
 test('chapter 6: the number of heads changes the grid and the head view', async () => {
   const { page, context, problems } = await load('chapters/6-multi-head');
   assert.equal(await page.locator('[data-figure="grid"] figure').count(), 4);
-  await page.selectOption('#heads', '2');
+  await page.selectOption('#num-heads', '2');
   await page.waitForFunction(() => document.querySelectorAll('[data-figure="grid"] figure').length === 2);
   assert.equal(await page.locator('.head-picker button').count(), 2);
   const lines = await page.locator('svg.head-view line').count();

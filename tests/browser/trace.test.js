@@ -76,7 +76,7 @@ test('chapter 6: a weight of one head traced through that head', async () => {
   close(bar, await cellValue(page, head2, 4, 1), 1e-7, 'weight');
   assert.equal((await tableRows(page, 'products')).length, 1 + 3 + 1, 'd_k = 12 / 4 heads = 3 products');
   // fewer heads than the traced one: the panel goes back to its hint
-  await page.selectOption('#heads', '1');
+  await page.selectOption('#num-heads', '1');
   await page.waitForFunction(() => !document.querySelector('[data-score-panel]').dataset.score);
   await context.close();
   assertClean(problems);

@@ -1,14 +1,17 @@
 // The site's logic that needs no page: how a link's fields are read and
-// written (components/link-state.js) and how a long training curve is thinned
-// to its pixels (components/line-chart.js). The browser tests use both through
+// written (components/link-state.js), how a long training curve is thinned
+// to its pixels (components/line-chart.js), and the table of every setting
+// (chapters/settings.js). The browser tests use both through
 // the pages; these pin their edges.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import * as d3 from 'd3';
 
 import { thinned } from '../../web/site/components/line-chart.js';
 import { float32Text, kinds } from '../../web/site/components/link-state.js';
+import * as settings from '../../web/site/chapters/settings.js';
 
 describe('link fields', () => {
   test('float32Text wrote a float32 that needs 9 digits (104830.766) as its whole double, 104830.765625: now the shortest decimal that reads back', () => {
@@ -102,5 +105,45 @@ describe('a long training curve, thinned to its pixels', () => {
       assert.equal(mine[0], all[0]);
       assert.equal(mine.at(-1), all.at(-1));
     }
+  });
+});
+
+describe('the site\'s settings, stated once (chapters/settings.js)', () => {
+  const tables = { 3: [settings.CHAPTER_3], 6: [settings.CHAPTER_6], 7: [settings.INPUT, settings.GENERATION, settings.TRAINING] };
+  test('every default is a value its own setting accepts', () => {
+    for (const [chapter, list] of Object.entries(tables)) {
+      for (const table of list) {
+        for (const [name, s] of Object.entries(table)) {
+          const where = `chapter ${chapter}, ${name}`;
+          if (s.kind === 'integer' || s.kind === 'number') {
+            assert.ok(s.default >= s.min && s.default <= s.max, where);
+            if (s.kind === 'integer') assert.ok(Number.isInteger(s.default), where);
+          } else if (s.kind === 'choice') {
+            assert.ok(s.choices.some((c) => (Array.isArray(c) ? c[0] : c) === s.default), where);
+          } else if (s.kind === 'text') {
+            assert.ok(s.default.length <= s.maxLength, where);
+          } else {
+            assert.equal(s.kind, 'boolean', where);
+          }
+          assert.match(s.control, /^#[a-z-]+$/, where);
+        }
+      }
+    }
+  });
+  test('docs/links.md lists every setting under its link name, with its default', () => {
+    const doc = readFileSync(new URL('../../docs/links.md', import.meta.url), 'utf8');
+    for (const [chapter, list] of Object.entries(tables)) {
+      for (const table of list) {
+        for (const [name, s] of Object.entries(table)) {
+          const row = doc.split('\n').find((line) => line.startsWith(`| ${chapter} |`) && line.includes(`\`${name}\``));
+          assert.ok(row, `docs/links.md has no row for chapter ${chapter}'s ${name}`);
+          const shown = s.kind === 'boolean' ? (s.default ? '1' : '0') : String(s.default);
+          assert.ok(row.includes(`\`${shown}\``), `docs/links.md gives chapter ${chapter}'s ${name} a default other than ${shown}: ${row}`);
+        }
+      }
+    }
+  });
+  test('the training worker\'s samples use the page\'s generation default', () => {
+    assert.equal(settings.RECIPE.sampleTemperature, settings.GENERATION.temperature.default);
   });
 });

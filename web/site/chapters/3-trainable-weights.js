@@ -1,9 +1,10 @@
 // Chapter 3: SelfAttentionV1 of notebooks 000/002 (seed 123 gives their
 // numbers); the reader changes the seed, d_out and the inputs.
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
-import { markStale, readNumber } from '../components/inputs.js';
+import { markStale } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
 import { chapter } from '../components/chapter.js';
+import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
@@ -12,14 +13,14 @@ import { DEFAULT_VIEW, ELEVATION_LIMIT, projections, scatter, SET_COLORS, shared
 import { onThemeChange } from '../components/theme.js';
 import { dims, inputsLinkField, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 import { chapter3 } from './pytorch.js';
+import { CHAPTER_3 as SETTINGS } from './settings.js';
 
 const norm = (v) => Math.hypot(...v);
 
 chapter(async (attn) => {
   const fig = (id) => document.querySelector(`[data-figure="${id}"]`);
   const $ = (sel) => document.querySelector(sel);
-  const seedInput = $('#seed');
-  const dOutInput = $('#d-out');
+  const settings = controls(SETTINGS);
   const projectionQuery = $('#projection-query');
   TOKENS.forEach((t, i) => projectionQuery.add(new Option(t, String(i), i === 1, i === 1)));
   let inputs = attn.tensor(NOTEBOOK_INPUTS); // null while a cell of the editor is not a number
@@ -35,8 +36,8 @@ chapter(async (attn) => {
   const traceable = { onCellClick: trace, cellPressed: (i, j) => traced?.[0] === i && traced?.[1] === j, cellAction: 'traces one below the maps' };
 
   const draw = perFrame(() => {
-    const seed = readNumber(seedInput, { name: 'The seed', integer: true, min: -(2 ** 53) + 1, max: 2 ** 53 - 1 });
-    const dOut = readNumber(dOutInput, { name: 'd_out', integer: true, min: 1, max: 8 });
+    const seed = settings.read('seed');
+    const dOut = settings.read('d_out');
     const ok = seed !== null && dOut !== null && inputs !== null;
     markStale([...figures, $('#projection-readout'), $('[data-score-panel]')], !ok);
     pytorch.update(ok ? chapter3({ inputs, tokens: TOKENS, seed, dOut }) : null);
@@ -125,14 +126,11 @@ chapter(async (attn) => {
       draw();
     },
   });
-  seedInput.addEventListener('input', draw);
-  dOutInput.addEventListener('input', draw);
+  for (const name of Object.keys(SETTINGS)) settings.element(name).addEventListener('input', draw);
   projectionQuery.addEventListener('change', draw);
   onThemeChange(draw); // the 3-D view takes its colours from the theme when it is drawn
-  const SEEDS = { min: -(2 ** 53) + 1, max: 2 ** 53 - 1 };
   const link = linkState({
-    seed: { ...kinds.integer(SEEDS), default: 123, control: '#seed' },
-    d_out: { ...kinds.integer({ min: 1, max: 8 }), default: 2, control: '#d-out' },
+    ...settings.fields,
     inputs: inputsLinkField(attn, editor, { get: () => inputs, assign: (t) => (inputs = t) }),
     projection_query: { ...kinds.named(TOKENS), default: 1, get: () => Number(projectionQuery.value), set: (i) => (projectionQuery.value = String(i)) },
     trace: { ...kinds.tuple({ size: 2, max: [TOKENS.length, TOKENS.length] }), default: null, get: () => traced, set: (cell) => (traced = cell) },

@@ -2,19 +2,22 @@
 // heatmap per head and a bertviz-style head view.
 import { headView } from '../components/head-view.js';
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
-import { markStale, readNumber, showProblem } from '../components/inputs.js';
+import { markStale, showProblem } from '../components/inputs.js';
 import { chapter } from '../components/chapter.js';
+import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { oneHead, scorePanel } from '../components/score-panel.js';
 import { chapter6 } from './pytorch.js';
+import { CHAPTER_6 as SETTINGS } from './settings.js';
 
 const D_MODEL = 12;
 const MAX_WORDS = 16; // the position embedding's rows
 
 chapter(async (attn) => {
   const $ = (sel) => document.querySelector(sel);
+  const settings = controls(SETTINGS);
   const grid = $('[data-figure="grid"]');
   const shownHeads = new Set([0]); // the head view's choice, kept across redraws
   const pytorch = pytorchPanel($('[data-pytorch]'));
@@ -29,17 +32,17 @@ chapter(async (attn) => {
     showProblem($('#sentence'), all.length === 0 ? 'Type a sentence: at least one word.' : '');
     $('#sentence-note').textContent = all.length > MAX_WORDS
       ? `The sentence has ${all.length} words; the model reads at most ${MAX_WORDS}, so it was cut after “${words.at(-1)}”.` : '';
-    const heads = Number($('#heads').value);
-    const seed = readNumber($('#seed'), { name: 'The seed', integer: true, min: -(2 ** 53) + 1, max: 2 ** 53 - 1 });
+    const numHeads = Number(settings.read('num_heads'));
+    const seed = settings.read('seed');
     const ok = words.length > 0 && seed !== null;
     markStale([grid, $('[data-figure="head-view"]'), $('[data-score-panel]')], !ok);
-    pytorch.update(ok ? chapter6({ words, heads, causal: $('#causal').checked, seed, dModel: D_MODEL, maxWords: MAX_WORDS }) : null);
+    pytorch.update(ok ? chapter6({ words, numHeads, causal: $('#causal').checked, seed, dModel: D_MODEL, maxWords: MAX_WORDS }) : null);
     if (!ok) return;
     const vocab = [...new Set(words)].sort();
     attn.manualSeed(seed);
     const embed = new attn.Embedding(vocab.length, D_MODEL);
     const pos = new attn.Embedding(MAX_WORDS, D_MODEL);
-    const mha = new attn.MultiHeadAttention(D_MODEL, heads);
+    const mha = new attn.MultiHeadAttention(D_MODEL, numHeads);
     try {
       const tok = embed.forward(words.map((w) => vocab.indexOf(w)));
       const p = pos.forward(words.map((_, i) => i));
@@ -47,7 +50,7 @@ chapter(async (attn) => {
       const t = mha.forward(x, { causal: $('#causal').checked });
       const T = words.length;
       grid.replaceChildren();
-      for (let h = 0; h < heads; h++) {
+      for (let h = 0; h < numHeads; h++) {
         const cell = document.createElement('figure');
         cell.dataset.head = String(h);
         grid.appendChild(cell);
@@ -68,7 +71,7 @@ chapter(async (attn) => {
           cellAction: 'traces one below the maps',
         });
       }
-      if (traced && (traced[0] >= heads || traced[1] >= T || traced[2] >= T)) {
+      if (traced && (traced[0] >= numHeads || traced[1] >= T || traced[2] >= T)) {
         traced = null; // the sentence or the heads changed under it
         panel.clear();
       }
@@ -78,7 +81,7 @@ chapter(async (attn) => {
         const e = attn.explainScore(oneHead(t, h), i, j);
         panel.show(e, { i, j, queryLabel: words[i], keyLabels: words, context: `head ${h + 1}` });
       }
-      headView($('[data-figure="head-view"]'), t.weights.data, words, { heads, shown: shownHeads, label: 'Head view of the untrained module' });
+      headView($('[data-figure="head-view"]'), t.weights.data, words, { heads: numHeads, shown: shownHeads, label: 'Head view of the untrained module' });
       report(null);
     } catch (error) {
       report(error);
@@ -88,13 +91,10 @@ chapter(async (attn) => {
       embed.dispose();
     }
   });
-  for (const id of ['#sentence', '#heads', '#causal', '#seed']) $(id).addEventListener('input', draw);
-  const HEADS = [...$('#heads').options].map((o) => o.value);
+  for (const name of Object.keys(SETTINGS)) settings.element(name).addEventListener('input', draw);
   const link = linkState({
-    sentence: { ...kinds.text({ maxLength: 500 }), default: $('#sentence').value, control: '#sentence' },
-    heads: { ...kinds.oneOf(HEADS), default: '4', control: '#heads' },
-    causal: { ...kinds.boolean(), default: false, control: '#causal' },
-    seed: { ...kinds.integer({ min: -(2 ** 53) + 1, max: 2 ** 53 - 1 }), default: 0, control: '#seed' },
+    ...settings.fields,
+    num_heads: { ...settings.fields.num_heads, formerly: ['heads'] },
     // (head, query, key) of the traced number, in the map of the sentence and heads set above
     trace: {
       ...kinds.tuple({ size: 3, max: [12, MAX_WORDS, MAX_WORDS] }),
@@ -102,7 +102,7 @@ chapter(async (attn) => {
       get: () => traced,
       set: (at, note) => {
         const T = Math.min(MAX_WORDS, wordsOf($('#sentence').value).length);
-        const inside = at === null || (at[0] < Number($('#heads').value) && at[1] < T && at[2] < T);
+        const inside = at === null || (at[0] < Number(settings.element('num_heads').value) && at[1] < T && at[2] < T);
         if (!inside) note(`Its traced number (head ${at[0] + 1}, query ${at[1] + 1}, key ${at[2] + 1}) is outside the maps of this sentence and these heads.`);
         traced = inside ? at : null;
       },

@@ -222,10 +222,10 @@ export function chapter5({ inputs, tokens, causal, length, cells, fillValue, mas
   return script(lines, { mask: 'mask', masked_scores: 'masked-scores', weights_without_mask: 'weights-before', attn_weights: 'weights-after' });
 }
 
-/** Chapter 6: notebook 001's MultiHeadAttention on the reader's sentence, heads, mask and seed. */
-export function chapter6({ words, heads, causal, seed, dModel, maxWords }) {
+/** Chapter 6: notebook 001's MultiHeadAttention on the reader's sentence, num_heads, mask and seed. */
+export function chapter6({ words, numHeads, causal, seed, dModel, maxWords }) {
   const prints = {};
-  for (let h = 0; h < heads; h++) prints[`head_${h + 1}`] = `grid:${h}`;
+  for (let h = 0; h < numHeads; h++) prints[`head_${h + 1}`] = `grid:${h}`;
   return script([
     'import torch',
     'import torch.nn as nn',
@@ -240,14 +240,14 @@ export function chapter6({ words, heads, causal, seed, dModel, maxWords }) {
     `torch.manual_seed(${seed})`,
     `token_embedding = nn.Embedding(len(vocab), ${dModel})`,
     `position_embedding = nn.Embedding(${maxWords}, ${dModel})`,
-    `mha = MultiHeadAttention(${dModel}, ${heads})`,
+    `mha = MultiHeadAttention(${dModel}, ${numHeads})`,
     'with torch.no_grad():',
     '    x = (token_embedding(ids) + position_embedding(torch.arange(len(words)))).unsqueeze(0)  # (1, T, d_model)',
     causal
       ? '    mask = torch.tril(torch.ones(len(words), len(words))).unsqueeze(0)  # causal'
       : '    mask = None',
     '    output, attn_weights = mha(x, mask)',
-    `    for h in range(${heads}):`,
+    `    for h in range(${numHeads}):`,
     '        print(f"head_{h + 1} =", attn_weights[0, h])',
   ], prints);
 }

@@ -159,8 +159,9 @@ function controlSetter(control, kind) {
 }
 
 /**
- * The chapter's state in its link. schema: {name: {...kind, default, control?, get?, set?, always?}}, in the
- * order the fields are set when a link is opened (set may be async). restore(): redraws after the fields were
+ * The chapter's state in its link. schema: {name: {...kind, default, control?, get?, set?, always?, formerly?}}, in
+ * the order the fields are set when a link is opened (set may be async). `formerly` lists a renamed field's old
+ * names, still read from links made before (until 0.2, CHANGELOG); the address is rewritten with the new name. restore(): redraws after the fields were
  * set from a link (on opening it, and on back and forward). Returns {ready, record, note}:
  *   ready: a promise, settled once the link's fields are set (await it before drawing);
  *   record(): the page's state changed other than through an input event (a click on a figure does too);
@@ -197,7 +198,7 @@ export function linkState(schema, { restore }) {
       return { values, problems };
     }
     for (const name of names) {
-      const given = params.getAll(name);
+      const given = [name, ...(fields[name].formerly ?? [])].flatMap((key) => params.getAll(key));
       if (given.length === 0) continue;
       const fallback = text(name, values[name]);
       const instead = fallback === '' ? 'it is left out' : fallback.length > MAX_SHOWN ? 'its default is used' : `“${fallback}” is used`;
@@ -211,7 +212,8 @@ export function linkState(schema, { restore }) {
         problems.push(`“${name}” ${error.message}; the link has “${clip(given[0])}”, so ${instead}.`);
       }
     }
-    const unknown = [...new Set(params.keys())].filter((key) => key !== 'v' && !names.includes(key));
+    const known = new Set(['v', ...names, ...names.flatMap((name) => fields[name].formerly ?? [])]);
+    const unknown = [...new Set(params.keys())].filter((key) => !known.has(key));
     if (unknown.length) problems.push(`This page has no ${unknown.length === 1 ? 'setting' : 'settings'} ${unknown.slice(0, 5).map((k) => `“${clip(k)}”`).join(', ')}${unknown.length > 5 ? ', …' : ''}: ignored.`);
     return { values, problems };
   }

@@ -1,5 +1,6 @@
-// The training loop of chapter 7, off the main thread. Messages in:
-//   {type: 'start', text, model, training, iters, evalEvery, sampleEvery, prompt, probeEvery}
+// The training loop of chapter 7, off the main thread; its samples and
+// measurements follow the chapter's recipe (chapters/settings.js). Messages in:
+//   {type: 'start', text, model, training, iters, evalEvery, sampleEvery, probeEvery}
 //   {type: 'pause'} | {type: 'resume'} | {type: 'stop'}
 // Messages out: {type: 'started', vocabSize}, {type: 'progress', iter, loss, lr, iters, stepMs, tokens},
 //   {type: 'eval', iter, train, val}, {type: 'sample', iter, text},
@@ -7,7 +8,8 @@
 //   {type: 'checkpoint', iter, bytes, done}, {type: 'error', message, started}
 // A run that fails after it started (a diverged step) sends the checkpoint of
 // its last good state before the error, so the reader keeps what it learned.
-import { createAttention } from '../../lib/index.js';
+import { createAttention } from '../../../lib/index.js';
+import { RECIPE } from '../settings.js';
 
 let attn;
 let trainer = null;
@@ -22,7 +24,7 @@ function checkpoint(done) {
   postMessage({ type: 'checkpoint', iter: trainer.iter, bytes, done }, [bytes.buffer]);
 }
 
-function sample(prompt) {
+function sample(prompt = RECIPE.samplePrompt) {
   const model = trainer.snapshot();
   try {
     const tok = attn.Tokenizer.fromVocabulary(trainer.config.tokenizer, trainer.vocabulary);
@@ -37,7 +39,7 @@ function sample(prompt) {
         ids = [];
       }
       if (ids.length === 0) ids = [0];
-      const out = model.generate(ids.slice(-model.config.blockSize + 1), { maxNewTokens: tok.kind === 'char' ? 60 : 20, temperature: 0.8, seed: trainer.iter });
+      const out = model.generate(ids.slice(-model.config.blockSize + 1), { maxNewTokens: RECIPE.sampleTokens[tok.kind], temperature: RECIPE.sampleTemperature, seed: trainer.iter });
       return tok.decode(out.data);
     } finally {
       tok.dispose();
@@ -53,7 +55,7 @@ function probeHeads() {
   const model = trainer.snapshot();
   const tok = attn.Tokenizer.fromVocabulary(trainer.config.tokenizer, trainer.vocabulary);
   try {
-    const r = attn.probeAgreement(model, tok, { sentences: 100 });
+    const r = attn.probeAgreement(model, tok, { sentences: RECIPE.probeSentences });
     postMessage({ type: 'heads', iter: trainer.iter, accuracy: r.accuracy, subjectAttention: Array.from(r.subjectAttention), nHead: model.config.nHead });
   } finally {
     tok.dispose();
@@ -61,7 +63,7 @@ function probeHeads() {
   }
 }
 
-async function run({ text, model, training, iters, evalEvery, sampleEvery, prompt, probeEvery = 0 }) {
+async function run({ text, model, training, iters, evalEvery, sampleEvery, probeEvery = 0 }) {
   attn ??= await createAttention();
   const next = new attn.Trainer({ model, training, text }); // a refused configuration throws here, nothing else changes
   trainer?.dispose();
@@ -81,7 +83,7 @@ async function run({ text, model, training, iters, evalEvery, sampleEvery, promp
     const r = trainer.step();
     const stepMs = performance.now() - t0; // the step alone: evaluations and samples are not training speed
     postMessage({ type: 'progress', iter: r.iter + 1, loss: r.loss, lr: r.lr, iters, stepMs, tokens: trainer.config.batchSize * trainer.modelConfig.blockSize });
-    if ((r.iter + 1) % sampleEvery === 0) postMessage({ type: 'sample', iter: r.iter + 1, text: sample(prompt) });
+    if ((r.iter + 1) % sampleEvery === 0) postMessage({ type: 'sample', iter: r.iter + 1, text: sample() });
     if (probeEvery > 0 && ((r.iter + 1) % probeEvery === 0 || r.iter + 1 === iters)) probeHeads();
     await nextMessageTurn(); // lets pause / stop messages in
   }

@@ -2,7 +2,7 @@
 // agreement corpus (attn.probeAgreement) — the shipped model, or the reader's
 // from its checkpoint bytes.
 // In: {id, bytes: Uint8Array | null, sentences, headMask | null}. Out: {id, report} or {id, error}.
-import { createAttention } from '../../lib/index.js';
+import { createAttention } from '../../../lib/index.js';
 
 const ready = createAttention();
 let shipped = null;

@@ -1,0 +1,220 @@
+// "Train your own": a run in a worker (training-worker.js) with the reader's
+// model shape and length (chapters/settings.js's TRAINING) and the chapter's
+// recipe (RECIPE); its loss curve, samples and, on the agreement corpus, each
+// head's share of looking at the subject while it learns. Each run becomes a
+// model of the list, saved at every checkpoint, and active when it is done.
+import { headColor } from '../../components/head-view.js';
+import { showProblem } from '../../components/inputs.js';
+import { lineChart } from '../../components/line-chart.js';
+import { perFrame, report } from '../../components/page.js';
+import { RECIPE } from '../settings.js';
+import { headName, percent } from './state.js';
+
+const $ = (sel) => document.querySelector(sel);
+const EMERGED = 0.8; // a head "has emerged" once it looks hardest at the subject in this share of sentences
+
+/** settings: controls() of TRAINING; models: models.js's list. */
+export function training(state, settings, models) {
+  const { attn } = state;
+  const worker = new Worker(new URL('./training-worker.js', import.meta.url), { type: 'module' });
+  let run = null; // the run in progress: {meta, curve, samples, headShares, stepMs}
+  const status = $('#train-status');
+
+  /** The curve and samples of the run in progress, else of the active model. */
+  function showCurve() {
+    const source = run ?? state.active?.meta;
+    $('#curve-heading').textContent = run ? `Loss and samples of “${run.meta.name}”, training now`
+      : state.active ? `Loss and samples of “${state.active.meta.name}”` : 'Loss and samples (train a model to see its own)';
+    const curve = source?.curve ?? { x: [], loss: [], val: [] };
+    lineChart($('[data-figure="loss-chart"]'), {
+      title: 'Loss (training steps; validation at evaluations)',
+      x: curve.x,
+      series: [{ label: 'train', values: curve.loss, color: 'var(--accent)' }, { label: 'val', values: curve.val, color: 'var(--values)', points: true }],
+      xLabel: 'training step',
+      yLabel: 'cross-entropy loss (nats)',
+      description: 'Loss chart: x axis training step, y axis cross-entropy loss (nats); training loss per step, validation loss at evaluations',
+    });
+    $('#samples').replaceChildren(...(source?.samples ?? []).map((s) => Object.assign(document.createElement('li'), { textContent: `step ${s.iter}: ${s.text}` })));
+    showHeads(source?.headShares);
+  }
+
+  /** Each head's share of looking at the subject, by step: one line per head, agreement dashed. */
+  function showHeads(heads) {
+    const holder = $('[data-figure="heads-chart"]');
+    holder.replaceChildren();
+    delete holder.dataset.emergedAt;
+    if (!heads?.x.length) {
+      $('#heads-status').textContent = run ? (run.meta.source.includes('agreement') ? `Measuring the heads every ${RECIPE.corpus.probeEvery} steps…` : 'Heads are measured when a model trains on the agreement corpus.')
+        : 'Train a model on the agreement corpus to watch its heads learn.';
+      return;
+    }
+    const H = heads.nHead;
+    const name = (k) => headName(Math.floor(k / H), k % H);
+    lineChart(holder, {
+      title: 'Share of held-out sentences in which each head looks hardest at the subject',
+      x: heads.x,
+      series: [...heads.shares.map((values, k) => ({ label: name(k), values, color: headColor(k) })),
+        { label: 'agreement', values: heads.accuracy, color: 'var(--ink)', dash: true }],
+      xLabel: 'training step',
+      yLabel: 'share of sentences',
+      yDomain: [0, 1],
+      description: 'Heads chart: x axis training step, y axis share of sentences; one line per head, agreement dashed',
+    });
+    // The first measurement at which some head looks at the subject in at least EMERGED of the sentences.
+    const at = heads.x.findIndex((_, t) => heads.shares.some((line) => line[t] >= EMERGED));
+    const last = heads.x.length - 1;
+    const best = heads.shares.reduce((b, line, k) => (line[last] > heads.shares[b][last] ? k : b), 0);
+    if (at >= 0) {
+      const k = heads.shares.findIndex((line) => line[at] >= EMERGED);
+      holder.dataset.emergedAt = String(heads.x[at]);
+      $('#heads-status').textContent = `${name(k)[0].toUpperCase()}${name(k).slice(1)} first looked hardest at the subject in ` +
+        `${percent(heads.shares[k][at])} of the sentences at step ${heads.x[at]}; at step ${heads.x[last]} the best head is ` +
+        `${name(best)} (${percent(heads.shares[best][last])}) and agreement is ${percent(heads.accuracy[last])}.`;
+    } else {
+      $('#heads-status').textContent = `No head looks at the subject in ${percent(EMERGED)} of the sentences yet: at step ${heads.x[last]} the best is ` +
+        `${name(best)} (${percent(heads.shares[best][last])}), agreement ${percent(heads.accuracy[last])}.`;
+    }
+  }
+  const redrawChart = perFrame(showCurve);
+
+  const setRunning = (phase) => {
+    document.body.dataset.training = phase;
+    $('#train').disabled = phase === 'running' || phase === 'paused' || phase === 'starting';
+    $('#pause').disabled = phase !== 'running';
+    $('#resume').disabled = phase !== 'paused';
+    $('#stop').disabled = phase !== 'running' && phase !== 'paused';
+  };
+
+  /** Saves the run's checkpoint as its own model (created on its first checkpoint, updated after). */
+  async function saveRun({ bytes, iter, done }) {
+    try {
+      const meta = await models.save({ ...run.meta, curve: run.curve, samples: run.samples, headShares: run.headShares }, bytes);
+      run.meta = meta;
+      status.dataset.savedIter = String(iter);
+      if (done) {
+        status.textContent += ` — done, and saved in this browser as “${meta.name}”.`;
+        run = null;
+        setRunning('done');
+        await models.activate(meta.id);
+      } else {
+        models.render();
+      }
+    } catch (error) {
+      report(error);
+    }
+  }
+
+  worker.onmessage = async ({ data }) => {
+    if (data.type === 'started') {
+      setRunning('running');
+      redrawChart();
+    } else if (data.type === 'progress') {
+      $('#progress').value = data.iter / data.iters;
+      // Speed over the last steps (the steps alone, without evaluations), so it settles quickly and stays honest.
+      run.stepMs.push(data.stepMs);
+      if (run.stepMs.length > 20) run.stepMs.shift();
+      const stepsPerSecond = (1000 * run.stepMs.length) / run.stepMs.reduce((a, b) => a + b, 0);
+      status.dataset.stepsPerSecond = stepsPerSecond.toFixed(2);
+      status.textContent =
+        `step ${data.iter} of ${data.iters}: loss ${data.loss.toFixed(4)}, learning rate ${data.lr.toExponential(2)} · ` +
+        `${stepsPerSecond.toFixed(1)} steps/s (${Math.round(stepsPerSecond * data.tokens).toLocaleString('en')} tokens/s)`;
+      run.curve.x.push(data.iter);
+      run.curve.loss.push(data.loss);
+      run.curve.val.push(null);
+      redrawChart();
+    } else if (data.type === 'eval') {
+      run.curve.x.push(data.iter + 0.5);
+      run.curve.loss.push(null);
+      run.curve.val.push(data.val);
+      status.dataset.lastVal = String(data.val);
+      if (status.dataset.firstVal === undefined) status.dataset.firstVal = String(data.val);
+      redrawChart();
+    } else if (data.type === 'heads') {
+      run.headShares ??= { nHead: data.nHead, x: [], shares: data.subjectAttention.map(() => []), accuracy: [] };
+      run.headShares.x.push(data.iter);
+      data.subjectAttention.forEach((share, k) => run.headShares.shares[k].push(share));
+      run.headShares.accuracy.push(data.accuracy);
+      redrawChart();
+    } else if (data.type === 'sample') {
+      run.samples.push({ iter: data.iter, text: data.text });
+      redrawChart();
+    } else if (data.type === 'checkpoint') {
+      await saveRun(data);
+    } else if (data.type === 'error') {
+      $('#train-error').textContent = data.started
+        ? `Training stopped: ${data.message} What it had learned until then is saved in the list of models above.`
+        : `This run could not start: ${data.message} Nothing was changed.`;
+      $('#train-error').hidden = false;
+      if (!data.started) {
+        run = null;
+        setRunning('idle');
+        showCurve();
+      }
+    }
+  };
+
+  /** The run's length and its model and training configs (the library's names), or null after showing why a setting is refused. */
+  function plan(fromFile) {
+    const [nLayer, nHead, nEmbd, iters] = ['n_layer', 'n_head', 'n_embd', 'max_iters'].map((name) => settings.read(name));
+    if (nHead !== null && nEmbd !== null) {
+      // The library's rule (heads divide the width), checked by the library, shown beside n_embd.
+      try {
+        attn.nanoGPTConfig({ vocabSize: 1, blockSize: 1, nLayer: 1, nHead, nEmbd });
+      } catch (error) {
+        showProblem(settings.element('n_embd'), `${error.message.replace(/^nanoGPTConfig: /, '')}.`);
+        return null;
+      }
+    }
+    if ([nLayer, nHead, nEmbd, iters].includes(null)) return null;
+    const data = fromFile ? RECIPE.file : RECIPE.corpus;
+    return {
+      iters,
+      probeEvery: data.probeEvery,
+      model: { ...RECIPE.model, nLayer, nHead, nEmbd, nInner: 4 * nEmbd, blockSize: data.blockSize },
+      training: { ...RECIPE.training, batchSize: data.batchSize, warmupIters: Math.min(100, iters - 1), lrDecayIters: Math.max(iters, 101),
+        tokenizer: settings.read('tokenizer') },
+    };
+  }
+
+  $('#train').addEventListener('click', async () => {
+    const fromFile = $('#data-choice').value === 'file';
+    const file = $('#data-file').files[0];
+    showProblem($('#data-file'), fromFile && !file ? 'Choose a text file first (or train on the agreement corpus).' : '');
+    const settled = plan(fromFile);
+    if (settled === null || (fromFile && !file)) return;
+    const text = fromFile ? await file.text() : attn.agreementCorpus(RECIPE.corpusSentences, RECIPE.corpusSeed);
+    $('#train-error').hidden = true;
+    delete status.dataset.firstVal;
+    run = {
+      meta: { name: `Run of ${new Date().toLocaleString()}`, source: fromFile ? `trained here on ${file.name}` : 'trained here on the agreement corpus' },
+      curve: { x: [], loss: [], val: [] },
+      samples: [],
+      headShares: null, // each head's share of looking at the subject, by step (agreement corpus only)
+      stepMs: [], // the durations of the latest training steps, for the speed shown
+    };
+    setRunning('starting');
+    worker.postMessage({
+      type: 'start',
+      text,
+      iters: settled.iters,
+      evalEvery: Math.max(10, Math.floor(settled.iters / RECIPE.evaluations)),
+      sampleEvery: Math.max(10, Math.floor(settled.iters / RECIPE.samples)),
+      probeEvery: settled.probeEvery,
+      model: settled.model,
+      training: settled.training,
+    });
+  });
+  $('#pause').addEventListener('click', () => {
+    worker.postMessage({ type: 'pause' });
+    setRunning('paused');
+  });
+  $('#resume').addEventListener('click', () => {
+    worker.postMessage({ type: 'resume' });
+    setRunning('running');
+  });
+  $('#stop').addEventListener('click', () => worker.postMessage({ type: 'stop' }));
+
+  state.on('model', showCurve);
+  setRunning('idle');
+  return { showCurve };
+}

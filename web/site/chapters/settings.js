@@ -1,0 +1,71 @@
+// Every setting a reader can change on the site, with its limits and default,
+// stated once (plain data, no DOM: the training worker imports it too).
+// components/controls.js gives each page's controls their limits and starting
+// values from here, and the link state (components/link-state.js) its fields;
+// docs/links.md lists them for readers, and tests/js/site-logic.test.js holds
+// that list to this file. A setting's key is its name in links, the library's
+// name for the quantity where it has one (docs/conventions.md).
+
+/** A seed as torch.manual_seed takes it from JS: any integer a double holds exactly. */
+const seed = (control, value) => ({
+  control, label: 'The seed', kind: 'integer', min: -(2 ** 53) + 1, max: 2 ** 53 - 1, default: value,
+});
+
+/** Chapter 3: SelfAttentionV1(d_in, d_out) after torch.manual_seed(seed); 123 gives the notebooks' numbers. */
+export const CHAPTER_3 = {
+  seed: seed('#seed', 123),
+  d_out: { control: '#d-out', label: 'd_out', kind: 'integer', min: 1, max: 8, default: 2 },
+};
+
+/** Chapter 6: MultiHeadAttention(d_model = 12, num_heads) on the reader's sentence; num_heads divides 12. */
+export const CHAPTER_6 = {
+  sentence: { control: '#sentence', label: 'The sentence', kind: 'text', maxLength: 500, default: 'the cat which sat on the mat purrs' },
+  num_heads: { control: '#num-heads', label: 'Heads', kind: 'choice', choices: ['1', '2', '3', '4', '6', '12'], default: '4' },
+  causal: { control: '#causal', label: 'Causal', kind: 'boolean', default: false },
+  seed: seed('#seed', 0),
+};
+
+/** Chapter 7, "Attention on your input": the text every map is drawn on. */
+export const INPUT = {
+  text: { control: '#probe', label: 'The text', kind: 'text', maxLength: 2000, default: 'The cats, which slept near the dog,' },
+};
+
+/** Chapter 7, "Generate": the prompt and nanoGPT's sampling settings (the library's generate options). */
+export const GENERATION = {
+  prompt: { control: '#prompt', label: 'The prompt', kind: 'text', maxLength: 2000, default: 'The cats, which' },
+  temperature: { control: '#temperature', label: 'Temperature', kind: 'number', min: 0, max: 10, step: 0.1, default: 0.8 },
+  // At most the model's vocabulary, checked against the active model when it is read.
+  top_k: { control: '#top-k', label: 'Top-k', kind: 'integer', min: 0, max: 1e6, default: 0 },
+  max_new_tokens: { control: '#max-new', label: 'Tokens', kind: 'integer', min: 1, max: 2000, default: 60 },
+};
+
+/** Chapter 7, "Train your own": the model's shape and the run's length (config fields of the library). */
+export const TRAINING = {
+  tokenizer: { control: '#tokenizer-choice', label: 'Tokens', kind: 'choice', choices: [['word', 'words'], ['char', 'characters']], default: 'word' },
+  n_layer: { control: '#layers', label: 'Layers', kind: 'integer', min: 1, max: 6, default: 2 },
+  n_head: { control: '#train-heads', label: 'Heads', kind: 'integer', min: 1, max: 8, default: 4 },
+  n_embd: { control: '#embd', label: 'n_embd', kind: 'integer', min: 8, max: 256, step: 8, default: 64 },
+  max_iters: { control: '#iters', label: 'Steps', kind: 'integer', min: 1, max: 100000, default: 1200 },
+};
+
+/**
+ * Chapter 7's training recipe besides what the reader sets: the shipped model's
+ * (tools/train-default-model.sh) shortened so that the subject head appears in a
+ * minute or so, for the agreement corpus; a text file gets longer blocks and
+ * smaller batches. In the library's config names (camelCase, as the JS API takes them).
+ */
+export const RECIPE = {
+  corpusSentences: 30000,
+  corpusSeed: 1337,
+  model: { bias: false, attentionBias: false, tieEmbeddings: true, dropout: 0 },
+  training: { learningRate: 3e-3, minLr: 3e-4, evalIters: 8, seed: 1337 },
+  corpus: { blockSize: 32, batchSize: 32, probeEvery: 50 },
+  file: { blockSize: 64, batchSize: 16, probeEvery: 0 },
+  evaluations: 10, // evaluations and samples per run, at least every 10 steps
+  samples: 5,
+  samplePrompt: 'The cats, which',
+  // The samples shown while training: a word model writes fewer tokens than a character model for the same text.
+  sampleTokens: { word: 20, char: 60 },
+  sampleTemperature: GENERATION.temperature.default,
+  probeSentences: 100, // per measurement of the heads while training; the page's measurement takes 200
+};
