@@ -1,0 +1,298 @@
+// The JS API of the language model: its configs, GPT (forward, generation
+// streamed a token at a time), tokenizers, training a step at a time,
+// checkpoints, the shipped model, and the agreement corpus and probe
+// (notebook 001 §8, nanoGPT). modelApi(M) gives them for one loaded module M.
+import {
+  asTensor, boolean, configJson, fail, idsArg, integers, number, options, plainOptions, string, wellFormed,
+} from './arguments.js';
+import { AdoptedHandle, disposeSymbol, Module, registry } from './handles.js';
+import { isUrlLike, loadBytes } from './loading.js';
+
+// The pretrained model the package ships (tools/train-default-model.sh), found
+// next to this module; see index.js for how bundlers ship it.
+const DEFAULT_MODEL_URL = new URL('./models/agreement.safetensors', import.meta.url);
+// generate() runs to the end in one call, so it is kept short enough not to
+// freeze a page; stream() yields between tokens and can be stopped, so it may run longer.
+const GENERATE_LIMIT = 10000;
+
+export function modelApi(M) {
+  /**
+   * One generation in progress, as an iterator of each step's tokens. Its
+   * WASM session is freed when it finishes, fails, is returned early (a
+   * `break` out of for...of) or, if dropped half-way, when it is
+   * garbage-collected. It keeps its model object alive; if the model is
+   * disposed meanwhile, next() throws (the session never runs on freed memory).
+   */
+  class GenerationStream {
+    #model;
+    #session;
+    constructor(model, session) {
+      this.#model = model;
+      this.#session = session;
+      registry.register(this, session, this);
+    }
+    next() {
+      if (!this.#session) return { value: undefined, done: true };
+      try {
+        this.#model._handle; // throws if the model was disposed meanwhile
+        if (!this.#session.done()) return { value: Array.from(this.#session.next().data), done: false };
+      } catch (error) {
+        this.close();
+        throw error;
+      }
+      this.close();
+      return { value: undefined, done: true };
+    }
+    return(value) {
+      this.close();
+      return { value, done: true };
+    }
+    throw(error) {
+      this.close();
+      throw error;
+    }
+    [Symbol.iterator]() {
+      return this;
+    }
+    /** Frees the generation session; the iterator is then done. Safe to call twice. */
+    close() {
+      if (!this.#session) return;
+      registry.unregister(this);
+      this.#session.delete();
+      this.#session = null;
+    }
+    [disposeSymbol]() {
+      this.close();
+    }
+  }
+
+  class GPT extends Module {
+    /** A config object (see GPTConfig); missing fields take the defaults. */
+    constructor(config = {}) {
+      const handle = config instanceof AdoptedHandle ? config.handle : null;
+      const json = handle ? null : configJson(config, 'GPT');
+      super('GPT', () => handle ?? M.GPT.create(json));
+    }
+    /** A safetensors checkpoint of the model (no optimizer state), for loadCheckpoint or Python. */
+    checkpoint(tokenizer) {
+      if (!(tokenizer instanceof Tokenizer)) fail('GPT.checkpoint', "the model's tokenizer (a CharTokenizer or WordTokenizer)", tokenizer);
+      return this._handle.checkpoint(tokenizer._handle);
+    }
+    get config() { return JSON.parse(this._handle.config()); }
+    /** nanoGPT's count: tied tensors once; nonEmbedding leaves out the position embedding. */
+    numParameters(opts = {}) {
+      const { nonEmbedding = true } = options(opts, ['nonEmbedding'], 'GPT.numParameters');
+      return this._handle.numParameters(boolean(nonEmbedding, 'GPT.numParameters', 'nonEmbedding'));
+    }
+    parameterNames() { return this._handle.parameterNames(); }
+    parameter(name) { return this._handle.parameter(string(name, 'GPT.parameter', 'name')); }
+    /** ids (B, T) nested, (T) flat, or {data, shape} -> {logits (B, T, V), trace | null}. */
+    forward(ids, opts = {}) {
+      const fn = 'GPT.forward';
+      const { trace = false, headMask = null } = options(opts, ['trace', 'headMask'], fn);
+      const t = idsArg(ids, fn);
+      return this._handle.forward(t.data, t.batch, boolean(trace, fn, 'trace'), headMask === null ? null : asTensor(headMask, fn, 'headMask'));
+    }
+    /**
+     * Generates maxNewTokens after the prompt; onToken(tokens, step) sees each
+     * step's tokens (one per batch row) and may return false to stop.
+     * Returns every token, {data: Int32Array, shape: [B, T]}.
+     */
+    generate(prompt, opts = {}) {
+      const { onToken, ...rest } = plainOptions(opts, 'generate');
+      if (onToken !== undefined && typeof onToken !== 'function') fail('generate', 'onToken as a function', onToken);
+      if (typeof rest.maxNewTokens === 'number' && rest.maxNewTokens > GENERATE_LIMIT) {
+        throw new Error(`generate: expected maxNewTokens of at most ${GENERATE_LIMIT}, got ${rest.maxNewTokens}; ` +
+          'stream() generates longer runs a token at a time, and can be stopped');
+      }
+      const session = this.#session(prompt, rest, 'generate');
+      try {
+        return this._whileRunning('generate()', () => {
+          for (let step = 0; !session.done(); step++) {
+            const tokens = Array.from(session.next().data);
+            if (onToken && onToken(tokens, step) === false) break;
+          }
+          return session.tokens();
+        });
+      } finally {
+        session.delete();
+      }
+    }
+    /** The same generation as an iterator: yields each step's tokens (one per batch row). */
+    stream(prompt, opts = {}) {
+      return new GenerationStream(this, this.#session(prompt, plainOptions(opts, 'stream'), 'stream'));
+    }
+    // The options' names, defaults and limits are generate.hpp's table: it reads them as JSON.
+    #session(prompt, opts, fn) {
+      const t = idsArg(prompt, fn, 'prompt');
+      return M.GenerationSession.create(this._handle, t.data, t.batch, configJson(opts, fn, 'options'), fn);
+    }
+  }
+
+
+  /**
+   * Training as nanoGPT's train.py does it, a step at a time. The model's
+   * vocabulary is the text's characters, or its words with
+   * training.tokenizer = 'word' (vocabSize is set from the text).
+   */
+  class Trainer extends Module {
+    constructor(opts = {}) {
+      const { model = {}, training = {}, text } = options(opts, ['model', 'training', 'text'], 'Trainer');
+      const handle = model instanceof AdoptedHandle ? model.handle : null;
+      const modelConfig = handle ? null : configJson(model, 'Trainer', 'model');
+      const trainConfig = handle ? null : configJson(training, 'Trainer', 'training');
+      wellFormed(text, 'Trainer', 'text');
+      super('Trainer', () => handle ?? M.Trainer.create(modelConfig, trainConfig, text));
+    }
+    /** Resumes from a checkpoint written by trainer.checkpoint(), on the given text. */
+    static resume(bytes, text) {
+      if (!(bytes instanceof Uint8Array)) fail('Trainer.resume', 'the checkpoint as a Uint8Array', bytes);
+      wellFormed(text, 'Trainer.resume', 'text');
+      return new Trainer({ model: new AdoptedHandle(M.Trainer.resume(bytes, text)), text });
+    }
+    /**
+     * One optimisation step: {iter, lr, loss, gradNorm}. A step whose loss,
+     * gradients or new weights are not finite throws and leaves the model and
+     * optimiser as they were before it.
+     */
+    step() { return this._handle.step(); }
+    /** Mean loss over evalIters random batches of each split: {train, val}. */
+    evaluate(evalIters = this.config.evalIters) {
+      return this._handle.evaluate(number(evalIters, 'Trainer.evaluate', 'evalIters'));
+    }
+    get iter() { return this._handle.iter(); }
+    get vocabulary() { return this._handle.vocabulary(); }
+    get config() { return JSON.parse(this._handle.config()); }
+    get modelConfig() { return JSON.parse(this._handle.modelConfig()); }
+    /** A copy of the model as it is now (a GPT you dispose). */
+    snapshot() { return new GPT(new AdoptedHandle(this._handle.snapshot())); }
+    /** Model, vocabulary, optimizer state and progress as safetensors bytes. */
+    checkpoint() { return this._handle.checkpoint(); }
+  }
+
+  /**
+   * Reads a checkpoint (safetensors bytes): {model: GPT, tokenizer, vocabulary, iter, verified}.
+   * verified: its digest matched; false for a file without one (written by another tool).
+   */
+  function loadCheckpoint(bytes) {
+    if (!(bytes instanceof Uint8Array)) fail('loadCheckpoint', 'the checkpoint as a Uint8Array', bytes);
+    const { model, tokenizer, ...info } = M.loadCheckpoint(bytes);
+    const kind = tokenizer.kind();
+    return { model: new GPT(new AdoptedHandle(model)), tokenizer: adoptTokenizer(kind, tokenizer), ...info };
+  }
+
+  const TOKENIZER_NAMES = { char: 'CharTokenizer', word: 'WordTokenizer' };
+
+  /**
+   * Ids are indices into the sorted set of a text's pieces (nanoGPT's
+   * prepare.py): its characters (CharTokenizer) or its words with the space
+   * before each attached (WordTokenizer: "The", " cats", ",", " purr", ".").
+   */
+  class Tokenizer extends Module {
+    #name;
+    #pieces = null; // the vocabulary never changes: copied out of WASM once
+    constructor(kind, text) {
+      const name = TOKENIZER_NAMES[kind];
+      const handle = text instanceof AdoptedHandle ? text.handle : null;
+      if (!handle) wellFormed(text, name, 'text');
+      super(name, () => handle ?? M.Tokenizer.create(kind, text));
+      this.#name = name;
+    }
+    /** A tokenizer from a saved vocabulary (a checkpoint's, or tokenizer.vocabulary). */
+    static fromVocabulary(kind, vocabulary) {
+      const fn = 'Tokenizer.fromVocabulary';
+      if (!Object.hasOwn(TOKENIZER_NAMES, kind)) fail(fn, "kind 'char' or 'word'", kind);
+      wellFormed(vocabulary, fn, 'the vocabulary');
+      return adoptTokenizer(kind, M.tokenizerFromVocabulary(kind, vocabulary));
+    }
+    encode(text) {
+      return Array.from(this._handle.encode(wellFormed(text, `${this.#name}.encode`, 'text')));
+    }
+    decode(ids) {
+      return this._handle.decode(integers(ids, `${this.#name}.decode`, 'ids'));
+    }
+    /** 'char' or 'word'. */
+    get kind() { return this._handle.kind(); }
+    get vocabSize() { return this._handle.vocabSize(); }
+    /** The pieces in id order: decode([i]) === pieces[i]. */
+    get pieces() {
+      this.#pieces ??= Object.freeze(this._handle.pieces());
+      return this.#pieces;
+    }
+    /** The vocabulary as one string, as checkpoints store it. */
+    get vocabulary() { return this._handle.vocabulary(); }
+  }
+
+  class CharTokenizer extends Tokenizer {
+    /** The vocabulary is the sorted set of the text's characters. */
+    constructor(text) {
+      super('char', text);
+    }
+  }
+
+  class WordTokenizer extends Tokenizer {
+    /** The vocabulary is the sorted set of the text's words and punctuation. */
+    constructor(text) {
+      super('word', text);
+    }
+  }
+
+  const adoptTokenizer = (kind, handle) =>
+    kind === 'char' ? new CharTokenizer(new AdoptedHandle(handle)) : new WordTokenizer(new AdoptedHandle(handle));
+
+  return {
+    /** notebook 001's SimpleLanguageModel(vocab_size, d_model, num_heads, d_ff, max_seq_length) */
+    notebook001Config: (vocabSize, dModel, numHeads, dFF, maxSeqLength) => {
+      const fn = 'notebook001Config';
+      return JSON.parse(M.notebook001Config(number(vocabSize, fn, 'vocabSize'), number(dModel, fn, 'dModel'),
+        number(numHeads, fn, 'numHeads'), number(dFF, fn, 'dFF'), number(maxSeqLength, fn, 'maxSeqLength')));
+    },
+    /** nanoGPT's GPTConfig(vocab_size, block_size, n_layer, n_head, n_embd, bias) */
+    nanoGPTConfig: (opts) => {
+      const fn = 'nanoGPTConfig';
+      const { vocabSize, blockSize, nLayer, nHead, nEmbd, bias = false, tieEmbeddings = true } =
+        options(opts, ['vocabSize', 'blockSize', 'nLayer', 'nHead', 'nEmbd', 'bias', 'tieEmbeddings'], fn);
+      return JSON.parse(M.nanoGPTConfig(number(vocabSize, fn, 'vocabSize'), number(blockSize, fn, 'blockSize'),
+        number(nLayer, fn, 'nLayer'), number(nHead, fn, 'nHead'), number(nEmbd, fn, 'nEmbd'),
+        boolean(bias, fn, 'bias'), boolean(tieEmbeddings, fn, 'tieEmbeddings')));
+    },
+    GPT,
+    Tokenizer,
+    CharTokenizer,
+    WordTokenizer,
+    Trainer,
+    loadCheckpoint,
+    /**
+     * The model the package ships, trained on the synthetic agreement corpus
+     * ("The cats, which sat on the mat, purr.") in word tokens: {model, tokenizer, vocabulary, iter}.
+     */
+    loadDefaultModel: async (opts) => {
+      const fn = 'loadDefaultModel';
+      const { url, bytes } = options(opts, ['url', 'bytes'], fn);
+      if (url !== undefined && bytes !== undefined) fail(fn, 'either url or bytes, not both', opts);
+      if (bytes !== undefined) return loadCheckpoint(bytes);
+      if (url !== undefined && !isUrlLike(url)) fail(fn, 'url as a string or a URL', url);
+      return loadCheckpoint(await loadBytes(url ?? DEFAULT_MODEL_URL, fn, 'the model'));
+    },
+    defaultTrainConfig: () => JSON.parse(M.defaultTrainConfig()),
+    /** generate()'s options with their defaults: {maxNewTokens, temperature, topK, seed, useKvCache}. */
+    defaultGenerateOptions: () => JSON.parse(M.defaultGenerateOptions()),
+    /** The synthetic subject–verb agreement corpus, one sentence per line. */
+    agreementCorpus: (sentences = 20000, seed = 1337) =>
+      M.agreementCorpus(number(sentences, 'agreementCorpus', 'sentences'), number(seed, 'agreementCorpus', 'seed')),
+    /**
+     * What a model learned on that corpus, measured on generated sentences
+     * (seed 4242: held out from the corpus's 1337): how often it prefers the
+     * agreeing verb form, and per head how often the largest attention weight
+     * at the verb position falls on the subject noun.
+     */
+    probeAgreement: (model, tokenizer, opts = {}) => {
+      const fn = 'probeAgreement';
+      const { sentences = 200, seed = 4242, headMask = null } = options(opts, ['sentences', 'seed', 'headMask'], fn);
+      if (!(model instanceof GPT)) fail(fn, 'a GPT', model);
+      if (!(tokenizer instanceof Tokenizer)) fail(fn, 'a CharTokenizer or WordTokenizer', tokenizer);
+      return M.probeAgreement(model._handle, tokenizer._handle, number(sentences, fn, 'sentences'), number(seed, fn, 'seed'),
+        headMask === null ? null : asTensor(headMask, fn, 'headMask'));
+    },
+  };
+}
