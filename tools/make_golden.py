@@ -75,7 +75,7 @@ INPUTS = [[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
           [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]]
 
 
-class SelfAttentionV1(nn.Module):  # notebooks 000 (cell 136) and 002 (cell 411)
+class SelfAttentionV1(nn.Module):  # notebooks 000 §5.1 and 002 §8 (docs/notebooks.md)
     def __init__(self, d_in, d_out):
         super().__init__()
         self.W_query = nn.Parameter(torch.rand(d_in, d_out))
@@ -87,7 +87,7 @@ class SelfAttentionV1(nn.Module):  # notebooks 000 (cell 136) and 002 (cell 411)
         return torch.softmax(queries @ keys.T / keys.shape[-1] ** 0.5, dim=-1) @ values
 
 
-class SelfAttentionV2(nn.Module):  # notebooks 000 (cell 138) and 002 (cell 413)
+class SelfAttentionV2(nn.Module):  # notebooks 000 §5.2 and 002 §9
     def __init__(self, d_in, d_out, qkv_bias=False):
         super().__init__()
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -244,7 +244,7 @@ def attention(q, k, v, mask=None, fill=float("-inf"), causal=False):
 
 
 class NotebookMultiHeadAttention(nn.Module):
-    """Notebook 001, section 7: W_q, W_k, W_v, W_o bias-free, heads by view/transpose, masked_fill(mask == 0, -1e9)
+    """Notebook 001 §7: W_q, W_k, W_v, W_o bias-free, heads by view/transpose, masked_fill(mask == 0, -1e9)
     after mask.unsqueeze(1), so a (B, T, T) mask applies per batch row."""
 
     def __init__(self, d_model, num_heads):
@@ -393,9 +393,9 @@ def printing():
 # ---- models --------------------------------------------------------------------------------
 
 class SimpleLanguageModel(nn.Module):
-    """Notebook 001, section 8 (post-norm, ReLU). The notebook builds its causal mask as (T, T), which
+    """Notebook 001 §8 (post-norm, ReLU). The notebook builds its causal mask as (T, T), which
     MultiHeadAttention's mask.unsqueeze(1) cannot broadcast against (B, H, T, T); the (1, T, T) mask of its
-    section 6 and 7 examples is what it means."""
+    §6 and §7 examples is what it means."""
 
     def __init__(self, vocab_size, d_model, num_heads, d_ff, max_seq_length):
         super().__init__()

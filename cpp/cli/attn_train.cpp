@@ -15,6 +15,7 @@
 #include "attn/tokenizer.hpp"
 #include "attn/trainer.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -51,6 +52,7 @@ struct Flag {
     const char* name;   // "--max-iters"
     const char* value;  // "N", "FILE", ...
     const char* help;
+    const char* fallback = nullptr;  // the value when the flag is not given, as typed (help shows it)
 };
 
 // Which of the library's tables give a command flags too.
@@ -69,9 +71,9 @@ const std::vector<Command>& commands() {
          {{"--data", "FILE", "the UTF-8 text to train on"},
           {"--out", "CKPT", "where to write the checkpoint"},
           {"--resume", "CKPT", "continue the run saved in CKPT (its model and settings; training flags override)"},
-          {"--max-iters", "N", "train until step N (default 2000)"},
-          {"--eval-interval", "N", "evaluate every N steps, 0 = never (default 250)"},
-          {"--log-interval", "N", "print a progress line every N steps, 0 = never (default 10)"},
+          {"--max-iters", "N", "train until step N", "2000"},
+          {"--eval-interval", "N", "evaluate every N steps, 0 = never", "250"},
+          {"--log-interval", "N", "print a progress line every N steps, 0 = never", "10"},
           {"--final-eval-iters", "N", "batches per split in the final evaluation (default: --eval-iters)"}},
          Tables::Configs},
         {"generate", "generate text from a checkpoint",
@@ -80,12 +82,12 @@ const std::vector<Command>& commands() {
          Tables::Generation},
         {"corpus", "write the synthetic agreement corpus",
          {{"--out", "FILE", "where to write it"},
-          {"--sentences", "N", "how many (default 20000)"},
-          {"--seed", "S", "which (default 1337)"}}},
+          {"--sentences", "N", "how many", "20000"},
+          {"--seed", "S", "which", "1337"}}},
         {"probe", "measure what a model learned on the agreement corpus",
          {{"--checkpoint", "CKPT", "the model"},
-          {"--sentences", "N", "held-out sentences (default 500)"},
-          {"--seed", "S", "which sentences (default 4242, held out from the corpus's 1337)"},
+          {"--sentences", "N", "held-out sentences", "500"},
+          {"--seed", "S", "which sentences (held out from the corpus's 1337)", "4242"},
           {"--ablate", "HEADS", "switch heads off, as LAYER.HEAD[,LAYER.HEAD...] (0-based), or \"each\" in turn"}}},
         {"export", "write the model of a checkpoint alone (no optimizer state), for shipping",
          {{"--checkpoint", "CKPT", "the checkpoint"}, {"--out", "FILE", "the model file"}}},
@@ -124,9 +126,16 @@ struct Args {
         const auto it = values.find(k);
         return it == values.end() ? def : it->second;
     }
-    int64_t integer(const std::string& k, int64_t def, int64_t min = 0) const {
-        if (!values.count(k)) return def;
-        const std::string& v = values.at(k);
+    // The flag's value, or its fallback in the command's table (or `def` where the table has none).
+    int64_t integer(const std::string& k, int64_t def = 0, int64_t min = 0) const {
+        std::string v;
+        if (values.count(k)) {
+            v = values.at(k);
+        } else {
+            const auto f = std::find_if(command->flags.begin(), command->flags.end(), [&](const Flag& x) { return k == x.name; });
+            if (f == command->flags.end() || !f->fallback) return def;
+            v = f->fallback;
+        }
         size_t used = 0;
         long long x = 0;
         try {
@@ -202,7 +211,10 @@ std::string help_text() {
     out << "usage: attn-train COMMAND [flags]\n";
     for (const Command& c : commands()) {
         out << "\n  " << c.name << ": " << c.summary << "\n";
-        for (const Flag& f : c.flags) out << "    " << f.name << " " << f.value << "  " << f.help << "\n";
+        for (const Flag& f : c.flags) {
+            out << "    " << f.name << " " << f.value << "  " << f.help << (f.fallback ? std::string(" (default ") + f.fallback + ")" : "")
+                << "\n";
+        }
     }
     auto list = [&](const char* title, const std::vector<FieldInfo>& info, bool model) {
         out << "\n" << title << "\n";
@@ -272,9 +284,9 @@ int train(const Args& a) {
     const std::string data_path = a.str("--data"), out = a.str("--out");
     if (data_path.empty() || out.empty()) throw UsageError("train needs --data FILE and --out CKPT");
     // Every flag is checked before any work is done.
-    const int64_t max_iters = a.integer("--max-iters", 2000);
-    const int64_t eval_interval = a.integer("--eval-interval", 250);
-    const int64_t log_interval = a.integer("--log-interval", 10);
+    const int64_t max_iters = a.integer("--max-iters");
+    const int64_t eval_interval = a.integer("--eval-interval");
+    const int64_t log_interval = a.integer("--log-interval");
     const GPTConfig fresh_model = a.has("--resume") ? GPTConfig{} : model_config(a);
     const TrainConfig fresh_training = a.has("--resume") ? TrainConfig{} : train_config(a);
     const std::string text = read_file(data_path);
@@ -384,7 +396,7 @@ int probe_cmd(const Args& a) {
     const Checkpoint ck = load_checkpoint(read_file(path));
     const GPTConfig& c = ck.model.config();
     const std::vector<AgreementSentence> sentences =
-        agreement_sentences(a.integer("--sentences", 500), static_cast<uint64_t>(a.integer("--seed", 4242)));
+        agreement_sentences(a.integer("--sentences"), static_cast<uint64_t>(a.integer("--seed")));
     const std::string ablate = a.str("--ablate");
     if (ablate == "each") {
         // Agreement with one head switched off at a time: which heads the model needs.
@@ -424,7 +436,7 @@ int export_cmd(const Args& a) {
 int corpus_cmd(const Args& a) {
     const std::string out = a.str("--out");
     if (out.empty()) throw UsageError("corpus needs --out FILE");
-    write_file(out, agreement_corpus(a.integer("--sentences", 20000), static_cast<uint64_t>(a.integer("--seed", 1337))));
+    write_file(out, agreement_corpus(a.integer("--sentences"), static_cast<uint64_t>(a.integer("--seed"))));
     return 0;
 }
 }  // namespace

@@ -62,7 +62,7 @@ SelfAttentionU::SelfAttentionU(int64_t d, Generator& gen) {
 
 SelfAttentionTrace SelfAttentionU::forward(const Tensor& x) const {
     check_x("SelfAttentionU.forward", x, U_query.shape[0]);
-    // U.matmul(X.T).T == X @ U.T (notebook 003, cell 18)
+    // U.matmul(X.T).T == X @ U.T (notebook 003 §2)
     return attend(matmul(x, transposed(U_query)), matmul(x, transposed(U_key)),
                   matmul(x, transposed(U_value)));
 }

@@ -24,7 +24,7 @@ const printedRow = (key, r) => {
   const n = shape[shape.length - 1];
   return data.slice(r * n, (r + 1) * n).map((v) => v.toFixed(4));
 };
-const JOURNEY_WEIGHTS = printedRow('nb000.attn_weights', 1); // notebook 000, cell 119
+const JOURNEY_WEIGHTS = printedRow('nb000.attn_weights', 1); // notebook 000 §3.3
 
 const site = useSite();
 const load = (path, viewport) => site.load(path, viewport);
@@ -110,7 +110,7 @@ test('chapter 2 shows notebook 000 and recomputes on edits', async () => {
 
 test('chapter 3 shows the seed-123 numbers and redraws for a new seed and d_out', async () => {
   const { page, context, problems } = await load('chapters/3-trainable-weights');
-  assert.deepEqual(await rowValues(page, 'queries', 1), printedRow('nb000.seed123.query_2', 0)); // notebook 000, cell 125
+  assert.deepEqual(await rowValues(page, 'queries', 1), printedRow('nb000.seed123.query_2', 0)); // notebook 000 §4.3
   assert.deepEqual(await rowValues(page, 'trainable-weights', 1), printedRow('nb002.seed123.attn_weights', 1));
   assert.equal(await page.locator('[data-figure="space"] svg.scatter circle').count(), 12); // queries and keys
   assert.equal(await page.locator('[data-figure="value-space"] svg.scatter circle').count(), 6);

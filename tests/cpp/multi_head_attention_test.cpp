@@ -1,4 +1,4 @@
-// Multi-head attention (notebook 001 section 7, and nn.MultiheadAttention).
+// Multi-head attention (notebook 001 §7, and nn.MultiheadAttention).
 #include "attn/mask.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"

@@ -127,7 +127,7 @@ TEST(SelfAttentionU, Notebook003EmbeddingExample) {
     ASSERT_EQ(x.shape, (Shape{8, 16}));
     for (int64_t c = 0; c < 16; ++c) EXPECT_EQ(x.at(1, c), embed.weight.at(7, c));  // "you" is id 7
 
-    // omega_mat == omega (cells 5, 22, 7)
+    // omega_mat == omega (notebook 003 §1)
     EXPECT_TRUE(near(attention_scores_loop(x), attention_scores(x), 1e-4f));
 
     manual_seed(123);

@@ -49,7 +49,7 @@ struct GPTConfig {
     float dropout = 0.0f;         // used in training; forward() is evaluation mode
     uint64_t seed = 1337;         // initial weights = torch.manual_seed(seed); Model(config)
 
-    // notebook 001, section 8: SimpleLanguageModel(vocab_size, d_model,
+    // notebook 001 §8: SimpleLanguageModel(vocab_size, d_model,
     // num_heads, d_ff, max_seq_length), one post-norm block, ReLU, bias-free
     // attention, biased feed-forward and output projection. Refuses (Error) a
     // d_model that num_heads does not divide, naming the notebook's parameters.

@@ -1,6 +1,6 @@
 // Multi-head attention in its two classic forms.
 //
-// MultiHeadAttention is notebook 001's module (section 7): four bias-free
+// MultiHeadAttention is notebook 001's module (§7): four bias-free
 // Linear(d_model, d_model) layers W_q, W_k, W_v, W_o drawn in that order; Q,
 // K, V split into heads of d_k = d_model / num_heads by view/transpose;
 // per-head scaled dot-product attention; heads concatenated and mixed by W_o.

@@ -1,5 +1,5 @@
 // Scaled dot-product attention, softmax(Q Kᵀ / √d_k) V (Vaswani et al. 2017,
-// eq. 1; notebook 004 "Scaling" and "Masking"; notebook 001 section 6), with
+// eq. 1; notebook 004 §4 "Scaling" and §5 "Masking"; notebook 001 §6), with
 // every intermediate returned so a page can draw it.
 //
 // Shapes follow PyTorch: the last two dimensions are (tokens, features) and any

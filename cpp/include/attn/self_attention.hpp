@@ -2,8 +2,8 @@
 //   Q = X W_query,  K = X W_key,  V = X W_value,
 //   weights = softmax(Q Kᵀ / √d_k),  context = weights V.
 // Three classes differ only in how the projections are stored and drawn:
-//   SelfAttentionV1  raw (d_in, d_out) parameters from torch.rand (000 cell 136)
-//   SelfAttentionV2  nn.Linear layers, optional bias            (000 cell 138)
+//   SelfAttentionV1  raw (d_in, d_out) parameters from torch.rand (notebook 000 §5.1)
+//   SelfAttentionV2  nn.Linear layers, optional bias            (notebook 000 §5.2)
 //   SelfAttentionU   notebook 003's Û matrices, (d, d) from torch.rand, applied
 //                    to column vectors: q_i = Û_q x_i, i.e. Q = X Û_qᵀ
 // Each is built from the generator in the notebook's order (query, key, value),

@@ -9,21 +9,21 @@
 
 namespace attn {
 
-// ω_q = [x_q · x_j for j] with explicit loops (notebook 000, cell 111).
+// ω_q = [x_q · x_j for j] with explicit loops (notebook 000 §2.2).
 // inputs (T, d) -> (T)
 Tensor attention_scores_for_query(const Tensor& inputs, int64_t query_index);
 
-// All scores with two nested loops of dot products (cell 117). (T, d) -> (T, T)
+// All scores with two nested loops of dot products (notebook 000 §3.1). (T, d) -> (T, T)
 Tensor attention_scores_loop(const Tensor& inputs);
 
-// All scores as one product, inputs @ inputs.T (cell 118). (T, d) -> (T, T)
+// All scores as one product, inputs @ inputs.T (§3.2). (T, d) -> (T, T)
 Tensor attention_scores(const Tensor& inputs);
 
-// z_q = Σ_j α_qj x_j accumulated in a loop (cell 115).
+// z_q = Σ_j α_qj x_j accumulated in a loop (§2.6).
 // weights (T), inputs (T, d) -> (d)
 Tensor context_vector(const Tensor& weights, const Tensor& inputs);
 
-// All context vectors, weights @ inputs (cell 121). (T, T), (T, d) -> (T, d)
+// All context vectors, weights @ inputs (§3.4). (T, T), (T, d) -> (T, d)
 Tensor context_vectors(const Tensor& weights, const Tensor& inputs);
 
 struct SimpleAttentionTrace {

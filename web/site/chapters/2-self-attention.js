@@ -1,5 +1,5 @@
 // Chapter 2: notebook 000's attention without trainable weights, step by step
-// (cells 111-121), every figure from attn.* on the reader's inputs.
+// (§2-§3, docs/notebooks.md), every figure from attn.* on the reader's inputs.
 import { bars } from '../components/bars.js';
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { markStale, readNumber } from '../components/inputs.js';

@@ -3,7 +3,7 @@ import { kinds } from '../components/link-state.js';
 
 export const TOKENS = ['Your', 'journey', 'starts', 'with', 'one', 'step'];
 
-// notebook 000, cell 110
+// notebook 000 §2.1
 export const NOTEBOOK_INPUTS = [
   [0.43, 0.15, 0.89],
   [0.55, 0.87, 0.66],

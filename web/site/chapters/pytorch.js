@@ -47,7 +47,7 @@ const SELF_ATTENTION_V1 = `class SelfAttention_v1(nn.Module):
         context_vec = attn_weights @ values
         return context_vec`;
 
-// Notebook 001, section 7.
+// Notebook 001 §7 (docs/notebooks.md).
 const MULTI_HEAD_ATTENTION = `class MultiHeadAttention(nn.Module):
     def __init__(self, d_model, num_heads):
         super().__init__()
@@ -84,7 +84,7 @@ export function chapter2({ inputs, tokens, query, factor }) {
     '',
     `inputs = torch.tensor(${matrixLiteral(inputs.data, T, d, tokens)})`,
     '',
-    `# The scores of one query, "${tokens[query]}" (notebook 000, cell 111)`,
+    `# The scores of one query, "${tokens[query]}" (notebook 000 §2.2)`,
     `query = inputs[${query}]`,
     'attn_scores_q = torch.empty(inputs.shape[0])',
     'for i, x_i in enumerate(inputs):',
@@ -95,7 +95,7 @@ export function chapter2({ inputs, tokens, query, factor }) {
     Object.assign(prints, { normalized: 'sum-normalised', naive: 'naive-softmax', softmax: 'softmax' });
     lines.push(
       '',
-      '# Three ways to normalise them, after multiplying by a factor (cells 112-114)',
+      '# Three ways to normalise them, after multiplying by a factor (§2.3-§2.5)',
       'def softmax_naive(x):',
       '    return torch.exp(x) / torch.exp(x).sum(dim=0)',
       '',
@@ -107,7 +107,7 @@ export function chapter2({ inputs, tokens, query, factor }) {
   }
   lines.push(
     '',
-    '# Every query at once (cells 117-121)',
+    '# Every query at once (§3)',
     'attn_scores = inputs @ inputs.T',
     'attn_weights = torch.softmax(attn_scores, dim=-1)',
     'all_context_vecs = attn_weights @ inputs',
