@@ -28,7 +28,8 @@
 //         attn::scaled_dot_product_attention(t.queries, t.keys, t.values, causal);
 //     // a.weights is lower-triangular; each row sums to 1.
 //
-// Files, in the order the notebooks introduce them:
+// Files, in the order the notebooks introduce them (docs/notebooks.md); each
+// includes only files above it:
 //   tensor.hpp                       the (shape, float data) type and shape checks
 //   torch_rng.hpp                    PyTorch's CPU random numbers, bit for bit
 //   softmax.hpp                      sum-normalisation, naive and stable softmax
@@ -36,17 +37,17 @@
 //   linear.hpp, embedding.hpp,
 //   layer_norm.hpp                   the nn layers, initialised as PyTorch does
 //   activations.hpp, dropout.hpp     ReLU, GELU and dropout, forward and backward
-//   mask.hpp, attention_options.hpp  causal and padding masks; the options every attention takes
-//   scaled_dot_product_attention.hpp softmax(Q Kᵀ/√d_k) V with masks and a trace
+//   mask.hpp, attention_options.hpp  causal and padding masks (001 §6); the options every attention takes
+//   scaled_dot_product_attention.hpp softmax(Q Kᵀ/√d_k) V with masks and a trace (001 §3, 004)
 //   self_attention.hpp               SelfAttentionV1 / V2 / U with traces (built on the line above)
 //   score_explanation.hpp            one score taken apart: products, √d_k, its row, the mixing
 //   multi_head_attention.hpp         several heads (notebook 001 §7, nn.MultiheadAttention)
+//   tokenizer.hpp                    character and word tokens (nanoGPT's prepare.py)
+//   lr_schedule.hpp                  nanoGPT's learning-rate schedule, warm-up then cosine
 //   config.hpp                       GPTConfig and TrainConfig: every field named once
 //   gpt.hpp                          the tiny language model (notebook 001 §8, nanoGPT)
-//   tokenizer.hpp                    character and word tokens
 //   sampling.hpp, generate.hpp       temperature, top-k, multinomial; generation with a KV cache
-//   cross_entropy.hpp, adamw.hpp,
-//   lr_schedule.hpp                  the loss, the optimizer and its schedule
+//   cross_entropy.hpp, adamw.hpp     the loss and the optimizer
 //   dataset.hpp, trainer.hpp         nanoGPT's batches and training loop (notebook 001's "next steps")
 //   checkpoint.hpp                   safetensors files with a digest
 //   synthetic_corpus.hpp,
