@@ -66,11 +66,6 @@ const Table<TrainConfig>& train_fields() {
     }};
     return table;
 }
-#undef ATTN_INTEGER
-#undef ATTN_NUMBER
-#undef ATTN_SWITCH
-#undef ATTN_CHOICE
-#undef ATTN_OPTIONAL_INTEGER
 }  // namespace
 
 // ---- GPTConfig ----

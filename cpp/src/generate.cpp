@@ -22,11 +22,6 @@ const schema::Table<GenerateOptions>& generate_fields() {
     }};
     return table;
 }
-#undef ATTN_INTEGER
-#undef ATTN_NUMBER
-#undef ATTN_SWITCH
-#undef ATTN_CHOICE
-#undef ATTN_OPTIONAL_INTEGER
 }  // namespace
 
 void GenerateOptions::validate(const char* fn, Naming naming) const {

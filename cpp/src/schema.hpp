@@ -48,6 +48,7 @@ struct Table {
 };
 
 // Fields of integers, numbers, switches or named choices; C is the table's struct.
+// (Only the .cpp files of the tables include this internal header.)
 #define ATTN_INTEGER(NAME, MEMBER, MIN, MAX, HELP)                                                          \
     {NAME, schema::Kind::Integer, MIN, MAX, false, false, {}, HELP,                                          \
      [](const C& c) -> schema::json { return c.MEMBER; },                                                    \

@@ -10,6 +10,18 @@
 using namespace attn;
 using namespace fixtures;
 
+namespace {
+// The message of the Error f throws, or "" if it throws none.
+std::string message(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+}  // namespace
+
 TEST(Config, OneSchemaReadsWritesAndNamesEveryField) {
     GPTConfig c = GPTConfig::nanogpt(50, 32, 3, 2, 16, false, true);
     c.dropout = 0.25f;
@@ -20,14 +32,6 @@ TEST(Config, OneSchemaReadsWritesAndNamesEveryField) {
     }
     EXPECT_NE(to_json(c, Naming::Snake).find("\"n_embd\":16"), std::string::npos);
     EXPECT_NE(to_json(c, Naming::Camel).find("\"nEmbd\":16"), std::string::npos);
-    auto message = [](auto f) {
-        try {
-            f();
-        } catch (const Error& e) {
-            return std::string(e.what());
-        }
-        return std::string();
-    };
     EXPECT_EQ(message([] { gpt_config_from_json(R"({"nEmbed": 8})", Naming::Camel, "GPT"); }),
               "GPT: unknown config field \"nEmbed\"; did you mean \"nEmbd\"?");
     EXPECT_EQ(message([] { gpt_config_from_json(R"({"n_head": 2.5})", Naming::Snake, "f"); }),
@@ -46,17 +50,6 @@ TEST(Config, OneSchemaReadsWritesAndNamesEveryField) {
     EXPECT_EQ(message([&] { set_field(t, "--lr", "1", Naming::Flag, "attn-train"); }),
               "attn-train: unknown flag \"--lr\"");  // nanoGPT's name is --learning-rate
 }
-
-namespace {
-std::string message(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
-}  // namespace
 
 TEST(Config, GenerationOptionsAreOneTableForJsonFlagsAndHelp) {
     // The defaults, as the JS API's attn.defaultGenerateOptions() returns them.
