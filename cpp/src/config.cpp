@@ -208,8 +208,9 @@ std::string spelled(const std::string& name, Naming naming) {
 }
 
 std::string limits(double min, double max, bool open_min, bool open_max) {
-    if (max >= kMaxSafeInteger) return (open_min ? "> " : ">= ") + format_number(min);
-    return std::string(open_min ? "in (" : "in [") + format_number(min) + ", " + format_number(max) + (open_max ? ")" : "]");
+    if (max >= kMaxSafeInteger && min <= -kMaxSafeInteger) return "";  // any value of the kind
+    if (max >= kMaxSafeInteger) return (open_min ? " > " : " >= ") + format_number(min);
+    return std::string(open_min ? " in (" : " in [") + format_number(min) + ", " + format_number(max) + (open_max ? ")" : "]");
 }
 
 std::string kind_of(Kind kind, const std::vector<const char*>& choices) {

@@ -16,7 +16,7 @@ const schema::Table<GenerateOptions>& generate_fields() {
         ATTN_INTEGER("max_new_tokens", max_new_tokens, 0, kMaxElements, "tokens to generate after the prompt"),
         ATTN_NUMBER("temperature", sampling.temperature, 0, kMaxSafeInteger, false, false, "divides the logits; 0 = greedy (the argmax)"),
         ATTN_INTEGER("top_k", sampling.top_k, 0, kMaxSafeInteger, "sample among the k likeliest tokens; 0 = all"),
-        ATTN_OPTIONAL_INTEGER("seed", seed, 0, kMaxSafeInteger,
+        ATTN_OPTIONAL_INTEGER("seed", seed, -kMaxSafeInteger, kMaxSafeInteger,
                               "sample as after torch.manual_seed(seed); null: go on with the global generator"),
         ATTN_SWITCH("use_kv_cache", use_kv_cache, "feed only the new token each step (the same logits, faster)"),
     }};
@@ -45,7 +45,7 @@ std::vector<FieldInfo> fields(const GenerateOptions& o, Naming naming) {
 
 GenerationSession::GenerationSession(const GPT& model, std::vector<int64_t> prompt, int64_t B,
                                      const GenerateOptions& options)
-    : model_(model), B_(B), options_(options), own_(options.seed.value_or(Generator::kDefaultSeed)),
+    : model_(model), B_(B), options_(options), own_(options.seed ? static_cast<uint64_t>(*options.seed) : Generator::kDefaultSeed),
       gen_(options.seed ? &own_ : &default_generator()) {
     constexpr const char* fn = "generate";
     if (B <= 0 || prompt.empty() || prompt.size() % static_cast<size_t>(B) != 0) {

@@ -80,7 +80,7 @@ struct Table {
 
 // `name` (nanoGPT's snake_case) as `naming` spells it: n_embd, nEmbd, --n-embd.
 std::string spelled(const std::string& name, Naming naming);
-// "in [0, 1)", ">= 0", ...
+// " in [0, 1)", " >= 0", ... (with its leading space), or "" for no limit
 std::string limits(double min, double max, bool open_min, bool open_max);
 // "integer", "number", "true|false", "pre|post", ...
 std::string kind_of(Kind kind, const std::vector<const char*>& choices);
@@ -125,14 +125,14 @@ void check_and_put(const Field<Config>& f, Config& c, const json& v, Naming nami
         case Kind::Integer:
             if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() != std::floor(v.get<double>()) ||
                 v.get<double>() < f.min || v.get<double>() > f.max) {
-                fail("an integer " + limits(f.min, f.max, false, false) + or_null);
+                fail("an integer" + limits(f.min, f.max, false, false) + or_null);
             }
             f.put(c, json(static_cast<int64_t>(v.get<double>())));
             return;
         case Kind::Number: {
             const double x = v.is_number() ? v.get<double>() : NAN;
             if (!std::isfinite(x) || x < f.min || x > f.max || (f.open_min && x == f.min) || (f.open_max && x == f.max)) {
-                fail("a number " + limits(f.min, f.max, f.open_min, f.open_max));
+                fail("a number" + limits(f.min, f.max, f.open_min, f.open_max));
             }
             f.put(c, v);
             return;

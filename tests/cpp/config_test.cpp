@@ -75,7 +75,8 @@ TEST(Config, GenerationOptionsAreOneTableForJsonFlagsAndHelp) {
     EXPECT_EQ(message([] { generate_options_from_json(R"({"temperature": -0.5})", Naming::Camel, "stream"); }),
               "stream: expected temperature to be a number >= 0, got -0.5");
     EXPECT_EQ(message([] { generate_options_from_json(R"({"seed": 1.5})", Naming::Camel, "generate"); }),
-              "generate: expected seed to be an integer >= 0 (or null), got 1.5");
+              "generate: expected seed to be an integer (or null), got 1.5");
+    EXPECT_EQ(*generate_options_from_json(R"({"seed": -3})", Naming::Camel, "generate").seed, -3);  // wraps as in PyTorch
     EXPECT_EQ(message([] { generate_options_from_json("[1]", Naming::Camel, "generate"); }),
               "generate: expected options as a JSON object");
     // Flags, as attn-train generate takes them.

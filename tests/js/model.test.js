@@ -170,6 +170,9 @@ describe('GPT', () => {
     const a = model.generate([1], { maxNewTokens: 6, seed: null });
     attn.manualSeed(5);
     assert.deepEqual(model.generate([1], { maxNewTokens: 6 }), a);
+    // A negative seed wraps to uint64 as torch.manual_seed's does.
+    attn.manualSeed(-3);
+    assert.deepEqual(model.generate([1], { maxNewTokens: 6, seed: -3 }), model.generate([1], { maxNewTokens: 6 }));
   });
 
   test('bad configs, ids and options raise clear errors', () => {
@@ -186,7 +189,8 @@ describe('GPT', () => {
     assert.throws(() => model.generate([1], { temperature: -1 }), /generate: expected temperature to be a number >= 0, got -1/);
     assert.throws(() => model.generate([1], { maxTokens: 3 }), { message: 'generate: unknown option "maxTokens"; did you mean "maxNewTokens"?' });
     assert.throws(() => model.stream([1], { topK: 1.5 }), { message: 'stream: expected topK to be an integer >= 0, got 1.5' });
-    assert.throws(() => model.generate([1], { seed: -1 }), { message: 'generate: expected seed to be an integer >= 0 (or null), got -1' });
+    assert.throws(() => model.generate([1], { seed: 0.5 }), {
+      message: 'generate: expected seed to be an integer (or null), got 0.5' });
     assert.throws(() => model.generate([7]), /generate: expected token ids in \[0, 5\), got 7/);
     const it = model.stream([1], { maxNewTokens: 5 });
     it.next();

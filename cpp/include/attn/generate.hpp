@@ -21,8 +21,9 @@ struct GenerateOptions {
     int64_t max_new_tokens = 100;
     SamplingOptions sampling;
     // Sample from a generator seeded with this, i.e. as after
-    // torch.manual_seed(seed) just before generate(); unset: the default generator.
-    std::optional<uint64_t> seed;
+    // torch.manual_seed(seed) just before generate() (a negative seed wraps to
+    // uint64 as in PyTorch); unset: the default generator.
+    std::optional<int64_t> seed;
     bool use_kv_cache = true;
 
     // Throws Error naming the first field outside its limits as `naming` spells it.

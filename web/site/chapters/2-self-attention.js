@@ -2,19 +2,21 @@
 // (§2-§3, docs/notebooks.md), every figure from attn.* on the reader's inputs.
 import { bars } from '../components/bars.js';
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
-import { markStale, readNumber } from '../components/inputs.js';
+import { markStale } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
 import { chapter } from '../components/chapter.js';
+import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { dims, inputsLinkField, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 import { chapter2 } from './pytorch.js';
+import { CHAPTER_2 as SETTINGS } from './settings.js';
 
 chapter(async (attn) => {
   const fig = (id) => document.querySelector(`[data-figure="${id}"]`);
   const query = document.querySelector('#query');
-  const factor = document.querySelector('#factor');
+  const settings = controls(SETTINGS);
   TOKENS.forEach((t, i) => query.add(new Option(t, String(i), i === 1, i === 1)));
   let inputs = attn.tensor(NOTEBOOK_INPUTS); // null while a cell of the editor is not a number
   const all = [...document.querySelectorAll('[data-figure]')];
@@ -22,7 +24,7 @@ chapter(async (attn) => {
   const pytorch = pytorchPanel(document.querySelector('[data-pytorch]'));
 
   const draw = perFrame(() => {
-    const k = readNumber(factor, { name: 'The factor' });
+    const k = settings.read('factor');
     markStale(all, inputs === null);
     markStale(normalised, inputs === null || k === null);
     pytorch.update(inputs === null ? null : chapter2({ inputs, tokens: TOKENS, query: Number(query.value), factor: k }));
@@ -62,11 +64,11 @@ chapter(async (attn) => {
     },
   });
   query.addEventListener('change', draw);
-  factor.addEventListener('input', draw);
+  settings.element('factor').addEventListener('input', draw);
   const link = linkState({
     inputs: inputsLinkField(attn, editor, { get: () => inputs, assign: (t) => (inputs = t) }),
     query: { ...kinds.named(TOKENS), default: 1, get: () => Number(query.value), set: (i) => (query.value = String(i)) },
-    factor: { ...kinds.number(), default: 1, control: '#factor' },
+    ...settings.fields,
   }, { restore: draw });
   await link.ready;
   draw();

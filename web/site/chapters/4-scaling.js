@@ -2,10 +2,12 @@
 // scaled dot-product attention.
 import { bars } from '../components/bars.js';
 import { chapter } from '../components/chapter.js';
+import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { chapter4 } from './pytorch.js';
+import { CHAPTER_4 as SETTINGS } from './settings.js';
 
 const std = (xs) => {
   const m = xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -20,6 +22,7 @@ chapter(async (attn) => {
   const scores = attn.randn(8); // notebook 004: np.random.randn(8)
   const gentle = attn.softmax(scores).data;
   const pytorch = pytorchPanel($('[data-pytorch]'));
+  const settings = controls(SETTINGS);
 
   const draw = perFrame(() => {
     try {
@@ -53,14 +56,13 @@ chapter(async (attn) => {
       report(error);
     }
   });
-  $('#factor').addEventListener('input', draw);
-  $('#dk').addEventListener('input', draw);
+  for (const name of Object.keys(SETTINGS)) settings.element(name).addEventListener('input', draw);
   // The sliders move in powers of ten (the factor) and of two (d_k); the link names the exponent and d_k itself.
   const link = linkState({
-    log10_factor: { ...kinds.number({ min: -1, max: 2 }), default: 0, control: '#factor' },
+    log10_factor: settings.fields.log10_factor,
     d_k: {
-      ...kinds.oneOf(Array.from({ length: 11 }, (_, k) => String(2 ** k))),
-      default: '64',
+      ...kinds.oneOf(Array.from({ length: SETTINGS.d_k_exponent.max + 1 }, (_, k) => String(2 ** k))),
+      default: String(2 ** SETTINGS.d_k_exponent.default),
       get: () => String(2 ** Number($('#dk').value)),
       set: (dk) => ($('#dk').value = String(Math.log2(Number(dk)))),
     },

@@ -2,12 +2,14 @@
 // (SelfAttentionV1, seed 123), through scaledDotProductAttention.
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { chapter } from '../components/chapter.js';
+import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { scorePanel } from '../components/score-panel.js';
 import { NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 import { chapter5 } from './pytorch.js';
+import { CHAPTER_5 as SETTINGS } from './settings.js';
 
 chapter(async (attn) => {
   const fig = (id) => document.querySelector(`[data-figure="${id}"]`);
@@ -17,6 +19,7 @@ chapter(async (attn) => {
   const { queries, keys, values } = sa.forward(attn.tensor(NOTEBOOK_INPUTS));
   sa.dispose();
   const T = TOKENS.length;
+  const settings = controls(SETTINGS);
   const clicked = new Uint8Array(T * T); // 1 = masked by the reader
   /** The cells the reader masked, as [query, key] pairs. */
   const clickedCells = () => [...clicked.keys()].filter((k) => clicked[k]).map((k) => [Math.floor(k / T), k % T]);
@@ -76,16 +79,14 @@ chapter(async (attn) => {
       report(error);
     }
   });
-  for (const id of ['#causal', '#fill', '#length']) $(id).addEventListener('input', draw);
+  for (const name of Object.keys(SETTINGS)) settings.element(name).addEventListener('input', draw);
   $('#reset').addEventListener('click', () => {
     clicked.fill(0);
     draw();
   });
   const cell = { size: 2, max: [T, T] }; // (query, key), 1-based in the link
   const link = linkState({
-    causal: { ...kinds.boolean(), default: true, control: '#causal' },
-    fill: { ...kinds.oneOf(['-inf', '-1e9']), default: '-inf', control: '#fill' },
-    keys: { ...kinds.integer({ min: 0, max: T }), default: T, control: '#length' },
+    ...settings.fields,
     masked: {
       ...kinds.tuples({ ...cell, count: T * T }),
       default: [],

@@ -11,10 +11,32 @@ const seed = (control, value) => ({
   control, label: 'The seed', kind: 'integer', min: -(2 ** 53) + 1, max: 2 ** 53 - 1, default: value,
 });
 
+/** Chapter 2: the factor the scores of one query are multiplied by before they are normalised (any number). */
+export const CHAPTER_2 = {
+  factor: { control: '#factor', label: 'The factor', kind: 'number', default: 1 },
+};
+
 /** Chapter 3: SelfAttentionV1(d_in, d_out) after torch.manual_seed(seed); 123 gives the notebooks' numbers. */
 export const CHAPTER_3 = {
   seed: seed('#seed', 123),
   d_out: { control: '#d-out', label: 'd_out', kind: 'integer', min: 1, max: 8, default: 2 },
+};
+
+/**
+ * Chapter 4: the scores multiplied by 10^log10_factor; d_k = 2^d_k_exponent (links name d_k itself).
+ * Notebook 004 §4 multiplies by 100, the slider's right end.
+ */
+export const CHAPTER_4 = {
+  log10_factor: { control: '#factor', label: 'The factor', kind: 'number', min: -1, max: 2, step: 0.01, slider: true, default: 0 },
+  // Not a link field itself: links name d_k (4-scaling.js derives it from this).
+  d_k_exponent: { control: '#dk', label: 'd_k', kind: 'integer', min: 0, max: 10, slider: true, default: 6, linked: false },
+};
+
+/** Chapter 5: masks on the six tokens of notebook 000 (journey.js); `keys` kept by the padding mask, 0 to all 6. */
+export const CHAPTER_5 = {
+  causal: { control: '#causal', label: 'Causal mask', kind: 'boolean', default: true },
+  fill: { control: '#fill', label: 'Masked scores become', kind: 'choice', choices: [['-inf', '−∞'], ['-1e9', '−1e9 (notebook 001)']], default: '-inf' },
+  keys: { control: '#length', label: 'Keys kept', kind: 'integer', min: 0, max: 6, slider: true, default: 6 },
 };
 
 /** Chapter 6: MultiHeadAttention(d_model = 12, num_heads) on the reader's sentence; num_heads divides 12. */

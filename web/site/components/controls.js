@@ -6,7 +6,9 @@
 // reads a checked value through it. The HTML states none of these.
 //
 // A setting: { control: '#id', label, kind, default, ... } with kind
-//   'integer' | 'number'  min, max, step (the input's spinner step)
+//   'integer' | 'number'  min, max (either may be left out), step (the input's step),
+//                         slider: true for an <input type=range>
+// and linked: false for a setting the chapter writes into its link in another form.
 //   'choice'              choices: [value, ...] or [[value, label], ...]
 //   'text'                maxLength
 //   'boolean'             a checkbox
@@ -19,7 +21,7 @@ const choiceValues = (setting) => setting.choices.map((c) => (Array.isArray(c) ?
 function linkKind(setting) {
   switch (setting.kind) {
     case 'integer': return kinds.integer({ min: setting.min, max: setting.max });
-    case 'number': return kinds.number({ min: setting.min, max: setting.max });
+    case 'number': return kinds.number({ min: setting.min ?? -Number.MAX_VALUE, max: setting.max ?? Number.MAX_VALUE });
     case 'choice': return kinds.oneOf(choiceValues(setting));
     case 'text': return kinds.text({ maxLength: setting.maxLength });
     case 'boolean': return kinds.boolean();
@@ -30,8 +32,8 @@ function linkKind(setting) {
 /** Gives an element its setting's limits and default value. */
 function prepare(element, setting) {
   if (setting.kind === 'integer' || setting.kind === 'number') {
-    element.type = 'number';
-    element.min = String(setting.min);
+    element.type = setting.slider ? 'range' : 'number';
+    if (Number.isFinite(setting.min)) element.min = String(setting.min);
     if (Number.isFinite(setting.max)) element.max = String(setting.max);
     element.step = String(setting.step ?? (setting.kind === 'integer' ? 1 : 'any'));
     element.value = String(setting.default);
@@ -59,12 +61,13 @@ function prepare(element, setting) {
 export function controls(settings) {
   const element = (name) => document.querySelector(settings[name].control);
   for (const name of Object.keys(settings)) prepare(element(name), settings[name]);
-  const fields = Object.fromEntries(Object.entries(settings).map(([name, s]) => [name, { ...linkKind(s), default: s.default, control: s.control }]));
+  const fields = Object.fromEntries(Object.entries(settings).filter(([, s]) => s.linked !== false)
+    .map(([name, s]) => [name, { ...linkKind(s), default: s.default, control: s.control }]));
   function read(name, { max } = {}) {
     const s = settings[name];
     const el = element(name);
     if (s.kind === 'integer' || s.kind === 'number') {
-      return readNumber(el, { name: s.label, integer: s.kind === 'integer', min: s.min, max: Math.min(max ?? Infinity, s.max ?? Infinity) });
+      return readNumber(el, { name: s.label, integer: s.kind === 'integer', min: s.min ?? -Infinity, max: Math.min(max ?? Infinity, s.max ?? Infinity) });
     }
     return s.kind === 'boolean' ? el.checked : el.value;
   }
