@@ -5,22 +5,9 @@
 #include "golden.hpp"
 
 #include <algorithm>
-#include <functional>
 
 using namespace attn;
 using namespace fixtures;
-
-namespace {
-// The message of the Error f throws, or "" if it throws none.
-std::string message(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
-}  // namespace
 
 TEST(Config, OneSchemaReadsWritesAndNamesEveryField) {
     GPTConfig c = GPTConfig::nanogpt(50, 32, 3, 2, 16, false, true);
@@ -32,22 +19,22 @@ TEST(Config, OneSchemaReadsWritesAndNamesEveryField) {
     }
     EXPECT_NE(to_json(c, Naming::Snake).find("\"n_embd\":16"), std::string::npos);
     EXPECT_NE(to_json(c, Naming::Camel).find("\"nEmbd\":16"), std::string::npos);
-    EXPECT_EQ(message([] { gpt_config_from_json(R"({"nEmbed": 8})", Naming::Camel, "GPT"); }),
+    EXPECT_EQ(error_of([] { gpt_config_from_json(R"({"nEmbed": 8})", Naming::Camel, "GPT"); }),
               "GPT: unknown config field \"nEmbed\"; did you mean \"nEmbd\"?");
-    EXPECT_EQ(message([] { gpt_config_from_json(R"({"n_head": 2.5})", Naming::Snake, "f"); }),
+    EXPECT_EQ(error_of([] { gpt_config_from_json(R"({"n_head": 2.5})", Naming::Snake, "f"); }),
               "f: expected n_head to be an integer in [1, 4096], got 2.5");
-    EXPECT_EQ(message([] { gpt_config_from_json(R"({"dropout": 1})", Naming::Camel, "GPT"); }),
+    EXPECT_EQ(error_of([] { gpt_config_from_json(R"({"dropout": 1})", Naming::Camel, "GPT"); }),
               "GPT: expected dropout to be a number in [0, 1), got 1");
-    EXPECT_EQ(message([] { gpt_config_from_json(R"({"norm": "middle"})", Naming::Camel, "GPT"); }),
+    EXPECT_EQ(error_of([] { gpt_config_from_json(R"({"norm": "middle"})", Naming::Camel, "GPT"); }),
               "GPT: expected norm to be one of post|pre, got \"middle\"");
-    EXPECT_EQ(message([] { train_config_from_json(R"({"decayLr": "no"})", Naming::Camel, "Trainer"); }),
+    EXPECT_EQ(error_of([] { train_config_from_json(R"({"decayLr": "no"})", Naming::Camel, "Trainer"); }),
               "Trainer: expected decayLr to be true or false, got \"no\"");
     TrainConfig t;
     set_field(t, "--learning-rate", "3e-3", Naming::Flag, "attn-train");
     set_field(t, "--decay-lr", "false", Naming::Flag, "attn-train");
     EXPECT_FLOAT_EQ(t.lr.learning_rate, 3e-3f);
     EXPECT_FALSE(t.lr.decay_lr);
-    EXPECT_EQ(message([&] { set_field(t, "--lr", "1", Naming::Flag, "attn-train"); }),
+    EXPECT_EQ(error_of([&] { set_field(t, "--lr", "1", Naming::Flag, "attn-train"); }),
               "attn-train: unknown flag \"--lr\"");  // nanoGPT's name is --learning-rate
 }
 
@@ -70,14 +57,14 @@ TEST(Config, GenerationOptionsAreOneTableForJsonFlagsAndHelp) {
     EXPECT_EQ(read.sampling.top_k, 5);
     EXPECT_FALSE(read.seed.has_value());
     EXPECT_EQ(read.max_new_tokens, 7);
-    EXPECT_EQ(message([] { generate_options_from_json(R"({"topk": 5})", Naming::Camel, "generate"); }),
+    EXPECT_EQ(error_of([] { generate_options_from_json(R"({"topk": 5})", Naming::Camel, "generate"); }),
               "generate: unknown option \"topk\"; did you mean \"topK\"?");
-    EXPECT_EQ(message([] { generate_options_from_json(R"({"temperature": -0.5})", Naming::Camel, "stream"); }),
+    EXPECT_EQ(error_of([] { generate_options_from_json(R"({"temperature": -0.5})", Naming::Camel, "stream"); }),
               "stream: expected temperature to be a number >= 0, got -0.5");
-    EXPECT_EQ(message([] { generate_options_from_json(R"({"seed": 1.5})", Naming::Camel, "generate"); }),
+    EXPECT_EQ(error_of([] { generate_options_from_json(R"({"seed": 1.5})", Naming::Camel, "generate"); }),
               "generate: expected seed to be an integer (or null), got 1.5");
     EXPECT_EQ(*generate_options_from_json(R"({"seed": -3})", Naming::Camel, "generate").seed, -3);  // wraps as in PyTorch
-    EXPECT_EQ(message([] { generate_options_from_json("[1]", Naming::Camel, "generate"); }),
+    EXPECT_EQ(error_of([] { generate_options_from_json("[1]", Naming::Camel, "generate"); }),
               "generate: expected options as a JSON object");
     // Flags, as attn-train generate takes them.
     GenerateOptions f;
@@ -87,12 +74,12 @@ TEST(Config, GenerationOptionsAreOneTableForJsonFlagsAndHelp) {
     EXPECT_EQ(f.max_new_tokens, 12);
     EXPECT_FALSE(f.seed.has_value());
     EXPECT_FALSE(f.use_kv_cache);
-    EXPECT_EQ(message([&] { set_field(f, "--top-k", "-1", Naming::Flag, "attn-train"); }),
+    EXPECT_EQ(error_of([&] { set_field(f, "--top-k", "-1", Naming::Flag, "attn-train"); }),
               "attn-train: expected --top-k to be an integer >= 0, got -1");
     // A struct built in C++ is held to the same limits.
     GenerateOptions bad;
     bad.sampling.temperature = -1.0f;
-    EXPECT_EQ(message([&] { bad.validate("generate"); }), "generate: expected temperature to be a number >= 0, got -1");
+    EXPECT_EQ(error_of([&] { bad.validate("generate"); }), "generate: expected temperature to be a number >= 0, got -1");
 }
 
 TEST(Config, HelpListsEachFieldWithItsValueAsWritten) {
@@ -114,11 +101,11 @@ TEST(Config, HelpListsEachFieldWithItsValueAsWritten) {
 TEST(Config, HeadsMustDivideTheWidthNamedAsTheCallerNamesThem) {
     GPTConfig c = tiny();
     c.n_head = 3;
-    EXPECT_EQ(message([&] { c.validate("GPT", Naming::Camel); }), "GPT: nEmbd must be divisible by nHead, got nEmbd=16 and nHead=3");
-    EXPECT_EQ(message([&] { c.validate("attn-train", Naming::Flag); }),
+    EXPECT_EQ(error_of([&] { c.validate("GPT", Naming::Camel); }), "GPT: nEmbd must be divisible by nHead, got nEmbd=16 and nHead=3");
+    EXPECT_EQ(error_of([&] { c.validate("attn-train", Naming::Flag); }),
               "attn-train: --n-embd must be divisible by --n-head, got --n-embd=16 and --n-head=3");
-    EXPECT_EQ(message([] { GPTConfig::notebook001(10, 8, 3, 16, 6, "notebook001Config"); }),
+    EXPECT_EQ(error_of([] { GPTConfig::notebook001(10, 8, 3, 16, 6, "notebook001Config"); }),
               "notebook001Config: d_model must be divisible by num_heads, got d_model=8 and num_heads=3");
     // A valid config passes, and the notebook's example is one.
-    EXPECT_EQ(message([] { GPTConfig::notebook001(1000, 64, 8, 256, 50).validate(); }), "");
+    EXPECT_EQ(error_of([] { GPTConfig::notebook001(1000, 64, 8, 256, 50).validate(); }), "no error");
 }

@@ -1,5 +1,5 @@
-// What the training, checkpoint and config tests share: a tiny model, a quick
-// run and a text to train it on.
+// What several test files share: the message of a refused call, and for the
+// training, checkpoint and config tests a tiny model, a quick run and a text.
 #pragma once
 
 #include "attn/config.hpp"
@@ -11,6 +11,17 @@
 namespace fixtures {
 
 using namespace attn;
+
+// The message of the Error f throws ("no error" if it returns).
+template <typename F>
+std::string error_of(F f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "no error";
+}
 
 // 36 distinct characters in sorted order, for checkpoints of tiny().
 inline const Tokenizer& vocab() {

@@ -1,23 +1,12 @@
 // The character and word tokenizers (tokenizer.hpp).
 #include "attn/tensor.hpp"
 #include "attn/tokenizer.hpp"
+#include "fixtures.hpp"
 
 #include <gtest/gtest.h>
 
 using namespace attn;
-
-namespace {
-// The message of the Error f throws ("no error" if it returns).
-template <typename F>
-std::string error_of(F f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
-}  // namespace
+using fixtures::error_of;
 
 TEST(CharTokenizer, SortedUniqueCharactersAndRoundTrip) {
     const Tokenizer tok(TokenizerKind::Char, "hello world");
