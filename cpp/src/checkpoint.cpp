@@ -1,6 +1,7 @@
 #include "attn/checkpoint.hpp"
 
 #include "attn/tokenizer.hpp"
+#include "json_limits.hpp"
 
 #include <nlohmann/json.hpp>
 // xxHash as a header-only library (Debian's libxxhash-dev), so that the WASM
@@ -25,6 +26,16 @@ constexpr const char* kFormat = "attention-step-by-step";
 
 [[noreturn]] void fail(const std::string& what) { throw Error("loadCheckpoint: " + what); }
 
+// parse_bounded under loadCheckpoint's name.
+template <typename... Text>
+json bounded(const Text&... text_and_what) {
+    try {
+        return parse_bounded(text_and_what...);
+    } catch (const Error& e) {
+        fail(e.what());
+    }
+}
+
 // Typed field access on untrusted JSON: a missing or mistyped field is an Error.
 const json& field(const json& j, const char* key, const char* where) {
     if (!j.is_object() || !j.contains(key)) fail(std::string(where) + " has no field \"" + key + "\"");
@@ -41,7 +52,7 @@ std::string string_field(const json& j, const char* key, const char* where) {
 // feed-forward width "d_ff" (now "n_inner", GPT-2's name) and "cosine" (now
 // nanoGPT's "decay_lr"); they are read under their new names.
 json config_object(const std::string& text, const char* where) {
-    json j = json::parse(text, nullptr, false);
+    json j = bounded(text, std::string("__metadata__.") + where);
     if (j.is_discarded() || !j.is_object()) fail(std::string("__metadata__.") + where + " is not a JSON object");
     for (const auto& [old_name, name] : {std::pair{"d_ff", "n_inner"}, std::pair{"cosine", "decay_lr"}}) {
         if (j.contains(old_name) && !j.contains(name)) {
@@ -72,7 +83,7 @@ TrainConfig parse_train_config(const std::string& text, const std::map<std::stri
     json j = config_object(text, "train_config");
     json steps = j.contains("optimizer_steps") ? j["optimizer_steps"] : json();
     j.erase("optimizer_steps");
-    if (meta.count("optimizer_steps")) steps = json::parse(meta.at("optimizer_steps"), nullptr, false);
+    if (meta.count("optimizer_steps")) steps = bounded(meta.at("optimizer_steps"), "__metadata__.optimizer_steps");
     if (!steps.is_number_unsigned()) fail("__metadata__.optimizer_steps must be a non-negative integer");
     *optimizer_steps = steps.get<int64_t>();
     return read_config<TrainConfig>(j, "train_config", [](const std::string& t, Naming n, const char* w) {
@@ -135,7 +146,7 @@ Parsed parse_file(const std::string& bytes) {
     }
     if (n > kMaxHeaderBytes) fail("a header of " + std::to_string(n) + " bytes is larger than the 64 MiB limit");
     Parsed p;
-    p.header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<int64_t>(n), nullptr, false);
+    p.header = bounded(bytes.begin() + 8, bytes.begin() + 8 + static_cast<int64_t>(n), std::string("the header"));
     if (p.header.is_discarded()) fail("the header is not valid JSON");
     if (!p.header.is_object()) fail("the header must be a JSON object");
     p.data = bytes.data() + 8 + n;
@@ -324,12 +335,22 @@ Checkpoint load_checkpoint(const std::string& bytes) {
     if (p.meta["format"] != kFormat) fail("__metadata__.format is \"" + p.meta["format"] + "\", expected \"" + kFormat + "\"");
     const GPTConfig config = parse_config(p.meta["config"]);
     TensorReader tensors(p, check_entries(p));
-    Checkpoint ck{GPT::zeros(config), read_tokenizer(p.meta, config.vocab_size), std::nullopt, verified};
+    // Everything the file says is checked against its data before the model is allocated: a small file
+    // whose config describes a huge model is refused here, not after allocating it.
+    Tokenizer tokenizer = read_tokenizer(p.meta, config.vocab_size);
+    const double copies = p.meta.count("iter") ? 3.0 : 1.0;  // the weights, and AdamW's two moments
+    const double needed = 4.0 * copies * config.matrix_parameters();
+    if (static_cast<double>(p.data_size) < needed) {
+        fail("its config describes a model of at least " + format_number(config.matrix_parameters()) +
+             " parameters (" + format_number(needed) + " bytes of float32" + (copies > 1 ? " with the optimizer's state" : "") +
+             "), but the file holds " + std::to_string(p.data_size) + " data bytes");
+    }
+    Checkpoint ck{GPT::zeros(config), std::move(tokenizer), std::nullopt, verified};
     for (auto& [name, t] : ck.model.named_parameters()) tensors.read(name, *t);  // every tensor is read here
 
     if (p.meta.count("iter")) {
         TrainingState state{0, TrainConfig{}, AdamW(ck.model, AdamWOptions{})};
-        const json iter_j = json::parse(p.meta["iter"], nullptr, false);
+        const json iter_j = bounded(p.meta["iter"], "__metadata__.iter");
         if (!iter_j.is_number_unsigned()) fail("__metadata__.iter must be a non-negative integer");
         state.iter = iter_j.get<int64_t>();
         state.config = parse_train_config(p.meta["train_config"], p.meta, &state.optimizer.steps);

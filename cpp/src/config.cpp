@@ -112,14 +112,19 @@ GPTConfig GPTConfig::nanogpt(int64_t vocab_size, int64_t block_size, int64_t n_l
 void GPTConfig::validate(const char* fn, Naming naming) const {
     schema::check_all(gpt_fields(), *this, naming, fn);
     check_head_split(n_embd, n_head, fn, schema::spelled("n_embd", naming), schema::spelled("n_head", naming));
-    // Rough parameter budget, checked before anything is allocated.
-    const double params = static_cast<double>(vocab_size + block_size) * static_cast<double>(n_embd) +
-                          static_cast<double>(n_layer) * (4.0 * n_embd * n_embd + 2.0 * n_embd * n_inner) +
-                          static_cast<double>(vocab_size) * static_cast<double>(n_embd);
+    // The parameter budget, checked before anything is allocated.
+    const double params = matrix_parameters();
     if (params > static_cast<double>(kMaxElements)) {
         throw Error(std::string(fn) + ": a model of about " + format_number(params) +
                     " parameters exceeds the library's limit of " + std::to_string(kMaxElements));
     }
+}
+
+double GPTConfig::matrix_parameters() const {
+    const double C = static_cast<double>(n_embd);
+    return static_cast<double>(vocab_size + block_size) * C +
+           static_cast<double>(n_layer) * (4.0 * C * C + 2.0 * C * static_cast<double>(n_inner)) +
+           (tie_embeddings ? 0.0 : static_cast<double>(vocab_size) * C);
 }
 
 // ---- TrainConfig ----

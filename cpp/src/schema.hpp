@@ -8,6 +8,7 @@
 
 #include "attn/config.hpp"
 #include "attn/tensor.hpp"
+#include "json_limits.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -169,7 +170,7 @@ std::string write(const Table<Config>& table, const Config& c, Naming naming) {
 // outside a field's limits refused. The caller validates the whole.
 template <typename Config>
 Config read(const Table<Config>& table, const std::string& text, Naming naming, const char* fn, Config c) {
-    const json j = json::parse(text, nullptr, false);
+    const json j = parse_bounded(text, std::string(fn) + ": the " + (std::string(table.noun) == "option" ? "options" : "config"));
     if (j.is_discarded() || !j.is_object()) {
         throw Error(std::string(fn) + ": expected " + (std::string(table.noun) == "option" ? "options" : "a config") +
                     " as a JSON object");

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "json_limits.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace attn {
@@ -109,7 +111,7 @@ Tokenizer Tokenizer::from_vocabulary(TokenizerKind kind, const std::string& voca
     if (kind == TokenizerKind::Char) {
         pieces = split_pieces(kind, vocabulary, fn);
     } else {
-        const nlohmann::json j = nlohmann::json::parse(vocabulary, nullptr, false);
+        const nlohmann::json j = parse_bounded(vocabulary, std::string(fn) + ": the vocabulary");
         if (!j.is_array()) throw Error(std::string(fn) + ": a word vocabulary must be a JSON array of strings");
         for (const nlohmann::json& p : j) {
             if (!p.is_string()) throw Error(std::string(fn) + ": a word vocabulary must be a JSON array of strings");

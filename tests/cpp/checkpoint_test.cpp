@@ -237,3 +237,55 @@ TEST(Checkpoint, EveryTruncationAndRandomByteFlipsFailCleanly) {
         }
     }
 }
+
+namespace {
+// A safetensors file of the given header text and no data, as an attacker writes one.
+std::string raw_file(const std::string& header) {
+    std::string out(8, '\0');
+    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+    return out + header;
+}
+std::string nested(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+}  // namespace
+
+// A header or a config nesting 10^5 levels overflowed nlohmann's recursive parser: a segfault natively (exit 139
+// from attn-train), an unnamed RangeError leaking ~44 MiB a try in WASM.
+TEST(Checkpoint, DeepJsonIsRefusedBeforeParsingNotAStackOverflow) {
+    EXPECT_EQ(message_of(raw_file("{\"__metadata__\": {}, \"x\": " + nested(100000) + "}")),
+              "loadCheckpoint: the header nests deeper than 32 levels of arrays and objects (not a file this library writes)");
+    const std::string good = save_checkpoint(GPT(tiny()), vocab());
+    EXPECT_EQ(message_of(with_header(good, [](nlohmann::json& h) { h["__metadata__"]["config"] = nested(100000); })),
+              "loadCheckpoint: __metadata__.config nests deeper than 32 levels of arrays and objects (not a file this library writes)");
+    const Trainer run(tiny(), quick(), text());
+    const std::string resumable = save_checkpoint(run.model(), run.data().tokenizer(), &run);
+    EXPECT_EQ(message_of(with_header(resumable, [](nlohmann::json& h) { h["__metadata__"]["iter"] = nested(100000); })),
+              "loadCheckpoint: __metadata__.iter nests deeper than 32 levels of arrays and objects (not a file this library writes)");
+    // Brackets inside strings are text, not nesting: a vocabulary of brackets loads.
+    const Tokenizer brackets(TokenizerKind::Word, std::string(100, '[') + " x");
+    EXPECT_EQ(Tokenizer::from_vocabulary(TokenizerKind::Word, brackets.vocabulary(), "test").vocab_size(), brackets.vocab_size());
+    EXPECT_EQ(error_of([] { Tokenizer::from_vocabulary(TokenizerKind::Word, nested(100000), "Tokenizer.fromVocabulary"); }),
+              "Tokenizer.fromVocabulary: the vocabulary nests deeper than 32 levels of arrays and objects (not a file this library writes)");
+    EXPECT_EQ(error_of([] { gpt_config_from_json(nested(100000), Naming::Camel, "GPT"); }),
+              "GPT: the config nests deeper than 32 levels of arrays and objects (not a file this library writes)");
+}
+
+// A 448-byte file whose config meant 231 M parameters made the module allocate them (WASM memory grew to 886 MiB
+// for good) before saying a tensor was missing; now the config is weighed against the file's data first.
+TEST(Checkpoint, AHugeConfigInASmallFileIsRefusedBeforeAllocating) {
+    const std::string good = save_checkpoint(GPT(tiny()), vocab());
+    const std::string bomb = with_header(good, [](nlohmann::json& h) {
+        GPTConfig c = tiny();
+        c.n_embd = 4096;
+        c.n_inner = 4 * 4096;
+        c.n_layer = 1;
+        h["__metadata__"]["config"] = to_json(c);
+    });
+    const std::string message = message_of(bomb);
+    EXPECT_EQ(message.rfind("loadCheckpoint: its config describes a model of at least ", 0), 0u) << message;
+    EXPECT_NE(message.find("but the file holds"), std::string::npos) << message;
+    // A vocabulary of the wrong size is refused before the model is allocated, too (it used to come after).
+    GPTConfig wider = tiny();
+    wider.vocab_size = 37;
+    EXPECT_EQ(message_of(with_header(good, [&](nlohmann::json& h) { h["__metadata__"]["config"] = to_json(wider); })),
+              "loadCheckpoint: __metadata__.vocabulary must hold 37 distinct characters in sorted order");
+}

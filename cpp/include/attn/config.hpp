@@ -61,6 +61,11 @@ struct GPTConfig {
 
     // Throws Error naming the first bad field as `naming` spells it.
     void validate(const char* fn = "GPTConfig", Naming naming = Naming::Snake) const;
+
+    // The elements of the model's matrices and embeddings, (V + T)·C + L·(4·C² + 2·C·n_inner) (+ V·C for an
+    // untied head): every model of this config has at least this many parameters (biases and norms add
+    // to it), so a file or a memory budget can be checked against it before anything is allocated.
+    double matrix_parameters() const;
 };
 
 // torch.optim.AdamW's hyper-parameters.

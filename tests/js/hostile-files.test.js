@@ -1,0 +1,65 @@
+// Checkpoints written by an attacker, through the WASM build: each test is a file
+// that used to get through, named after what it did. The module must refuse it
+// with a named Error before allocating what the file asks for, and keep working.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { attn, own, useAttention } from './helpers.js';
+
+useAttention();
+
+/** A checkpoint's header edited as another tool would write it (no digest, which the edit would break). */
+function withHeader(bytes, edit) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = Number(view.getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  delete header.__metadata__.digest;
+  edit(header);
+  return assemble(JSON.stringify(header), bytes.subarray(8 + n));
+}
+
+/** The safetensors layout: the header's length (8 bytes, little-endian), the header, the data. */
+function assemble(headerText, data = new Uint8Array(0)) {
+  const text = new TextEncoder().encode(headerText);
+  const out = new Uint8Array(8 + text.length + data.length);
+  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+  out.set(text, 8);
+  out.set(data, 8 + text.length);
+  return out;
+}
+
+const nested = (depth) => '['.repeat(depth) + ']'.repeat(depth);
+
+function tinyCheckpoint() {
+  const model = own(new attn.GPT({ vocabSize: 4, nEmbd: 8, nHead: 2, nLayer: 1, nInner: 16, blockSize: 4 }));
+  const tokenizer = own(new attn.CharTokenizer('abcd'));
+  return model.checkpoint(tokenizer);
+}
+
+describe('hostile checkpoints', () => {
+  test('a header or config nesting 100,000 levels is refused by name, and leaks nothing (it threw an unnamed RangeError and kept ~44 MiB)', () => {
+    const good = tinyCheckpoint();
+    const files = [
+      [assemble(`{"__metadata__": {}, "x": ${nested(100000)}}`), 'loadCheckpoint: the header nests deeper than 32 levels'],
+      [withHeader(good, (h) => { h.__metadata__.config = nested(100000); }), 'loadCheckpoint: __metadata__.config nests deeper than 32 levels'],
+    ];
+    const heap = attn.memoryUsage().heapBytes;
+    for (let i = 0; i < 20; i++) {
+      for (const [bytes, message] of files) assert.throws(() => attn.loadCheckpoint(bytes), (e) => e.message.startsWith(message));
+    }
+    assert.ok(attn.memoryUsage().heapBytes - heap < 1 << 20, 'the refused files left no memory behind');
+    const { model, tokenizer } = attn.loadCheckpoint(good);
+    own(model);
+    own(tokenizer);
+    assert.equal(model.config.vocabSize, 4);
+  });
+
+  test('a small file whose config means a huge model is refused before the model is allocated (WASM memory grew to 886 MiB for good)', () => {
+    const bomb = withHeader(tinyCheckpoint(), (h) => {
+      h.__metadata__.config = JSON.stringify({ ...JSON.parse(h.__metadata__.config), n_embd: 4096, n_inner: 16384, n_head: 2 });
+    });
+    const memory = attn.memoryUsage().memoryBytes;
+    assert.throws(() => attn.loadCheckpoint(bomb), /^Error: loadCheckpoint: its config describes a model of at least 201375744 parameters \(805502976 bytes of float32\), but the file holds \d+ data bytes$/);
+    assert.equal(attn.memoryUsage().memoryBytes, memory, 'the WASM memory did not grow');
+  });
+});
