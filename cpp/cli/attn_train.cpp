@@ -15,16 +15,23 @@
 #include "attn/tokenizer.hpp"
 #include "attn/trainer.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -32,7 +39,14 @@ using namespace attn;
 
 namespace {
 volatile std::sig_atomic_t interrupted = 0;
-void on_sigint(int) { interrupted = 1; }
+void on_stop_signal(int signal) { interrupted = signal; }  // 0: not interrupted
+
+// The process's umask (reading it means setting it; set back at once).
+mode_t current_umask() {
+    const mode_t mask = umask(0);
+    umask(mask);
+    return mask;
+}
 
 // A mistake in the command line itself (as opposed to, say, a missing file).
 struct UsageError : Error {
@@ -74,6 +88,7 @@ const std::vector<Command>& commands() {
           {"--max-iters", "N", "train until step N", "2000"},
           {"--eval-interval", "N", "evaluate every N steps, 0 = never", "250"},
           {"--log-interval", "N", "print a progress line every N steps, 0 = never", "10"},
+          {"--save-every", "N", "also write the checkpoint every N steps, 0 = only at the end (Ctrl-C and SIGTERM save too)", "0"},
           {"--final-eval-iters", "N", "batches per split in the final evaluation (default: --eval-iters)"}},
          Tables::Configs},
         {"generate", "generate text from a checkpoint",
@@ -176,6 +191,7 @@ Args parse(int argc, char** argv) {
     }
     if (a.command->tables == Tables::Generation) table(fields(GenerateOptions{}, Naming::Flag), 'g');
     const auto is_switch = [&](const std::string& n) { return known.count(n) && std::isupper(static_cast<unsigned char>(known[n])); };
+    std::set<std::string> seen;  // a flag given twice is a mistake, not "the last one wins"
     for (int i = 2; i < argc; ++i) {
         std::string name = argv[i];
         if (name.rfind("--", 0) != 0) throw UsageError("unexpected argument \"" + name + "\" (flags start with --)");
@@ -197,6 +213,7 @@ Args parse(int argc, char** argv) {
             const std::string near = nearest_name(name, all);
             throw UsageError("unknown flag " + name + " for " + a.command->name + (near.empty() ? "" : "; did you mean " + near + "?"));
         }
+        if (!seen.insert(name).second) throw UsageError(name + " is given twice");
         const char kind = static_cast<char>(std::tolower(static_cast<unsigned char>(known[name])));
         if (kind == 'o') a.values[name] = value;
         else if (kind == 'm') a.model.emplace_back(name, value);
@@ -240,17 +257,62 @@ std::string read_file(const std::string& path) {
     return s.str();
 }
 
+// Writes a file as careful tools do, so that a save can never destroy what it
+// replaces: only a regular file (or nothing) at `path` is replaced, never a
+// device, FIFO, directory or symlink; the bytes go to a new file created
+// exclusively (O_EXCL, an unpredictable name, no symlink followed) in the same
+// directory, with the replaced file's mode, synced, then renamed over `path`;
+// on any failure the temporary file is removed and `path` is left as it was.
 void write_file(const std::string& path, const std::string& bytes) {
-    // Write next to the target, then rename: an interrupted save never leaves a
-    // half-written checkpoint in place of a good one.
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        if (!out) throw Error("cannot write \"" + tmp + "\"");
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!out) throw Error("writing \"" + tmp + "\" failed");
+    struct stat target {};
+    mode_t mode = 0666 & ~current_umask();
+    if (lstat(path.c_str(), &target) == 0) {
+        if (!S_ISREG(target.st_mode)) {
+            const char* what = S_ISLNK(target.st_mode) ? "a symbolic link" : S_ISDIR(target.st_mode) ? "a directory"
+                             : S_ISFIFO(target.st_mode) ? "a FIFO" : S_ISCHR(target.st_mode) || S_ISBLK(target.st_mode) ? "a device"
+                                                                                                           : "not a regular file";
+            throw Error("refusing to write \"" + path + "\": it is " + what + ", and only a regular file is replaced");
+        }
+        mode = target.st_mode & 07777;
+    } else if (errno != ENOENT) {
+        throw Error("cannot write \"" + path + "\": " + std::strerror(errno));
     }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error("cannot rename \"" + tmp + "\" to \"" + path + "\"");
+    const size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    std::string tmp = dir + "/." + base + ".XXXXXX";
+    const int fd = mkstemp(tmp.data());  // O_CREAT | O_EXCL, mode 0600
+    if (fd < 0) throw Error("cannot create a temporary file in \"" + dir + "\": " + std::strerror(errno));
+    const auto give_up = [&](const std::string& what) {
+        const std::string reason = std::strerror(errno);
+        close(fd);
+        unlink(tmp.c_str());
+        throw Error(what + " \"" + path + "\" failed: " + reason + "; it was left as it was");
+    };
+    for (size_t done = 0; done < bytes.size();) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            give_up("writing");
+        }
+        done += static_cast<size_t>(n);
+    }
+    if (fchmod(fd, mode) != 0 || fsync(fd) != 0) give_up("writing");
+    if (close(fd) != 0) {
+        unlink(tmp.c_str());
+        throw Error("writing \"" + path + "\" failed: " + std::strerror(errno) + "; it was left as it was");
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        const std::string reason = std::strerror(errno);
+        unlink(tmp.c_str());
+        throw Error("cannot replace \"" + path + "\": " + reason + "; it was left as it was");
+    }
+    // The rename itself survives a crash once the directory is synced.
+    const int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
 }
 
 // The model of a fresh run: the defaults, then the flags in order.
@@ -287,6 +349,7 @@ int train(const Args& a) {
     const int64_t max_iters = a.integer("--max-iters");
     const int64_t eval_interval = a.integer("--eval-interval");
     const int64_t log_interval = a.integer("--log-interval");
+    const int64_t save_every = a.integer("--save-every");
     const GPTConfig fresh_model = a.has("--resume") ? GPTConfig{} : model_config(a);
     const TrainConfig fresh_training = a.has("--resume") ? TrainConfig{} : train_config(a);
     const std::string text = read_file(data_path);
@@ -313,7 +376,9 @@ int train(const Args& a) {
     auto save = [&] {
         write_file(out, save_checkpoint(trainer->model(), trainer->data().tokenizer(), trainer.get()));
     };
-    std::signal(SIGINT, on_sigint);
+    // Ctrl-C and a polite kill (SIGTERM) both save the run before exiting.
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
     const auto start = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     double train_time = 0;
@@ -322,7 +387,7 @@ int train(const Args& a) {
         if (interrupted) {
             save();
             std::printf("interrupted at step %lld: saved %s\n", static_cast<long long>(trainer->iter()), out.c_str());
-            return 130;
+            return 128 + interrupted;  // as a shell reports a process the signal stopped
         }
         if (eval_interval > 0 && trainer->iter() % eval_interval == 0) {
             const EvalResult e = trainer->evaluate();
@@ -332,6 +397,7 @@ int train(const Args& a) {
         }
         const auto t0 = std::chrono::steady_clock::now();
         const StepResult r = trainer->step();
+        if (save_every > 0 && (r.iter + 1) % save_every == 0) save();
         train_time += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         trained_tokens += tokens_per_step;
         if (log_interval > 0 && r.iter % log_interval == 0) {

@@ -2,7 +2,7 @@
 // that follow the safetensors rules, resumption, and clear errors.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -223,21 +223,40 @@ describe('checkpoint integrity', () => {
 });
 
 describe('attn-train', () => {
-  test('Ctrl-C saves a checkpoint that resumes', async () => {
+  /** A long run of attn-train, sent `signal` once it has logged step `at`: its exit code, output and checkpoint path. */
+  async function interruptedRun(signal, at, extra = []) {
     const cli = join(ROOT, 'build/native/attn-train');
-    const dir = mkdtempSync(join(tmpdir(), 'attn-sigint-'));
+    const dir = mkdtempSync(join(tmpdir(), 'attn-signal-'));
     writeFileSync(join(dir, 'text.txt'), TEXT);
     const out = join(dir, 'ck.safetensors');
     const child = spawn(cli, ['train', '--data', join(dir, 'text.txt'), '--out', out, '--n-layer', '1', '--n-head', '2',
       '--n-embd', '16', '--block-size', '16', '--batch-size', '4', '--max-iters', '100000000', '--eval-interval', '0',
-      '--log-interval', '1']);
+      '--log-interval', '1', ...extra]);
     let stdout = '';
     child.stdout.on('data', (d) => {
       stdout += d;
-      if (/iter 20:/.test(stdout)) child.kill('SIGINT');
+      if (new RegExp(`iter ${at}:`).test(stdout)) child.kill(signal);
     });
     const code = await new Promise((resolve) => child.on('close', resolve));
-    assert.equal(code, 130, stdout.slice(-300));
+    return { code, stdout, out, dir };
+  }
+
+  test('SIGTERM saves like Ctrl-C (it lost the whole run), and the checkpoint resumes', async () => {
+    for (const signal of ['SIGINT', 'SIGTERM']) await stopsAndSaves(signal);
+  });
+
+  test('--save-every N keeps a checkpoint during the run, so even a killed run loses at most N steps', async () => {
+    const { code, out } = await interruptedRun('SIGKILL', 12, ['--save-every', '5']);
+    assert.notEqual(code, 0);
+    const ck = attn.loadCheckpoint(new Uint8Array(readFileSync(out)));
+    own(ck.model);
+    own(ck.tokenizer);
+    assert.ok(ck.iter >= 10 && ck.iter % 5 === 0, `saved at step ${ck.iter}`);
+  });
+
+  async function stopsAndSaves(signal) {
+    const { code, stdout, out } = await interruptedRun(signal, 20);
+    assert.equal(code, { SIGINT: 130, SIGTERM: 143 }[signal], stdout.slice(-300));
     assert.match(stdout, /interrupted at step \d+: saved/);
     const saved = Number(stdout.match(/interrupted at step (\d+)/)[1]);
     const bytes = new Uint8Array(readFileSync(out));
@@ -247,6 +266,29 @@ describe('attn-train', () => {
     assert.equal(ck.iter, saved);
     const resumed = own(attn.Trainer.resume(bytes, TEXT));
     assert.equal(resumed.step().iter, saved);
+  }
+
+  test('--out replaces only a regular file, keeps its mode and leaves no temporary file (it turned /dev/null, a FIFO or a symlink into a regular file, and a mode-600 file into 644)', () => {
+    const cli = join(ROOT, 'build/native/attn-train');
+    const dir = mkdtempSync(join(tmpdir(), 'attn-out-'));
+    const run = (out) => spawnSync(cli, ['corpus', '--out', out, '--sentences', '5'], { encoding: 'utf8' });
+    const file = join(dir, 'corpus.txt');
+    assert.equal(run(file).status, 0);
+    chmodSync(file, 0o600);
+    assert.equal(run(file).status, 0);
+    assert.equal(statSync(file).mode & 0o777, 0o600, 'the mode of the file it replaced');
+    symlinkSync(file, join(dir, 'link.txt'));
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    for (const [target, what] of [[join(dir, 'link.txt'), 'a symbolic link'], [join(dir, 'fifo'), 'a FIFO'], ['/dev/null', 'a device'], [dir, 'a directory']]) {
+      const r = run(target);
+      assert.equal(r.status, 1, target);
+      assert.equal(r.stderr, `attn-train: refusing to write "${target}": it is ${what}, and only a regular file is replaced\n`);
+    }
+    assert.ok(lstatSync(join(dir, 'link.txt')).isSymbolicLink() && lstatSync(join(dir, 'fifo')).isFIFO() && statSync('/dev/null').isCharacterDevice());
+    const failed = run(join(dir, 'missing', 'corpus.txt'));
+    assert.equal(failed.status, 1);
+    assert.match(failed.stderr, /cannot create a temporary file in ".*missing": No such file or directory/);
+    assert.deepEqual(readdirSync(dir).sort(), ['corpus.txt', 'fifo', 'link.txt'], 'no temporary file is left behind');
   });
 
   test('an unknown flag or a bad value is an error naming it, before any work is done', () => {
@@ -264,6 +306,9 @@ describe('attn-train', () => {
       [['train', '--data', 'missing.txt', '--out', 'x', '--n-embd', '30'], 'attn-train: --n-embd must be divisible by --n-head, got --n-embd=30 and --n-head=4'],
       [['train', '--data', 'missing.txt', '--out', 'x', '--max-iters', '-5'], 'attn-train: --max-iters: expected an integer >= 0, got "-5"'],
       [['trian'], 'attn-train: unknown command "trian"; did you mean "train"?'],
+      // a flag given twice was accepted silently, the last one winning
+      [['corpus', '--out', 'x', '--seed', '1', '--seed', '2'], 'attn-train: --seed is given twice'],
+      [['train', '--data', 'missing.txt', '--out', 'x', '--bias', '--no-bias'], 'attn-train: --bias is given twice'],
     ]) {
       const r = run(...args);
       assert.equal(r.status, 2, args.join(' '));
