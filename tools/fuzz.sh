@@ -30,6 +30,22 @@ node -e '
     const text = Buffer.from(JSON.stringify(header)), length = Buffer.alloc(8);
     length.writeBigUInt64LE(BigInt(text.length));
     fs.writeFileSync(f.replace(".safetensors", "-unsigned.safetensors"), Buffer.concat([length, text, b.subarray(8 + n)]));
-  }' "$work"/corpus/*.safetensors
+  }
+  // Files that once got through (tests/cpp/checkpoint_test.cpp, tests/js/hostile-files.test.js): deep nesting, a
+  // key twice, and a small file whose config describes a huge model.
+  const raw = (text, data = Buffer.alloc(0)) => {
+    const t = Buffer.from(text), length = Buffer.alloc(8);
+    length.writeBigUInt64LE(BigInt(t.length));
+    return Buffer.concat([length, t, data]);
+  };
+  const dir = require("node:path").dirname(process.argv[1]);
+  fs.writeFileSync(dir + "/hostile-deep.safetensors", raw(`{"__metadata__":{},"x":${"[".repeat(5000)}${"]".repeat(5000)}}`));
+  fs.writeFileSync(dir + "/hostile-duplicate-key.safetensors", raw(`{"__metadata__":{"format":"attention-step-by-step","format":"x"}}`));
+  const b = fs.readFileSync(process.argv[1]), n = Number(b.readBigUInt64LE(0));
+  const header = JSON.parse(b.subarray(8, 8 + n).toString());
+  delete header.__metadata__.digest;
+  header.__metadata__.config = JSON.stringify({ ...JSON.parse(header.__metadata__.config), n_embd: 4096, n_inner: 16384 });
+  fs.writeFileSync(dir + "/hostile-huge-config.safetensors", raw(JSON.stringify(header), b.subarray(8 + n)));
+  ' "$work"/corpus/*.safetensors
 build/fuzz/checkpoint_fuzzer -max_total_time="$seconds" -max_len=16384 -print_final_stats=1 "$work/corpus" 2>&1 | tail -n 12
 echo "fuzz: no crash in ${seconds}s"

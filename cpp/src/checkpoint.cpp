@@ -131,6 +131,7 @@ struct Entry {
 struct Parsed {
     json header;
     std::map<std::string, std::string> meta;  // __metadata__
+    std::string header_text;                  // the header's bytes, without the spaces that pad it
     const char* data = nullptr;               // the bytes after the header
     uint64_t data_size = 0;
 };
@@ -148,6 +149,8 @@ Parsed parse_file(const std::string& bytes) {
     Parsed p;
     p.header = bounded(bytes.begin() + 8, bytes.begin() + 8 + static_cast<int64_t>(n), std::string("the header"));
     if (p.header.is_discarded()) fail("the header is not valid JSON");
+    p.header_text.assign(bytes.begin() + 8, bytes.begin() + 8 + static_cast<int64_t>(n));
+    p.header_text.erase(p.header_text.find_last_not_of(' ') + 1);
     if (!p.header.is_object()) fail("the header must be a JSON object");
     p.data = bytes.data() + 8 + n;
     p.data_size = bytes.size() - 8 - n;
@@ -168,6 +171,11 @@ bool verify_digest(const Parsed& p) {
     if (it == p.meta.end()) return false;
     if (it->second.rfind(kDigestPrefix, 0) != 0) {
         fail("__metadata__.digest \"" + it->second.substr(0, 40) + "\" is not an " + kDigestPrefix + " digest");
+    }
+    // The digest covers the header as this library writes it, so a signed header must be in exactly that form:
+    // any other spelling of the same JSON (spaces, key order, escapes) could be read differently by another tool.
+    if (p.header_text != p.header.dump()) {
+        fail("the header is not in the form its digest covers (edited by hand, or by another tool)");
     }
     json unsigned_header = p.header;
     unsigned_header["__metadata__"].erase("digest");

@@ -258,6 +258,19 @@ Tensor run(const GPT& m, const std::vector<int64_t>& ids, const blocks::Pass& p,
     }
     Tensor logits({B, T, c.vocab_size});
     blocks::head_forward(m, x, acts, logits.data.data());
+    // Finite weights can still overflow float32 on the way (weights of 3e38 load, and give NaN logits): say so
+    // here, rather than let sampling pick token 0 from a row of NaN. Training checks its loss itself (trainer.cpp).
+    if (!p.training) {
+        for (size_t i = 0; i < logits.data.size(); ++i) {
+            if (!std::isfinite(logits.data[i])) {
+                const int64_t row = static_cast<int64_t>(i) / c.vocab_size;
+                throw Error(std::string(p.fn) + ": the model's logits are not finite (" +
+                            (std::isnan(logits.data[i]) ? "NaN" : "Infinity") + " at batch row " + std::to_string(row / T) +
+                            ", position " + std::to_string(row % T) +
+                            "): its weights overflow float32 arithmetic, so this model cannot be run");
+            }
+        }
+    }
     return logits;
 }
 

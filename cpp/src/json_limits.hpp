@@ -5,21 +5,57 @@
 // config, a vocabulary) goes through parse_bounded, which refuses deep nesting
 // in one linear scan first. The limit is far above what any of them needs (a
 // safetensors header nests 3 levels, a config 1) and documented in docs/limits.md.
+// An object holding one key twice is refused too: parsers disagree on which
+// value wins (nlohmann keeps the last), so such a file could mean one thing here
+// and another to the next tool.
 #pragma once
 
 #include "attn/tensor.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <string>
+#include <vector>
 
 namespace attn {
 
 constexpr int kMaxJsonDepth = 32;
 
+namespace detail {
+// A SAX pass that stops at the first key an object holds twice.
+struct DuplicateKeys : nlohmann::json::json_sax_t {
+    std::vector<std::set<std::string>> objects;
+    std::string duplicate;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override {
+        objects.emplace_back();
+        return true;
+    }
+    bool key(string_t& k) override {
+        if (objects.back().insert(k).second) return true;
+        duplicate = k;
+        return false;
+    }
+    bool end_object() override {
+        objects.pop_back();
+        return true;
+    }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+};
+}  // namespace detail
+
 // The JSON text [first, last) parsed, or a discarded value (is_discarded())
-// when it is not JSON. Throws Error "<what> nests deeper than 32 levels" first
-// when it would.
+// when it is not JSON. Throws Error "<what> nests deeper than 32 levels" or
+// "<what> holds the key "k" twice in one object" first when it would.
 template <typename It>
 nlohmann::json parse_bounded(It first, It last, const std::string& what) {
     int depth = 0;
@@ -40,6 +76,11 @@ nlohmann::json parse_bounded(It first, It last, const std::string& what) {
         } else if (c == ']' || c == '}') {
             --depth;
         }
+    }
+    detail::DuplicateKeys keys;
+    nlohmann::json::sax_parse(first, last, &keys, nlohmann::json::input_format_t::json, false);
+    if (!keys.duplicate.empty()) {
+        throw Error(what + " holds the key \"" + keys.duplicate.substr(0, 60) + "\" twice in one object");
     }
     return nlohmann::json::parse(first, last, nullptr, false);
 }

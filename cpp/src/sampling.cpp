@@ -50,6 +50,7 @@ std::vector<int64_t> multinomial(const Tensor& probs, Generator& gen) {
 std::vector<int64_t> sample_next(const Tensor& logits, const SamplingOptions& o, Generator& gen) {
     check_sampling_options(o, "sampleNext");
     if (logits.dim() != 2 || logits.shape[1] == 0) throw_shape("sampleNext", "logits", "[B, V] with V > 0", logits.shape);
+    check_finite(logits, "sampleNext", "logits");  // the argmax of a row of NaN would be token 0, silently
     const int64_t B = logits.shape[0], V = logits.shape[1];
     if (o.temperature == 0.0f) {
         std::vector<int64_t> out(static_cast<size_t>(B));

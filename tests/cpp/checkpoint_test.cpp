@@ -289,3 +289,30 @@ TEST(Checkpoint, AHugeConfigInASmallFileIsRefusedBeforeAllocating) {
     EXPECT_EQ(message_of(with_header(good, [&](nlohmann::json& h) { h["__metadata__"]["config"] = to_json(wider); })),
               "loadCheckpoint: __metadata__.vocabulary must hold 37 distinct characters in sorted order");
 }
+
+// The digest covered the parsed header, not its bytes: a header listing a key twice (two "format"s, a tensor twice)
+// loaded as verified, and another parser could read such a file differently.
+TEST(Checkpoint, DuplicateKeysAndReSpelledSignedHeadersAreRefused) {
+    EXPECT_EQ(message_of(raw_file(R"({"__metadata__": {"format": "attention-step-by-step", "format": "other"}})")),
+              "loadCheckpoint: the header holds the key \"format\" twice in one object");
+    const std::string good = save_checkpoint(GPT(tiny()), vocab());
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(good[static_cast<size_t>(i)]);
+    std::string text = good.substr(8, n);
+    const std::string data = good.substr(8 + n);
+    // The same JSON spelled with one more space, its digest unchanged: it no longer is what the digest covers.
+    std::string spaced = text;
+    spaced.insert(spaced.find(",\""), " ", 1);
+    EXPECT_EQ(message_of(raw_file(spaced) + data),
+              "loadCheckpoint: the header is not in the form its digest covers (edited by hand, or by another tool)");
+    // A tensor listed twice, signed or not.
+    const size_t wpe = text.find("\"transformer.wpe.weight\":");
+    ASSERT_NE(wpe, std::string::npos);
+    const size_t end = text.find('}', wpe) + 1;
+    std::string twice = text;
+    twice.insert(end, "," + text.substr(wpe, end - wpe));
+    EXPECT_EQ(message_of(raw_file(twice) + data), "loadCheckpoint: the header holds the key \"transformer.wpe.weight\" twice in one object");
+    // Padding spaces after the header are part of the format, and the file still loads.
+    EXPECT_NO_THROW(load_checkpoint(good));
+    EXPECT_TRUE(load_checkpoint(good).verified);
+}

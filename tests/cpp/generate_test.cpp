@@ -68,3 +68,23 @@ TEST(Generate, BadArgumentsAreErrors) {
     EXPECT_TRUE(s.done());
     EXPECT_THROW(s.next(), Error);
 }
+
+// A model of finite but huge weights (3e38) loaded as verified and gave NaN logits; greedy generation then returned
+// token 0 without a word. Its forward now says what is wrong, and so does generation.
+TEST(Generate, WeightsThatOverflowFloat32AreAnErrorNotNaNLogitsOrTokenZero) {
+    GPT model = tiny_model(NormPlacement::Pre);
+    for (auto& [name, t] : model.named_parameters()) std::fill(t->data.begin(), t->data.end(), 3e38f);
+    try {
+        model.forward({1, 2, 3}, 1);
+        FAIL() << "NaN logits were returned";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("GPT.forward: the model's logits are not finite"), std::string::npos) << e.what();
+    }
+    GenerateOptions greedy;
+    greedy.max_new_tokens = 3;
+    greedy.sampling.temperature = 0.0f;
+    EXPECT_THROW(generate(model, {1, 2, 3}, 1, greedy), Error);
+    SamplingOptions argmax;
+    argmax.temperature = 0.0f;
+    EXPECT_THROW(sample_next(Tensor({1, 3}, {0.0f, NAN, 1.0f}), argmax), Error);
+}

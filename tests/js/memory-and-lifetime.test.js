@@ -6,6 +6,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { after, before, describe, test } from 'node:test';
 
+import { createAttention } from '../../web/lib/index.js';
 import { assertClose, attn, notebook, own, useAttention } from './helpers.js';
 
 useAttention();
@@ -208,5 +209,21 @@ describe('the module reports its memory', () => {
     assert.ok(during - before.heapBytes >= 512 * 512 * 4, `${before.heapBytes} -> ${during}`);
     layer.dispose();
     assert.equal(attn.memoryUsage().heapBytes, before.heapBytes);
+  });
+});
+
+describe('objects of two module instances', () => {
+  test('a GPT or tokenizer of another createAttention() is refused by name (it said "expected a GPT, got an object with keys []")', async () => {
+    const other = await createAttention();
+    const model = own(new other.GPT({ vocabSize: 3, nEmbd: 8, nHead: 2, nLayer: 1, nInner: 8, blockSize: 4 }));
+    const tokenizer = own(new other.CharTokenizer('abc'));
+    const mine = own(new attn.CharTokenizer('abc'));
+    assert.throws(() => attn.probeAgreement(model, mine), {
+      message: 'probeAgreement: this GPT belongs to another module instance (made by another createAttention()); objects of two instances cannot be used together',
+    });
+    const ours = own(new attn.GPT({ vocabSize: 3, nEmbd: 8, nHead: 2, nLayer: 1, nInner: 8, blockSize: 4 }));
+    assert.throws(() => ours.checkpoint(tokenizer), { message: /^GPT\.checkpoint: this CharTokenizer belongs to another module instance/ });
+    assert.throws(() => ours.checkpoint({}), { message: "GPT.checkpoint: expected the model's tokenizer (a CharTokenizer or WordTokenizer), got an object with keys []" });
+    assert.ok(ours.checkpoint(mine) instanceof Uint8Array);
   });
 });

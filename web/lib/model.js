@@ -15,6 +15,23 @@ const DEFAULT_MODEL_URL = new URL('./models/agreement.safetensors', import.meta.
 // freeze a page; stream() yields between tokens and can be stopped, so it may run longer.
 const GENERATE_LIMIT = 10000;
 
+/**
+ * `value` if it is a `Class` of this module instance. An object of the same class made by another
+ * createAttention() is refused by name (it said "expected a GPT, got an object with keys []").
+ */
+function ofThisInstance(value, Class, fn, expected) {
+  if (value instanceof Class) return value;
+  if (value instanceof Module) {
+    for (let proto = Object.getPrototypeOf(value); proto; proto = Object.getPrototypeOf(proto)) {
+      if (proto.constructor?.name === Class.name) {
+        throw new Error(`${fn}: this ${value.constructor.name} belongs to another module instance (made by another ` +
+          'createAttention()); objects of two instances cannot be used together');
+      }
+    }
+  }
+  return fail(fn, expected, value);
+}
+
 export function modelApi(M) {
   /**
    * One generation in progress, as an iterator of each step's tokens. Its
@@ -75,7 +92,7 @@ export function modelApi(M) {
     }
     /** A safetensors checkpoint of the model (no optimizer state), for loadCheckpoint or Python. */
     checkpoint(tokenizer) {
-      if (!(tokenizer instanceof Tokenizer)) fail('GPT.checkpoint', "the model's tokenizer (a CharTokenizer or WordTokenizer)", tokenizer);
+      ofThisInstance(tokenizer, Tokenizer, 'GPT.checkpoint', "the model's tokenizer (a CharTokenizer or WordTokenizer)");
       return this._handle.checkpoint(tokenizer._handle);
     }
     get config() { return JSON.parse(this._handle.config()); }
@@ -289,8 +306,8 @@ export function modelApi(M) {
     probeAgreement: (model, tokenizer, opts = {}) => {
       const fn = 'probeAgreement';
       const { sentences = 200, seed = 4242, headMask = null } = options(opts, ['sentences', 'seed', 'headMask'], fn);
-      if (!(model instanceof GPT)) fail(fn, 'a GPT', model);
-      if (!(tokenizer instanceof Tokenizer)) fail(fn, 'a CharTokenizer or WordTokenizer', tokenizer);
+      ofThisInstance(model, GPT, fn, 'a GPT');
+      ofThisInstance(tokenizer, Tokenizer, fn, 'a CharTokenizer or WordTokenizer');
       return M.probeAgreement(model._handle, tokenizer._handle, number(sentences, fn, 'sentences'), number(seed, fn, 'seed'),
         headMask === null ? null : asTensor(headMask, fn, 'headMask'));
     },
