@@ -142,6 +142,22 @@ test('uploading a model of a saved name and deleting one are asked first', async
   assertClean(problems);
 });
 
+test('two tabs uploading the same file at once keep two models of two names (they made two entries of one name)', async () => {
+  const { page, context, problems } = await load();
+  const second = await context.newPage(); // the same browser profile: the same IndexedDB
+  await second.goto(page.url());
+  await second.waitForSelector('body[data-ready="true"]');
+  const file = { name: 'shared.safetensors', mimeType: 'application/octet-stream', buffer: checkpoint };
+  // Each tab's list is empty of "shared", so neither asks; the store names the second one.
+  await Promise.all([page.setInputFiles('#upload', file), second.setInputFiles('#upload', file)]);
+  for (const tab of [page, second]) await tab.waitForFunction(() => document.querySelector('#active-model').textContent.includes('shared'));
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.deepEqual((await names(page)).sort(), ['The shipped model', 'shared', 'shared (2)'].sort());
+  await context.close();
+  assertClean(problems);
+});
+
 test('the model of the old single slot joins the list instead of being lost', async () => {
   const { page, context, problems } = await load();
   // What earlier versions stored: idb-keyval's default store, one key.

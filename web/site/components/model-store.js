@@ -6,7 +6,10 @@
 // Each model is two records, so that listing the models never reads their bytes:
 //   meta:<id>   {id, name, source, created, updated, iter, layers, tokenizer, curve, samples}
 //   bytes:<id>  Uint8Array (a safetensors checkpoint)
-import { createStore, del, get, getMany, keys, set } from 'idb-keyval';
+// Both are written (and deleted) in one transaction, so a model is never half
+// saved; a new model's name is made unique in that transaction too, so that
+// two tabs saving at once never give two models one name.
+import { createStore, del, delMany, get, getMany, keys, set } from 'idb-keyval';
 
 const store = createStore('attention-step-by-step', 'models');
 // Before the list, one slot in idb-keyval's default store held the last trained model.
@@ -25,14 +28,32 @@ export async function modelBytes(id) {
   return get(`bytes:${id}`, store);
 }
 
-/** Saves a new model (returns its metadata) or, with meta.id, updates that model. */
+/** `name`, or "name (2)", "name (3)"… if another model has it. */
+function uniqueName(name, taken) {
+  if (!taken.has(name)) return name;
+  let k = 2;
+  while (taken.has(`${name} (${k})`)) k += 1;
+  return `${name} (${k})`;
+}
+
+/**
+ * Saves a new model (returns its metadata, with its name made unique among the saved models) or, with meta.id,
+ * updates that model. The bytes and the metadata are written in one transaction.
+ */
 export async function saveModel(meta, bytes) {
   const now = Date.now();
   const record = { curve: { x: [], loss: [], val: [] }, samples: [], ...meta, id: meta.id ?? newId(), updated: now };
   record.created ??= now;
-  if (bytes) await set(`bytes:${record.id}`, bytes, store);
-  await set(`meta:${record.id}`, record, store);
-  return record;
+  return store('readwrite', (models) => new Promise((resolve, reject) => {
+    const others = models.getAll(IDBKeyRange.bound('meta:', 'meta:\uffff'));
+    others.onsuccess = () => {
+      if (!meta.id) record.name = uniqueName(record.name, new Set(others.result.map((m) => m.name)));
+      if (bytes) models.put(bytes, `bytes:${record.id}`);
+      models.put(record, `meta:${record.id}`);
+    };
+    models.transaction.oncomplete = () => resolve(record);
+    models.transaction.onabort = models.transaction.onerror = () => reject(models.transaction.error);
+  }));
 }
 
 /** The model the reader chose last ('shipped' or an id), kept across reloads. */
@@ -40,8 +61,7 @@ export const getActiveId = () => get('active', store);
 export const setActiveId = (id) => set('active', id, store);
 
 export async function deleteModel(id) {
-  await del(`bytes:${id}`, store);
-  await del(`meta:${id}`, store);
+  await delMany([`bytes:${id}`, `meta:${id}`], store);
 }
 
 /**
