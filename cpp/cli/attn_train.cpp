@@ -250,11 +250,15 @@ std::string help_text() {
 }
 
 std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw Error("cannot open \"" + path + "\"");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    // Read at its size in one allocation: a corpus is held once, not in a growing stream and a copy of it.
+    const std::streamoff size = in.tellg();
+    if (size < 0) throw Error("cannot read \"" + path + "\"");
+    std::string bytes(static_cast<size_t>(size), '\0');
+    in.seekg(0);
+    if (!in.read(bytes.data(), size)) throw Error("cannot read \"" + path + "\"");
+    return bytes;
 }
 
 // Writes a file as careful tools do, so that a save can never destroy what it

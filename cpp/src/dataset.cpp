@@ -6,17 +6,23 @@ namespace attn {
 
 TextDataset::TextDataset(const std::string& text, Tokenizer tokenizer, double train_fraction)
     : tokenizer_(std::move(tokenizer)) {
-    split(tokenizer_.encode(text), train_fraction);
+    // A corpus costs its text and 4 bytes a token: the ids are encoded once and split in place.
+    if (text.size() > static_cast<size_t>(kMaxElements)) {
+        throw Error("TextDataset: a text of " + std::to_string(text.size()) + " bytes is longer than the " +
+                    std::to_string(kMaxElements) + " bytes the library takes (docs/limits.md)");
+    }
+    split(tokenizer_.encode_corpus(text), train_fraction);
 }
 
-void TextDataset::split(const std::vector<int64_t>& ids, double train_fraction) {
+void TextDataset::split(std::vector<int32_t> ids, double train_fraction) {
     if (!(train_fraction > 0.0 && train_fraction < 1.0)) {
         throw Error("TextDataset: expected a train fraction in (0, 1), got " + format_number(train_fraction));
     }
     // nanoGPT: n = len(data); train = data[:int(n*0.9)]; val = data[int(n*0.9):]
     const auto n = static_cast<int64_t>(static_cast<double>(ids.size()) * train_fraction);
-    train_.assign(ids.begin(), ids.begin() + n);
     val_.assign(ids.begin() + n, ids.end());
+    ids.resize(static_cast<size_t>(n));
+    train_ = std::move(ids);
 }
 
 void TextDataset::check_block_size(int64_t T, const char* fn) const {
@@ -29,7 +35,7 @@ void TextDataset::check_block_size(int64_t T, const char* fn) const {
 }
 
 Batch TextDataset::get_batch(Split split, int64_t B, int64_t T, Generator& gen) const {
-    const std::vector<int64_t>& data = split == Split::Train ? train_ : val_;
+    const std::vector<int32_t>& data = split == Split::Train ? train_ : val_;
     if (T <= 0 || static_cast<int64_t>(data.size()) <= T) {
         throw Error("getBatch: the " + std::string(split == Split::Train ? "training" : "validation") + " split has " +
                     std::to_string(data.size()) + " tokens, too few for windows of " + std::to_string(T + 1));

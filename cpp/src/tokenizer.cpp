@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
+#include <string_view>
 
 #include "json_limits.hpp"
 
@@ -11,26 +13,32 @@
 
 namespace attn {
 
+namespace {
+// The code point that starts at byte i of s (n bytes), and its length in bytes; Error on invalid UTF-8.
+char32_t decode_at(const unsigned char* s, size_t n, size_t i, int& len, const char* fn) {
+    const unsigned char b = s[i];
+    len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+    char32_t c = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
+    bool ok = len > 0 && i + static_cast<size_t>(len) <= n;
+    for (int k = 1; ok && k < len; ++k) {
+        ok = (s[i + static_cast<size_t>(k)] & 0xC0) == 0x80;
+        c = (c << 6) | (s[i + static_cast<size_t>(k)] & 0x3F);
+    }
+    // Reject overlong forms, surrogates and values past U+10FFFF.
+    static constexpr char32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (!ok || c < kMin[len] || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF) {
+        throw Error(std::string(fn) + ": invalid UTF-8 at byte " + std::to_string(i));
+    }
+    return c;
+}
+}  // namespace
+
 std::vector<char32_t> utf8_decode(const std::string& text, const char* fn) {
     std::vector<char32_t> out;
-    out.reserve(text.size());
     const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-    const size_t n = text.size();
-    for (size_t i = 0; i < n;) {
-        const unsigned char b = s[i];
-        int len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-        char32_t c = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
-        bool ok = len > 0 && i + static_cast<size_t>(len) <= n;
-        for (int k = 1; ok && k < len; ++k) {
-            ok = (s[i + static_cast<size_t>(k)] & 0xC0) == 0x80;
-            c = (c << 6) | (s[i + static_cast<size_t>(k)] & 0x3F);
-        }
-        // Reject overlong forms, surrogates and values past U+10FFFF.
-        static constexpr char32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-        if (!ok || c < kMin[len] || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF) {
-            throw Error(std::string(fn) + ": invalid UTF-8 at byte " + std::to_string(i));
-        }
-        out.push_back(c);
+    for (size_t i = 0; i < text.size();) {
+        int len = 0;
+        out.push_back(decode_at(s, text.size(), i, len, fn));
         i += static_cast<size_t>(len);
     }
     return out;
@@ -77,33 +85,55 @@ bool is_word_char(char32_t c) {
 }
 }  // namespace
 
-std::vector<std::string> split_pieces(TokenizerKind kind, const std::string& text, const char* fn) {
-    const std::vector<char32_t> cs = utf8_decode(text, fn);
-    std::vector<std::string> out;
-    const size_t n = cs.size();
+namespace {
+// Calls f(piece) for each piece of the text in order, every piece a view into
+// `text` (a piece is a run of bytes: one character, or a word with the space
+// before it): nothing is copied, so splitting a corpus costs no memory of its own
+// (a std::string per character made training text cost ~85× its size).
+template <typename F>
+void for_each_piece(TokenizerKind kind, const std::string& text, const char* fn, F&& f) {
+    const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+    const size_t n = text.size();
+    int len = 0;
     for (size_t i = 0; i < n;) {
-        std::string piece;
-        if (kind == TokenizerKind::Word && cs[i] == ' ' && i + 1 < n && !is_space(cs[i + 1])) {
-            piece = " ";  // the space belongs to the word after it
-            ++i;
+        const size_t start = i;
+        char32_t c = decode_at(s, n, i, len, fn);
+        i += static_cast<size_t>(len);
+        if (kind == TokenizerKind::Word && c == ' ' && i < n) {
+            int next_len = 0;
+            const char32_t next = decode_at(s, n, i, next_len, fn);
+            if (!is_space(next)) {  // the space belongs to the word after it
+                c = next;
+                i += static_cast<size_t>(next_len);
+            }
         }
-        utf8_append(piece, cs[i]);
-        if (kind == TokenizerKind::Word && is_word_char(cs[i])) {
-            while (i + 1 < n && is_word_char(cs[i + 1])) utf8_append(piece, cs[++i]);
+        if (kind == TokenizerKind::Word && is_word_char(c)) {
+            while (i < n) {
+                const char32_t next = decode_at(s, n, i, len, fn);
+                if (!is_word_char(next)) break;
+                i += static_cast<size_t>(len);
+            }
         }
-        ++i;
-        out.push_back(std::move(piece));
+        f(std::string_view(text.data() + start, i - start));
     }
+}
+}  // namespace
+
+std::vector<std::string> split_pieces(TokenizerKind kind, const std::string& text, const char* fn) {
+    std::vector<std::string> out;
+    for_each_piece(kind, text, fn, [&](std::string_view piece) { out.emplace_back(piece); });
     return out;
 }
 
-Tokenizer::Tokenizer(TokenizerKind kind, const std::string& text)
-    : kind_(kind), pieces_(split_pieces(kind, text, class_name(kind))) {
-    if (pieces_.empty()) {
+Tokenizer::Tokenizer(TokenizerKind kind, const std::string& text) : kind_(kind) {
+    std::set<std::string, std::less<>> unique;  // only the distinct pieces are ever copied
+    for_each_piece(kind, text, class_name(kind), [&](std::string_view piece) {
+        if (unique.find(piece) == unique.end()) unique.emplace(piece);
+    });
+    if (unique.empty()) {
         throw Error(std::string(class_name(kind)) + ": expected a non-empty text to build the vocabulary from, got \"\"");
     }
-    std::sort(pieces_.begin(), pieces_.end());
-    pieces_.erase(std::unique(pieces_.begin(), pieces_.end()), pieces_.end());
+    pieces_.assign(unique.begin(), unique.end());  // sorted
 }
 
 Tokenizer Tokenizer::from_vocabulary(TokenizerKind kind, const std::string& vocabulary, const char* fn) {
@@ -131,25 +161,33 @@ Tokenizer Tokenizer::from_vocabulary(TokenizerKind kind, const std::string& voca
     return Tokenizer(kind, std::move(pieces));
 }
 
-std::vector<int64_t> Tokenizer::encode(const std::string& text) const {
+std::vector<int64_t> Tokenizer::encode(const std::string& text) const { return encode_as<int64_t>(text); }
+std::vector<int32_t> Tokenizer::encode_corpus(const std::string& text) const { return encode_as<int32_t>(text); }
+
+template <typename Id>
+std::vector<Id> Tokenizer::encode_as(const std::string& text) const {
     const std::string fn = std::string(class_name(kind_)) + ".encode";
-    const std::vector<std::string> pieces = split_pieces(kind_, text, fn.c_str());
-    std::vector<int64_t> ids;
-    ids.reserve(pieces.size());
-    for (size_t i = 0; i < pieces.size(); ++i) {
-        const auto it = std::lower_bound(pieces_.begin(), pieces_.end(), pieces[i]);
-        if (it == pieces_.end() || *it != pieces[i]) {
-            std::string what = "word '" + pieces[i] + "'";
+    // Counted first, so that the ids are allocated once at their size (growing a vector doubles it, and while it
+    // moves both copies are held).
+    size_t count = 0;
+    for_each_piece(kind_, text, fn.c_str(), [&](std::string_view) { ++count; });
+    std::vector<Id> ids;
+    ids.reserve(count);
+    for_each_piece(kind_, text, fn.c_str(), [&](std::string_view piece) {
+        const auto it = std::lower_bound(pieces_.begin(), pieces_.end(), piece,
+                                         [](const std::string& a, std::string_view b) { return std::string_view(a) < b; });
+        if (it == pieces_.end() || std::string_view(*it) != piece) {
+            std::string what = "word '" + std::string(piece) + "'";
             if (kind_ == TokenizerKind::Char) {
                 char code[16];
-                std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(utf8_decode(pieces[i], fn.c_str())[0]));
-                what = "character '" + pieces[i] + "' (" + code + ")";
+                std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(utf8_decode(std::string(piece), fn.c_str())[0]));
+                what = "character '" + std::string(piece) + "' (" + code + ")";
             }
-            throw Error(fn + ": " + what + " at position " + std::to_string(i) + " is not in the vocabulary of " +
+            throw Error(fn + ": " + what + " at position " + std::to_string(ids.size()) + " is not in the vocabulary of " +
                         std::to_string(pieces_.size()) + " " + unit_name(kind_));
         }
-        ids.push_back(it - pieces_.begin());
-    }
+        ids.push_back(static_cast<Id>(it - pieces_.begin()));
+    });
     return ids;
 }
 

@@ -227,3 +227,31 @@ describe('objects of two module instances', () => {
     assert.ok(ours.checkpoint(mine) instanceof Uint8Array);
   });
 });
+
+describe('corpora cost their size and 4 bytes a token', () => {
+  // A 10 MB text left the module at 460 MiB after CharTokenizer.encode, and training text cost ~85× its size
+  // natively (one std::string per character). Now: at most twice the text, plus 4 bytes a token (and a little model).
+  const MiB = 2 ** 20;
+  const text = 'abcdefghijklmnopqrstuvwxyz ,.\n'.repeat(333334); // 10,000,020 characters, one token each
+  const bound = 2 * text.length + 4 * text.length;
+
+  test('CharTokenizer.encode of 10 MB', async () => {
+    const fresh = await createAttention(); // a module of its own: WASM memory never shrinks
+    const before = fresh.memoryUsage().memoryBytes;
+    const tokenizer = new fresh.CharTokenizer(text);
+    assert.equal(tokenizer.encode(text).length, text.length);
+    tokenizer.dispose();
+    const grown = fresh.memoryUsage().memoryBytes - before;
+    assert.ok(grown <= bound, `grew by ${(grown / MiB).toFixed(1)} MiB, more than ${(bound / MiB).toFixed(1)}`);
+  });
+
+  test('a Trainer on 10 MB of text', async () => {
+    const fresh = await createAttention();
+    const before = fresh.memoryUsage().memoryBytes;
+    const trainer = new fresh.Trainer({ model: { nLayer: 1, nHead: 2, nEmbd: 16, nInner: 32, blockSize: 16 }, training: { batchSize: 4 }, text });
+    trainer.step();
+    trainer.dispose();
+    const grown = fresh.memoryUsage().memoryBytes - before;
+    assert.ok(grown <= bound + 8 * MiB, `grew by ${(grown / MiB).toFixed(1)} MiB, more than ${((bound + 8 * MiB) / MiB).toFixed(1)}`);
+  });
+});

@@ -32,13 +32,13 @@ public:
     void check_block_size(int64_t T, const char* fn) const;
 
     const Tokenizer& tokenizer() const { return tokenizer_; }
-    const std::vector<int64_t>& train() const { return train_; }
-    const std::vector<int64_t>& val() const { return val_; }
+    const std::vector<int32_t>& train() const { return train_; }  // token ids, 4 bytes each
+    const std::vector<int32_t>& val() const { return val_; }
 
 private:
-    void split(const std::vector<int64_t>& ids, double train_fraction);
+    void split(std::vector<int32_t> ids, double train_fraction);
     Tokenizer tokenizer_;
-    std::vector<int64_t> train_, val_;
+    std::vector<int32_t> train_, val_;
 };
 
 }  // namespace attn

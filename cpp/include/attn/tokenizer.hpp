@@ -36,6 +36,9 @@ public:
     // The id of every piece; an unknown piece is an Error naming it and its
     // position (there is no silent fallback).
     std::vector<int64_t> encode(const std::string& text) const;
+    // The same ids as int32, 4 bytes a token, for corpora (TextDataset): a corpus costs its ids and nothing
+    // else while it is split (every vocabulary is far below 2^31 pieces).
+    std::vector<int32_t> encode_corpus(const std::string& text) const;
     // The text of a list of ids; an id outside [0, vocab_size) is an Error.
     std::string decode(const std::vector<int64_t>& ids) const;
 
@@ -48,6 +51,8 @@ public:
     std::string vocabulary() const;
 
 private:
+    template <typename Id>
+    std::vector<Id> encode_as(const std::string& text) const;
     Tokenizer(TokenizerKind kind, std::vector<std::string> pieces) : kind_(kind), pieces_(std::move(pieces)) {}
     TokenizerKind kind_;
     std::vector<std::string> pieces_;  // sorted, unique
