@@ -200,6 +200,20 @@ describe('no object is used after it is freed', () => {
   });
 });
 
+describe('an object disposed by a getter of its own call\'s arguments', () => {
+  test('is named in the Error (embind said only "Cannot pass deleted object as a pointer of type Linear"), and the module goes on', () => {
+    const linear = new attn.Linear(2, 2);
+    const x = { get data() { linear.dispose(); return [1, 2]; }, shape: [1, 2] };
+    assert.throws(() => linear.forward(x), {
+      message: 'Linear.forward: the Linear was disposed during this call (by a getter of one of its arguments); nothing was computed',
+    });
+    const mha = new attn.MultiHeadAttention(4, 2);
+    const input = { get data() { mha.dispose(); return new Float32Array(8); }, shape: [2, 4] };
+    assert.throws(() => mha.forward(input), { message: /^MultiHeadAttention\.forward: the MultiHeadAttention was disposed during this call/ });
+    assertClose(attn.softmax([0, 0]), [0.5, 0.5]);
+  });
+});
+
 describe('the module reports its memory', () => {
   test('memoryUsage() grows with what is allocated and shrinks with dispose()', () => {
     const before = attn.memoryUsage();

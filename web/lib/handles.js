@@ -12,7 +12,7 @@ export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
  * if anything still throws from inside a call.
  */
 export function throwingErrors(M) {
-  const wrap = (f) =>
+  const wrap = (f, label) =>
     function checked(...args) {
       const stack = M.stackSave();
       let result;
@@ -20,6 +20,13 @@ export function throwingErrors(M) {
         result = f.apply(this, args);
       } catch (error) {
         M.stackRestore(stack);
+        // embind refuses a handle freed after the call began (a getter of an argument disposed its object);
+        // its own message names neither the call nor the cause.
+        if (/Cannot pass deleted object/.test(error?.message)) {
+          const what = label.includes('.') ? `the ${label.split('.')[0]}` : 'an object passed to it';
+          throw new Error(`${label}: ${what} was disposed during this call (by a getter of one of its arguments); ` +
+            'nothing was computed');
+        }
         throw error;
       }
       if (result instanceof Error) throw new Error(result.message);
@@ -31,10 +38,10 @@ export function throwingErrors(M) {
     if (typeof value !== 'function' || !('argCount' in value)) continue;
     const proto = value.prototype;
     if (proto && Object.getPrototypeOf(proto) !== Object.prototype) {
-      for (const key of Object.getOwnPropertyNames(proto)) if (key !== 'constructor') proto[key] = wrap(proto[key]);
-      for (const key of Object.getOwnPropertyNames(value)) if (typeof value[key] === 'function') value[key] = wrap(value[key]);
+      for (const key of Object.getOwnPropertyNames(proto)) if (key !== 'constructor') proto[key] = wrap(proto[key], `${name}.${key}`);
+      for (const key of Object.getOwnPropertyNames(value)) if (typeof value[key] === 'function') value[key] = wrap(value[key], `${name}.${key}`);
     } else {
-      M[name] = wrap(value);
+      M[name] = wrap(value, name);
     }
   }
   return M;
