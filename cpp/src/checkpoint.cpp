@@ -251,34 +251,43 @@ Tokenizer read_tokenizer(std::map<std::string, std::string>& meta, int64_t vocab
     return std::move(*tokenizer);
 }
 
-// Reads the named tensors out of the data, checking each against its entry.
+// The file's tensors are exactly those a model of `config` has (and, with a run's state, AdamW's two moments of
+// each), of the same shapes: checked before anything is allocated.
+void check_layout(const std::map<std::string, Entry>& entries, const GPTConfig& config, bool with_optimizer) {
+    std::map<std::string, Shape> expected;
+    for (const auto& [name, shape] : GPT::parameter_layout(config)) {
+        expected.emplace(name, shape);
+        if (with_optimizer) {
+            expected.emplace("optimizer.exp_avg." + name, shape);
+            expected.emplace("optimizer.exp_avg_sq." + name, shape);
+        }
+    }
+    for (const auto& [name, shape] : expected) {
+        const auto it = entries.find(name);
+        if (it == entries.end()) fail("tensor \"" + name + "\" is missing");
+        if (it->second.shape != shape) {
+            fail("tensor \"" + name + "\" has shape " + shape_str(it->second.shape) + ", the config needs " + shape_str(shape));
+        }
+    }
+    for (const auto& [name, e] : entries)
+        if (!expected.count(name)) fail("unexpected tensor \"" + name + "\"");
+}
+
+// Copies a tensor out of the data (its entry was checked against the layout) and refuses a non-finite value.
 class TensorReader {
 public:
     TensorReader(const Parsed& p, std::map<std::string, Entry> entries) : data_(p.data), entries_(std::move(entries)) {}
 
-    void read(const std::string& name, Tensor& into) {
-        const auto it = entries_.find(name);
-        if (it == entries_.end()) fail("tensor \"" + name + "\" is missing");
-        if (it->second.shape != into.shape) {
-            fail("tensor \"" + name + "\" has shape " + shape_str(it->second.shape) + ", the config needs " +
-                 shape_str(into.shape));
-        }
-        std::memcpy(into.data.data(), data_ + it->second.begin, it->second.end - it->second.begin);
+    void read(const std::string& name, Tensor& into) const {
+        const Entry& e = entries_.at(name);
+        std::memcpy(into.data.data(), data_ + e.begin, e.end - e.begin);
         for (float x : into.data)
             if (!std::isfinite(x)) fail("tensor \"" + name + "\" holds a non-finite value");
-        read_.insert(name);
-    }
-
-    // Every tensor of the file was read: none is unexpected.
-    void check_all_read() const {
-        for (const auto& [name, e] : entries_)
-            if (!read_.count(name)) fail("unexpected tensor \"" + name + "\"");
     }
 
 private:
     const char* data_;
     std::map<std::string, Entry> entries_;
-    std::set<std::string> read_;
 };
 
 // The tensors of a checkpoint, in the order they are written and read.
@@ -342,9 +351,9 @@ Checkpoint load_checkpoint(const std::string& bytes) {
     const bool verified = verify_digest(p);
     if (p.meta["format"] != kFormat) fail("__metadata__.format is \"" + p.meta["format"] + "\", expected \"" + kFormat + "\"");
     const GPTConfig config = parse_config(p.meta["config"]);
-    TensorReader tensors(p, check_entries(p));
     // Everything the file says is checked against its data before the model is allocated: a small file
     // whose config describes a huge model is refused here, not after allocating it.
+    std::map<std::string, Entry> entries = check_entries(p);  // each entry in bounds, none overlapping
     Tokenizer tokenizer = read_tokenizer(p.meta, config.vocab_size);
     const double copies = p.meta.count("iter") ? 3.0 : 1.0;  // the weights, and AdamW's two moments
     const double needed = 4.0 * copies * config.matrix_parameters();
@@ -353,6 +362,8 @@ Checkpoint load_checkpoint(const std::string& bytes) {
              " parameters (" + format_number(needed) + " bytes of float32" + (copies > 1 ? " with the optimizer's state" : "") +
              "), but the file holds " + std::to_string(p.data_size) + " data bytes");
     }
+    check_layout(entries, config, p.meta.count("iter") > 0);
+    const TensorReader tensors(p, std::move(entries));
     Checkpoint ck{GPT::zeros(config), std::move(tokenizer), std::nullopt, verified};
     for (auto& [name, t] : ck.model.named_parameters()) tensors.read(name, *t);  // every tensor is read here
 
@@ -371,7 +382,6 @@ Checkpoint load_checkpoint(const std::string& bytes) {
         }
         ck.training = std::move(state);
     }
-    tensors.check_all_read();
     return ck;
 }
 

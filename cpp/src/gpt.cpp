@@ -12,7 +12,6 @@ namespace attn {
 namespace {
 
 Tensor zeros_if(bool present, Shape shape) { return present ? Tensor(std::move(shape)) : Tensor(); }
-Tensor ones(int64_t n) { return Tensor({n}, std::vector<float>(static_cast<size_t>(n), 1.0f)); }
 
 Tensor to_tensor(const Matrix& m, Shape shape) {
     return Tensor(std::move(shape), std::vector<float>(m.data(), m.data() + m.size()));
@@ -99,61 +98,62 @@ void GPT::initialise(Generator& gen) {
     }
 }
 
+namespace {
+// Every parameter of a model of config c, once, in nanoGPT's state_dict order: f(name, present, shape, starts_at_one,
+// tensor), where `present` is false for what the config leaves out (a bias, a tied head) and `tensor` is its place
+// in `m` (null when only the layout is asked for). allocate(), named_parameters() and parameter_layout() read this
+// one list, so a name, a shape and its place cannot disagree.
+template <typename Model, typename F>
+void each_parameter(const GPTConfig& c, Model* m, F&& f) {
+    const int64_t C = c.n_embd, Fw = c.n_inner, V = c.vocab_size;
+    const auto in = [&](auto& tensor) { return m ? &tensor : nullptr; };
+    f("transformer.wte.weight", true, Shape{V, C}, false, m ? &m->wte : nullptr);
+    f("transformer.wpe.weight", true, Shape{c.block_size, C}, false, m ? &m->wpe : nullptr);
+    for (int64_t l = 0; l < c.n_layer; ++l) {
+        const std::string p = "transformer.h." + std::to_string(l) + ".";
+        auto* b = m ? &m->h[static_cast<size_t>(l)] : nullptr;
+        const auto at = [&](auto member) { return b ? &((*b).*member) : nullptr; };
+        f(p + "ln_1.weight", true, Shape{C}, true, at(&GPTBlock::ln_1_weight));
+        f(p + "ln_1.bias", c.bias, Shape{C}, false, at(&GPTBlock::ln_1_bias));
+        f(p + "attn.c_attn.weight", true, Shape{3 * C, C}, false, at(&GPTBlock::attn_c_attn_weight));
+        f(p + "attn.c_attn.bias", c.attention_bias, Shape{3 * C}, false, at(&GPTBlock::attn_c_attn_bias));
+        f(p + "attn.c_proj.weight", true, Shape{C, C}, false, at(&GPTBlock::attn_c_proj_weight));
+        f(p + "attn.c_proj.bias", c.attention_bias, Shape{C}, false, at(&GPTBlock::attn_c_proj_bias));
+        f(p + "ln_2.weight", true, Shape{C}, true, at(&GPTBlock::ln_2_weight));
+        f(p + "ln_2.bias", c.bias, Shape{C}, false, at(&GPTBlock::ln_2_bias));
+        f(p + "mlp.c_fc.weight", true, Shape{Fw, C}, false, at(&GPTBlock::mlp_c_fc_weight));
+        f(p + "mlp.c_fc.bias", c.bias, Shape{Fw}, false, at(&GPTBlock::mlp_c_fc_bias));
+        f(p + "mlp.c_proj.weight", true, Shape{C, Fw}, false, at(&GPTBlock::mlp_c_proj_weight));
+        f(p + "mlp.c_proj.bias", c.bias, Shape{C}, false, at(&GPTBlock::mlp_c_proj_bias));
+    }
+    const bool pre = c.norm == NormPlacement::Pre;
+    f("transformer.ln_f.weight", pre, Shape{C}, true, m ? in(m->ln_f_weight) : nullptr);
+    f("transformer.ln_f.bias", pre && c.bias, Shape{C}, false, m ? in(m->ln_f_bias) : nullptr);
+    f("lm_head.weight", !c.tie_embeddings, Shape{V, C}, false, m ? in(m->lm_head_weight) : nullptr);
+    f("lm_head.bias", c.head_bias, Shape{V}, false, m ? in(m->lm_head_bias) : nullptr);
+}
+}  // namespace
+
 void GPT::allocate() {
-    const GPTConfig& c = config_;
-    const int64_t C = c.n_embd, F = c.n_inner, V = c.vocab_size;
-    wte = Tensor({V, C});
-    wpe = Tensor({c.block_size, C});
-    h.resize(static_cast<size_t>(c.n_layer));
-    for (GPTBlock& b : h) {
-        b.ln_1_weight = ones(C);
-        b.ln_1_bias = zeros_if(c.bias, {C});
-        b.attn_c_attn_weight = Tensor({3 * C, C});
-        b.attn_c_attn_bias = zeros_if(c.attention_bias, {3 * C});
-        b.attn_c_proj_weight = Tensor({C, C});
-        b.attn_c_proj_bias = zeros_if(c.attention_bias, {C});
-        b.ln_2_weight = ones(C);
-        b.ln_2_bias = zeros_if(c.bias, {C});
-        b.mlp_c_fc_weight = Tensor({F, C});
-        b.mlp_c_fc_bias = zeros_if(c.bias, {F});
-        b.mlp_c_proj_weight = Tensor({C, F});
-        b.mlp_c_proj_bias = zeros_if(c.bias, {C});
-    }
-    if (c.norm == NormPlacement::Pre) {
-        ln_f_weight = ones(C);
-        ln_f_bias = zeros_if(c.bias, {C});
-    }
-    lm_head_weight = c.tie_embeddings ? Tensor() : Tensor({V, C});
-    lm_head_bias = zeros_if(c.head_bias, {V});
+    h.resize(static_cast<size_t>(config_.n_layer));
+    each_parameter(config_, this, [](const std::string&, bool present, const Shape& shape, bool one, Tensor* t) {
+        *t = !present ? Tensor() : one ? Tensor(shape, std::vector<float>(static_cast<size_t>(numel(shape)), 1.0f)) : Tensor(shape);
+    });
 }
 
 std::vector<std::pair<std::string, const Tensor*>> GPT::named_parameters() const {
     std::vector<std::pair<std::string, const Tensor*>> out;
-    auto add = [&](std::string name, const Tensor& t) {
-        if (!t.data.empty()) out.emplace_back(std::move(name), &t);
-    };
-    add("transformer.wte.weight", wte);
-    add("transformer.wpe.weight", wpe);
-    for (size_t i = 0; i < h.size(); ++i) {
-        const std::string p = "transformer.h." + std::to_string(i) + ".";
-        const GPTBlock& b = h[i];
-        add(p + "ln_1.weight", b.ln_1_weight);
-        add(p + "ln_1.bias", b.ln_1_bias);
-        add(p + "attn.c_attn.weight", b.attn_c_attn_weight);
-        add(p + "attn.c_attn.bias", b.attn_c_attn_bias);
-        add(p + "attn.c_proj.weight", b.attn_c_proj_weight);
-        add(p + "attn.c_proj.bias", b.attn_c_proj_bias);
-        add(p + "ln_2.weight", b.ln_2_weight);
-        add(p + "ln_2.bias", b.ln_2_bias);
-        add(p + "mlp.c_fc.weight", b.mlp_c_fc_weight);
-        add(p + "mlp.c_fc.bias", b.mlp_c_fc_bias);
-        add(p + "mlp.c_proj.weight", b.mlp_c_proj_weight);
-        add(p + "mlp.c_proj.bias", b.mlp_c_proj_bias);
-    }
-    add("transformer.ln_f.weight", ln_f_weight);
-    add("transformer.ln_f.bias", ln_f_bias);
-    add("lm_head.weight", lm_head_weight);
-    add("lm_head.bias", lm_head_bias);
+    each_parameter(config_, this, [&](const std::string& name, bool present, const Shape&, bool, const Tensor* t) {
+        if (present) out.emplace_back(name, t);
+    });
+    return out;
+}
+
+std::vector<std::pair<std::string, Shape>> GPT::parameter_layout(const GPTConfig& config) {
+    std::vector<std::pair<std::string, Shape>> out;
+    each_parameter<const GPT>(config, nullptr, [&](const std::string& name, bool present, const Shape& shape, bool, const Tensor*) {
+        if (present) out.emplace_back(name, shape);
+    });
     return out;
 }
 

@@ -141,6 +141,8 @@ public:
     // (name, tensor) in nanoGPT's state_dict order; a tied lm_head is not listed.
     std::vector<std::pair<std::string, Tensor*>> named_parameters();
     std::vector<std::pair<std::string, const Tensor*>> named_parameters() const;
+    // The same names with their shapes, for a config, without allocating a model: what a checkpoint must hold.
+    static std::vector<std::pair<std::string, Shape>> parameter_layout(const GPTConfig& config);
 
     const Tensor& head_weight() const { return config_.tie_embeddings ? wte : lm_head_weight; }
 
