@@ -16,7 +16,6 @@
 #include <cstring>
 #include <map>
 #include <new>
-#include <set>
 
 namespace attn {
 

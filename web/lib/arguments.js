@@ -6,7 +6,7 @@
 // generation fields) belong to the C++ library; this file checks types.
 
 /** A value as an error message names it. */
-export function describe(value) {
+function describe(value) {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) {
@@ -84,10 +84,10 @@ export function options(value, allowed, fn, what = 'options') {
   return value;
 }
 
-export const isBigIntArray = (data) => data instanceof BigInt64Array || data instanceof BigUint64Array;
+const isBigIntArray = (data) => data instanceof BigInt64Array || data instanceof BigUint64Array;
 
 /** Numbers as a Float32Array (the array itself when it already is one). */
-export function float32(data, fn, name) {
+function float32(data, fn, name) {
   if (data instanceof Float32Array) return data;
   if (ArrayBuffer.isView(data) && !(data instanceof DataView) && !isBigIntArray(data)) return Float32Array.from(data);
   if (!Array.isArray(data)) fail(fn, `${name} as a Float32Array or an array of numbers`, data);
@@ -170,7 +170,7 @@ export function dimension(dim, x, fn) {
   return dim;
 }
 
-export const ATTENTION_OPTIONS = ['causal', 'keyLengths', 'mask', 'fillValue', 'scale'];
+const ATTENTION_OPTIONS = ['causal', 'keyLengths', 'mask', 'fillValue', 'scale'];
 
 
 export function attentionOptions(value, fn) {
