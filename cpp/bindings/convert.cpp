@@ -35,14 +35,17 @@ const std::pair<const char*, const char*> kJsNames[] = {
 };
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+// A boundary of a name the library wrote: not a letter of a longer word, and not a quote, since a quoted word is
+// what the caller gave ("unknown config field \"num_heads\"") and is shown as they wrote it.
+bool boundary(char c) { return !word_char(c) && c != '"' && c != '\''; }
 
-// Every whole-word occurrence of a C++ name replaced by its JS spelling.
+// Every whole-word, unquoted occurrence of a C++ name replaced by its JS spelling.
 std::string js_names(std::string text) {
     for (const auto& [cpp, js] : kJsNames) {
         const std::string from = cpp;
         for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
-            const bool whole = (at == 0 || !word_char(text[at - 1])) &&
-                               (at + from.size() == text.size() || !word_char(text[at + from.size()]));
+            const bool whole = (at == 0 || boundary(text[at - 1])) &&
+                               (at + from.size() == text.size() || boundary(text[at + from.size()]));
             if (!whole) {
                 at += from.size();
                 continue;

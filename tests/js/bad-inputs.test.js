@@ -90,6 +90,8 @@ const ROWS = [
   ['GPT', () => new (api().GPT)({ nHead: '4' }), 'GPT: expected nHead to be an integer in [1, 4096], got "4"'],
   ['GPT', () => new (api().GPT)({ nEmbd: 8n }), 'GPT: expected nEmbd as a number, true or false, or a string, got the BigInt 8n'],
   ['GPT', () => new (api().GPT)({ dropout: NaN }), 'GPT: expected dropout as a finite number, got number NaN'],
+  // The caller's own key is quoted as they wrote it: the C++-to-JS renaming of messages made it "numHeads".
+  ['GPT', () => new (api().GPT)({ num_heads: 3 }), 'GPT: unknown config field "num_heads"'],
   ['GPT', () => new (api().GPT)({ nEmbed: 8 }), 'GPT: unknown config field "nEmbed"; did you mean "nEmbd"?'],
   ['GPT', () => new (api().GPT)({ norm: 'middle' }), 'GPT: expected norm to be one of post|pre, got "middle"'],
   ['GPT', () => new (api().GPT)(null), 'GPT: expected config as an object, got null'],
