@@ -32,7 +32,8 @@ node -e '
     fs.writeFileSync(f.replace(".safetensors", "-unsigned.safetensors"), Buffer.concat([length, text, b.subarray(8 + n)]));
   }
   // Files that once got through (tests/cpp/checkpoint_test.cpp, tests/js/hostile-files.test.js): deep nesting, a
-  // key twice, and a small file whose config describes a huge model.
+  // key twice, a header of many values (the real one, of a million, is longer than -max_len), and a small file
+  // whose config describes a huge model.
   const raw = (text, data = Buffer.alloc(0)) => {
     const t = Buffer.from(text), length = Buffer.alloc(8);
     length.writeBigUInt64LE(BigInt(t.length));
@@ -40,6 +41,7 @@ node -e '
   };
   const dir = require("node:path").dirname(process.argv[1]);
   fs.writeFileSync(dir + "/hostile-deep.safetensors", raw(`{"__metadata__":{},"x":${"[".repeat(5000)}${"]".repeat(5000)}}`));
+  fs.writeFileSync(dir + "/hostile-many-values.safetensors", raw(`{"__metadata__":{},"x":[${"0,".repeat(6000)}0]}`));
   fs.writeFileSync(dir + "/hostile-duplicate-key.safetensors", raw(`{"__metadata__":{"format":"attention-step-by-step","format":"x"}}`));
   const b = fs.readFileSync(process.argv[1]), n = Number(b.readBigUInt64LE(0));
   const header = JSON.parse(b.subarray(8, 8 + n).toString());

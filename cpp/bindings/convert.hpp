@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -64,6 +65,8 @@ val guarded(const char* fn, F&& f) {
             return val(f());
         }
     } catch (const std::bad_alloc&) {
+        return js_error(std::string(fn) + ": out of memory");
+    } catch (const std::length_error&) {  // a std::vector longer than WASM's 32-bit size_t can count says only "vector"
         return js_error(std::string(fn) + ": out of memory");
     } catch (const std::exception& e) {
         return js_error(js_message(fn, e.what()));

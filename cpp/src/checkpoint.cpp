@@ -144,13 +144,17 @@ Parsed parse_file(const std::string& bytes) {
         fail("the header length " + std::to_string(n) + " exceeds the file's " + std::to_string(bytes.size() - 8) +
              " bytes after the length field (truncated or not a safetensors file)");
     }
-    if (n > kMaxHeaderBytes) fail("a header of " + std::to_string(n) + " bytes is larger than the 64 MiB limit");
+    if (n > kMaxHeaderBytes) fail("a header of " + std::to_string(n) + " bytes is larger than the limit of " + std::to_string(kMaxHeaderBytes >> 20) + " MiB");
     Parsed p;
     p.header = bounded(bytes.begin() + 8, bytes.begin() + 8 + static_cast<int64_t>(n), std::string("the header"));
     if (p.header.is_discarded()) fail("the header is not valid JSON");
     p.header_text.assign(bytes.begin() + 8, bytes.begin() + 8 + static_cast<int64_t>(n));
     p.header_text.erase(p.header_text.find_last_not_of(' ') + 1);
     if (!p.header.is_object()) fail("the header must be a JSON object");
+    if (static_cast<int64_t>(p.header.size()) > kMaxTensors + 1) {  // + 1: __metadata__
+        fail("the header lists " + std::to_string(p.header.size()) + " entries, more than the limit of " +
+             std::to_string(kMaxTensors) + " tensors");
+    }
     p.data = bytes.data() + 8 + n;
     p.data_size = bytes.size() - 8 - n;
     if (!p.header.contains("__metadata__") || !p.header["__metadata__"].is_object()) {

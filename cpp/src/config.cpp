@@ -26,7 +26,7 @@ const Table<GPTConfig>& gpt_fields() {
     using C = GPTConfig;
     using schema::kMaxSafeInteger;
     static const Table<C> table = {"config field", {
-        ATTN_INTEGER("vocab_size", vocab_size, 1, 1 << 24, "tokens in the vocabulary"),
+        ATTN_INTEGER("vocab_size", vocab_size, 1, kMaxVocabulary, "tokens in the vocabulary"),
         ATTN_INTEGER("n_embd", n_embd, 1, 1 << 16, "width of the residual stream (d_model)"),
         ATTN_INTEGER("n_head", n_head, 1, 1 << 12, "attention heads per layer"),
         ATTN_INTEGER("n_layer", n_layer, 1, 1 << 10, "transformer blocks"),

@@ -5,6 +5,7 @@
 #include "gpt_blocks.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace attn {
@@ -184,6 +185,36 @@ KVCache GPT::new_cache(int64_t batch) const {
     return cache;
 }
 
+void GPT::check_pass_fits(const GPTConfig& c, int64_t B, int64_t T, int64_t T_k, const char* fn) {
+    struct Buffer {
+        const char* name;
+        const char* dims;
+        std::vector<int64_t> sizes;
+    };
+    const Buffer buffers[] = {
+        {"queries, keys and values", "sequences × tokens × 3 · width", {B, T, 3 * c.n_embd}},
+        {"attention weights", "sequences × heads × tokens × context", {B, c.n_head, T, T_k}},
+        {"feed-forward activations", "sequences × tokens × feed-forward width", {B, T, c.n_inner}},
+        {"logits", "sequences × tokens × vocabulary", {B, T, c.vocab_size}},
+    };
+    for (const Buffer& b : buffers) {
+        double n = 1;
+        std::string product;
+        for (int64_t d : b.sizes) {
+            n *= static_cast<double>(d);
+            product += (product.empty() ? "" : " × ") + std::to_string(d);
+        }
+        if (n > static_cast<double>(kMaxElements)) {
+            char whole[32];
+            std::snprintf(whole, sizeof whole, "%.0f", n);
+            throw Error(std::string(fn) + ": a pass of " + std::to_string(B) + " × " + std::to_string(T) + " tokens needs " +
+                        b.name + " of " + std::string(whole) + " elements (" + b.dims + " = " + product +
+                        "), more than the library's limit of " + std::to_string(kMaxElements) +
+                        "; use fewer or shorter sequences" + (b.sizes.back() == c.vocab_size ? " or a smaller vocabulary" : ""));
+        }
+    }
+}
+
 namespace {
 // T of ids laid out as (B, T); throws Error naming fn unless B, T > 0.
 int64_t sequence_length(const std::vector<int64_t>& ids, int64_t B, const char* fn) {
@@ -233,6 +264,7 @@ void trace_attention(GPTLayerTrace& lt, const GPTLayerActivations& L, const bloc
 Tensor run(const GPT& m, const std::vector<int64_t>& ids, const blocks::Pass& p, GPTTrace* trace, GPTActivations& acts) {
     const GPTConfig& c = m.config();
     check_ids(c, ids, p);
+    GPT::check_pass_fits(c, p.B, p.T, p.pos0 + p.T, p.fn);
     const int64_t B = p.B, T = p.T, C = c.n_embd;
     acts.B = B;
     acts.T = T;

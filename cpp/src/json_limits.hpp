@@ -5,15 +5,18 @@
 // config, a vocabulary) goes through parse_bounded, which refuses deep nesting
 // in one linear scan first. The limit is far above what any of them needs (a
 // safetensors header nests 3 levels, a config 1) and documented in docs/limits.md.
-// An object holding one key twice is refused too: parsers disagree on which
-// value wins (nlohmann keeps the last), so such a file could mean one thing here
-// and another to the next tool.
+// The number of values is bounded too, by a SAX pass that builds nothing: a
+// parsed value costs 16 to ~100 bytes, so 57 MB of "0," in a header cost 1 GB
+// before anything could look at it. An object holding one key twice is refused
+// in the same pass: parsers disagree on which value wins (nlohmann keeps the
+// last), so such a file could mean one thing here and another to the next tool.
 #pragma once
 
 #include "attn/tensor.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,24 +24,30 @@
 namespace attn {
 
 constexpr int kMaxJsonDepth = 32;
+// Values (scalars, arrays, objects and keys, each counted once) in one JSON text. The largest the library
+// reads are a vocabulary of kMaxVocabulary strings and a header of kMaxTensors entries of ~10 values.
+constexpr int64_t kMaxJsonValues = int64_t{1} << 20;
 
 namespace detail {
-// A SAX pass that stops at the first key an object holds twice.
-struct DuplicateKeys : nlohmann::json::json_sax_t {
+// A SAX pass that stops at the first key an object holds twice, or at the value past kMaxJsonValues.
+struct Bounds : nlohmann::json::json_sax_t {
     std::vector<std::set<std::string>> objects;
     std::string duplicate;
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
+    int64_t values = 0;
+    bool counted() { return ++values <= kMaxJsonValues; }
+    bool null() override { return counted(); }
+    bool boolean(bool) override { return counted(); }
+    bool number_integer(number_integer_t) override { return counted(); }
+    bool number_unsigned(number_unsigned_t) override { return counted(); }
+    bool number_float(number_float_t, const string_t&) override { return counted(); }
+    bool string(string_t&) override { return counted(); }
+    bool binary(binary_t&) override { return counted(); }
     bool start_object(std::size_t) override {
         objects.emplace_back();
-        return true;
+        return counted();
     }
     bool key(string_t& k) override {
+        if (!counted()) return false;
         if (objects.back().insert(k).second) return true;
         duplicate = k;
         return false;
@@ -47,15 +56,16 @@ struct DuplicateKeys : nlohmann::json::json_sax_t {
         objects.pop_back();
         return true;
     }
-    bool start_array(std::size_t) override { return true; }
+    bool start_array(std::size_t) override { return counted(); }
     bool end_array() override { return true; }
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
 };
 }  // namespace detail
 
 // The JSON text [first, last) parsed, or a discarded value (is_discarded())
-// when it is not JSON. Throws Error "<what> nests deeper than 32 levels" or
-// "<what> holds the key "k" twice in one object" first when it would.
+// when it is not JSON. Throws Error "<what> nests deeper than 32 levels",
+// "<what> holds more than 1048576 values" or "<what> holds the key "k" twice in
+// one object" first when it would.
 template <typename It>
 nlohmann::json parse_bounded(It first, It last, const std::string& what) {
     int depth = 0;
@@ -77,10 +87,14 @@ nlohmann::json parse_bounded(It first, It last, const std::string& what) {
             --depth;
         }
     }
-    detail::DuplicateKeys keys;
-    nlohmann::json::sax_parse(first, last, &keys, nlohmann::json::input_format_t::json, false);
-    if (!keys.duplicate.empty()) {
-        throw Error(what + " holds the key \"" + keys.duplicate.substr(0, 60) + "\" twice in one object");
+    detail::Bounds bounds;
+    nlohmann::json::sax_parse(first, last, &bounds, nlohmann::json::input_format_t::json, false);
+    if (bounds.values > kMaxJsonValues) {
+        throw Error(what + " holds more than " + std::to_string(kMaxJsonValues) +
+                    " values (arrays, objects, keys and scalars; not a file this library writes)");
+    }
+    if (!bounds.duplicate.empty()) {
+        throw Error(what + " holds the key \"" + bounds.duplicate.substr(0, 60) + "\" twice in one object");
     }
     return nlohmann::json::parse(first, last, nullptr, false);
 }

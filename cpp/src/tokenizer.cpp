@@ -126,9 +126,13 @@ std::vector<std::string> split_pieces(TokenizerKind kind, const std::string& tex
 }
 
 Tokenizer::Tokenizer(TokenizerKind kind, const std::string& text) : kind_(kind) {
-    std::set<std::string, std::less<>> unique;  // only the distinct pieces are ever copied
+    std::set<std::string_view> unique;  // views into text: a piece is copied once, into the vocabulary
     for_each_piece(kind, text, class_name(kind), [&](std::string_view piece) {
-        if (unique.find(piece) == unique.end()) unique.emplace(piece);
+        if (unique.insert(piece).second && static_cast<int64_t>(unique.size()) > kMaxVocabulary) {
+            throw Error(std::string(class_name(kind)) + ": the text has more than " + std::to_string(kMaxVocabulary) +
+                        " distinct " + unit_name(kind) + ", the library's limit for a vocabulary" +
+                        (kind == TokenizerKind::Word ? "; use character tokens" : ""));
+        }
     });
     if (unique.empty()) {
         throw Error(std::string(class_name(kind)) + ": expected a non-empty text to build the vocabulary from, got \"\"");
@@ -153,6 +157,10 @@ Tokenizer Tokenizer::from_vocabulary(TokenizerKind kind, const std::string& voca
         }
     }
     if (pieces.empty()) throw Error(std::string(fn) + ": expected a non-empty vocabulary");
+    if (static_cast<int64_t>(pieces.size()) > kMaxVocabulary) {
+        throw Error(std::string(fn) + ": a vocabulary holds at most " + std::to_string(kMaxVocabulary) + " pieces, got " +
+                    std::to_string(pieces.size()));
+    }
     for (size_t i = 1; i < pieces.size(); ++i) {
         if (!(pieces[i - 1] < pieces[i])) {
             throw Error(std::string(fn) + ": a vocabulary must list distinct " + unit_name(kind) + " in sorted order");

@@ -25,22 +25,15 @@ int parts_for(int64_t batch_size, float dropout) {
 #endif
 }
 
-GPTConfig with_vocab(GPTConfig c, int64_t vocab_size) {
-    c.vocab_size = vocab_size;
+// The model's config for the text's vocabulary, checked against the text and the step before the model is
+// allocated: a step computes in parallel parts, which cannot carry an Error out (a word vocabulary of 1.3 M pieces
+// ended the process).
+GPTConfig for_data(GPTConfig c, const TextDataset& data, int64_t batch_size) {
+    c.vocab_size = data.tokenizer().vocab_size();
+    c.validate("Trainer");
+    data.check_block_size(c.block_size, "Trainer");
+    GPT::check_pass_fits(c, batch_size, c.block_size, c.block_size, "Trainer");
     return c;
-}
-}  // namespace
-
-namespace {
-// A step's logits, (B, T, V), are the largest tensor of a run. Checked before the first step: a step computes in
-// parallel parts, which cannot carry an Error out (a word vocabulary of 1.3 M pieces ended the process).
-void check_step_fits(int64_t B, int64_t T, int64_t V) {
-    if (static_cast<double>(B) * static_cast<double>(T) * static_cast<double>(V) > static_cast<double>(kMaxElements)) {
-        throw Error("Trainer: a step of " + std::to_string(B) + " × " + std::to_string(T) + " tokens over a vocabulary of " +
-                    std::to_string(V) + " pieces needs logits of " + format_number(static_cast<double>(B) * T * V) +
-                    " elements, more than the library's limit of " + std::to_string(kMaxElements) +
-                    "; use a smaller batch_size or block_size, or character tokens for a text of many distinct words");
-    }
 }
 }  // namespace
 
@@ -48,12 +41,10 @@ Trainer::Trainer(GPTConfig model_config, const TrainConfig& config, const std::s
     : config_((config.validate("Trainer"), config)),
       gen_(config.seed),
       data_(text, Tokenizer(config.tokenizer, text)),
-      model_(with_vocab(model_config, data_.tokenizer().vocab_size()), gen_),
+      model_(for_data(model_config, data_, config.batch_size), gen_),
       grads_(static_cast<size_t>(parts_for(config.batch_size, model_config.dropout)), model_.zeros_like()),
       optimizer_(model_, config.adamw),
       acts_(grads_.size()) {
-    data_.check_block_size(model_.config().block_size, "Trainer");
-    check_step_fits(config_.batch_size, model_.config().block_size, model_.config().vocab_size);
     next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
 }
 
@@ -74,7 +65,7 @@ Trainer::Trainer(GPT model, AdamW optimizer, int64_t iter, Tokenizer tokenizer, 
     optimizer_.options = config.adamw;
     config_.tokenizer = data_.tokenizer().kind();
     data_.check_block_size(model_.config().block_size, "Trainer");
-    check_step_fits(config_.batch_size, model_.config().block_size, model_.config().vocab_size);
+    GPT::check_pass_fits(model_.config(), config_.batch_size, model_.config().block_size, model_.config().block_size, "Trainer");
     next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
 }
 

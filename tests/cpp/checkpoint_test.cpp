@@ -316,3 +316,19 @@ TEST(Checkpoint, DuplicateKeysAndReSpelledSignedHeadersAreRefused) {
     EXPECT_NO_THROW(load_checkpoint(good));
     EXPECT_TRUE(load_checkpoint(good).verified);
 }
+
+// 57 MB of "0," in a header cost 1 GB of memory natively (a parsed JSON value is 16 to ~100 bytes) before the
+// loader could see it was not a checkpoint. Values are counted in a pass that builds nothing, and tensors too.
+TEST(Checkpoint, AHeaderOfMillionsOfValuesIsRefusedBeforeItIsParsed) {
+    std::string zeros;
+    for (int i = 0; i < (1 << 20); ++i) zeros += "0,";
+    EXPECT_EQ(message_of(raw_file("{\"__metadata__\": {}, \"x\": [" + zeros + "0]}")),
+              "loadCheckpoint: the header holds more than 1048576 values (arrays, objects, keys and scalars; not a file "
+              "this library writes)");
+    std::string tensors = "{\"__metadata__\": {}";
+    for (int i = 0; i <= kMaxTensors; ++i) tensors += ",\"t" + std::to_string(i) + "\":0";
+    EXPECT_EQ(message_of(raw_file(tensors + "}")), "loadCheckpoint: the header lists 65538 entries, more than the limit of 65536 tensors");
+    EXPECT_EQ(error_of([&] { Tokenizer::from_vocabulary(TokenizerKind::Word, "[" + zeros + "0]", "Tokenizer.fromVocabulary"); }),
+              "Tokenizer.fromVocabulary: the vocabulary holds more than 1048576 values (arrays, objects, keys and scalars; "
+              "not a file this library writes)");
+}

@@ -2,6 +2,7 @@
 #include "attn/gpt.hpp"
 #include "attn/mask.hpp"
 #include "attn/multi_head_attention.hpp"
+#include "fixtures.hpp"
 #include "golden.hpp"
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <tuple>
 
 using namespace attn;
+using fixtures::error_of;
 using golden::near;
 
 namespace {
@@ -246,4 +248,31 @@ TEST(GPT, BadConfigsAndIdsRaiseClearErrors) {
     EXPECT_THROW(model.forward(std::vector<int64_t>(13, 1), 1), Error);  // longer than block_size 12
     EXPECT_THROW(model.forward({1, 2, 3}, 2), Error);
     EXPECT_THROW(model.forward({}, 1), Error);
+}
+
+// A forward whose attention weights could not be allocated said only "vector" in WASM (std::length_error: 20
+// sequences of 1,024 tokens over 64 heads need 1.3 G weights, more than a 32-bit size_t can count). Every buffer
+// of a pass is weighed before any is allocated, and the one that does not fit is named.
+TEST(GPT, AForwardTooLargeForMemoryIsRefusedNamingItsBufferNotVector) {
+    GPTConfig c = small(NormPlacement::Pre);
+    c.n_embd = 64;
+    c.n_head = 64;
+    c.n_layer = 1;
+    c.block_size = 1024;
+    const GPT model(c);
+    EXPECT_EQ(error_of([&] { model.forward(std::vector<int64_t>(20 * 1024, 1), 20); }),
+              "GPT.forward: a pass of 20 × 1024 tokens needs attention weights of 1342177280 elements (sequences × heads × tokens × "
+              "context = 20 × 64 × 1024 × 1024), more than the library's limit of 268435456; use fewer or shorter sequences");
+    KVCache cache = model.new_cache(20);
+    EXPECT_EQ(error_of([&] { model.forward_cached(std::vector<int64_t>(20 * 1024, 1), 20, cache); }),
+              "GPT.forwardCached: a pass of 20 × 1024 tokens needs attention weights of 1342177280 elements (sequences × heads × tokens × "
+              "context = 20 × 64 × 1024 × 1024), more than the library's limit of 268435456; use fewer or shorter sequences");
+    EXPECT_EQ(model.forward(std::vector<int64_t>(256, 1), 1).shape, (Shape{1, 256, 11}));
+
+    c.vocab_size = 1 << 18;
+    c.n_head = 1;
+    const GPT wide(c);
+    EXPECT_EQ(error_of([&] { wide.forward(std::vector<int64_t>(2 * 1024, 1), 2); }),
+              "GPT.forward: a pass of 2 × 1024 tokens needs logits of 536870912 elements (sequences × tokens × vocabulary = 2 × 1024 × "
+              "262144), more than the library's limit of 268435456; use fewer or shorter sequences or a smaller vocabulary");
 }

@@ -4,6 +4,7 @@
 #include "fixtures.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 using namespace attn;
 using fixtures::error_of;
@@ -82,4 +83,20 @@ TEST(Tokenizer, FromVocabularyRejectsWhatEncodeCouldNotHaveMade) {
     EXPECT_EQ(message(TokenizerKind::Word, R"(["a", 3])"), "load: a word vocabulary must be a JSON array of strings");
     EXPECT_EQ(message(TokenizerKind::Word, "abc"), "load: a word vocabulary must be a JSON array of strings");
     EXPECT_EQ(message(TokenizerKind::Word, "[]"), "load: expected a non-empty vocabulary");
+}
+
+// A text of a million distinct words made a vocabulary (and then a model) of a million pieces, 612 MB, before the
+// Trainer found the step too large. The vocabulary is counted as views into the text and refused past its limit.
+TEST(WordTokenizer, ATextOfTooManyDistinctWordsIsRefusedWhileCounting) {
+    std::string text;
+    for (int64_t i = 0; i <= kMaxVocabulary; ++i) text += " w" + std::to_string(i);
+    EXPECT_EQ(error_of([&] { Tokenizer(TokenizerKind::Word, text); }),
+              "WordTokenizer: the text has more than 262144 distinct words, the library's limit for a vocabulary; use "
+              "character tokens");
+    text.resize(text.rfind(' '));  // one word fewer: exactly the limit
+    EXPECT_EQ(Tokenizer(TokenizerKind::Word, text).vocab_size(), kMaxVocabulary);
+    nlohmann::json too_many = nlohmann::json::array();
+    for (int64_t i = 0; i <= kMaxVocabulary; ++i) too_many.push_back("w" + std::to_string(1000000 + i));
+    EXPECT_EQ(error_of([&] { Tokenizer::from_vocabulary(TokenizerKind::Word, too_many.dump(), "loadCheckpoint"); }),
+              "loadCheckpoint: a vocabulary holds at most 262144 pieces, got 262145");
 }

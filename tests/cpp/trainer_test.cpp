@@ -164,18 +164,19 @@ TEST(AdamW, AnUpdateThatWouldBeNonFiniteChangesNothing) {
 }
 
 // A word vocabulary of 1.3 M pieces (a 20 MB text of random words) made a step's logits too large: the Error was
-// thrown inside the step's parallel parts and ended the process ("terminate called"). It is refused at the start.
+// thrown inside the step's parallel parts and ended the process ("terminate called"). It is refused at the start,
+// before the model is allocated.
 TEST(Trainer, AStepTooLargeForTheLibraryIsRefusedAtTheStartNotACrash) {
     TrainConfig big = quick();
     big.batch_size = 1 << 16;
     GPTConfig model = tiny();
     model.block_size = 64;
+    model.n_head = 1;  // attention weights (B, 1 head, 64, 64) and the feed-forward (B, 64, 64): exactly 2^28
     const std::string text(2000, 'a');  // a vocabulary of one; with 65,536 × 64 tokens the logits still fit
     EXPECT_NO_THROW(Trainer(model, big, text));
     std::string varied;
     for (int i = 0; i < 2000; ++i) varied += static_cast<char>('!' + i % 90);  // 90 distinct characters
     EXPECT_EQ(error_of([&] { Trainer(model, big, varied); }),
-              "Trainer: a step of 65536 × 64 tokens over a vocabulary of 90 pieces needs logits of 377487360 elements, "
-              "more than the library's limit of 268435456; use a smaller batch_size or block_size, or character tokens "
-              "for a text of many distinct words");
+              "Trainer: a pass of 65536 × 64 tokens needs logits of 377487360 elements (sequences × tokens × vocabulary = 65536 × 64 × "
+              "90), more than the library's limit of 268435456; use fewer or shorter sequences or a smaller vocabulary");
 }

@@ -62,4 +62,40 @@ describe('hostile checkpoints', () => {
     assert.throws(() => attn.loadCheckpoint(bomb), /^Error: loadCheckpoint: its config describes a model of at least 201375744 parameters \(805502976 bytes of float32\), but the file holds \d+ data bytes$/);
     assert.equal(attn.memoryUsage().memoryBytes, memory, 'the WASM memory did not grow');
   });
+
+  test('a header of a million values is refused before it is parsed (57 MB of "0," cost 1 GB of memory)', () => {
+    const zeros = '0,'.repeat(1 << 20);
+    const memory = attn.memoryUsage().memoryBytes;
+    assert.throws(() => attn.loadCheckpoint(assemble(`{"__metadata__": {}, "x": [${zeros}0]}`)),
+      { message: 'loadCheckpoint: the header holds more than 1048576 values (arrays, objects, keys and scalars; not a file this library writes)' });
+    const entries = Array.from({ length: 65537 }, (_, i) => `"t${i}": 0`).join(', ');
+    assert.throws(() => attn.loadCheckpoint(assemble(`{"__metadata__": {}, ${entries}}`)),
+      { message: 'loadCheckpoint: the header lists 65538 entries, more than the limit of 65536 tensors' });
+    // The 2 MB file is copied in; parsed, its values alone would have taken 16 MiB.
+    assert.ok(attn.memoryUsage().memoryBytes - memory <= 8 << 20, 'the WASM memory grew by at most the file');
+  });
+});
+
+describe('sizes beyond memory', () => {
+  test('a forward whose attention weights cannot be allocated names them (it said only "vector")', () => {
+    const model = own(new attn.GPT({ vocabSize: 10, blockSize: 1024, nLayer: 1, nHead: 64, nEmbd: 64, nInner: 64 }));
+    const ids = { data: new Float64Array(20 * 1024), shape: [20, 1024] };
+    for (const trace of [false, true]) {
+      assert.throws(() => model.forward(ids, { trace }), {
+        message: 'GPT.forward: a pass of 20 × 1024 tokens needs attention weights of 1342177280 elements (sequences × heads × tokens × ' +
+          "context = 20 × 64 × 1024 × 1024), more than the library's limit of 268435456; use fewer or shorter sequences",
+      });
+    }
+    assert.deepEqual(model.forward({ data: new Float64Array(64), shape: [1, 64] }, { trace: false }).logits.shape, [1, 64, 10]);
+  });
+
+  test('a text of more distinct words than a vocabulary may hold is refused while they are counted (a million words made 612 MB)', () => {
+    const words = Array.from({ length: (1 << 18) + 1 }, (_, i) => ` w${i}`).join('');
+    const memory = attn.memoryUsage().memoryBytes;
+    assert.throws(() => new attn.WordTokenizer(words),
+      { message: "WordTokenizer: the text has more than 262144 distinct words, the library's limit for a vocabulary; use character tokens" });
+    assert.throws(() => new attn.Trainer({ training: { tokenizer: 'word' }, text: words }),
+      { message: "Trainer: the text has more than 262144 distinct words, the library's limit for a vocabulary; use character tokens" });
+    assert.ok(attn.memoryUsage().memoryBytes - memory <= 64 << 20, 'no model was allocated for the refused vocabulary');
+  });
 });

@@ -56,5 +56,8 @@ Checkpoint load_checkpoint(const std::string& bytes);
 
 // Largest header the loader accepts (bytes).
 constexpr uint64_t kMaxHeaderBytes = uint64_t{64} << 20;
+// Most tensors a header may list: a model at GPTConfig's limit of 1,024 layers has ~12,300, three times that
+// with the optimizer's moments.
+constexpr int64_t kMaxTensors = int64_t{1} << 16;
 
 }  // namespace attn

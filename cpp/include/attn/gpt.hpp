@@ -119,6 +119,11 @@ public:
     Tensor forward_cached(const std::vector<int64_t>& ids, int64_t B, KVCache& cache,
                           GPTTrace* trace = nullptr) const;
     KVCache new_cache(int64_t batch) const;
+    // Refuses, before anything is allocated, a pass of B rows of T new tokens over a context of T_k positions
+    // whose largest buffers would exceed kMaxElements: queries, keys and values (B, T, 3C), the attention
+    // weights (B, n_head, T, T_k), the feed-forward activations (B, T, n_inner), the logits (B, T, vocab_size).
+    // forward and forward_cached check every call; a Trainer checks its step when it is made.
+    static void check_pass_fits(const GPTConfig& config, int64_t B, int64_t T, int64_t T_k, const char* fn);
 
     // Training mode: logits (B, T, V) with every activation kept in `acts`
     // for backward(); dropout (config.dropout > 0) draws its masks from

@@ -22,12 +22,18 @@ namespace attn {
 
 enum class TokenizerKind { Char, Word };
 
+// The most pieces a vocabulary may hold (262,144: GPT-2 has 50,257, the largest published vocabularies ~256 k).
+// A text with more distinct words is refused while its vocabulary is counted, before a model is made for it;
+// GPTConfig's vocab_size reads the same limit.
+constexpr int64_t kMaxVocabulary = int64_t{1} << 18;
+
 const char* tokenizer_kind_name(TokenizerKind kind);           // "char", "word"
 TokenizerKind parse_tokenizer_kind(const std::string& name, const char* fn);
 
 class Tokenizer {
 public:
-    // The sorted set of the text's pieces. Throws Error on invalid UTF-8 or an empty text.
+    // The sorted set of the text's pieces. Throws Error on invalid UTF-8, an empty text, or a text of more than
+    // kMaxVocabulary distinct pieces.
     Tokenizer(TokenizerKind kind, const std::string& text);
     // From a saved vocabulary (see vocabulary()), validated: the pieces must be
     // distinct, sorted, and each one piece of this kind.
