@@ -126,6 +126,22 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("loadCheckpoint", &js::load_checkpoint);
     function("resumeTrainer", &js::resume_trainer);
 
+    // ---- pretrained_glue.cpp
+    function("pretrainedHeaderLength", &js::pretrained_header_length);
+    class_<BPETokenizer>("BPETokenizer")
+        .class_function("fromFiles", &js::bpe_from_files)
+        .class_function("fromTokenizerJson", &js::bpe_from_tokenizer_json)
+        .function("encode", &js::bpe_encode)
+        .function("decode", &js::bpe_decode)
+        .function("pieces", &js::bpe_pieces)
+        .function("vocabSize", &js::bpe_vocab_size);
+    class_<PretrainedLoader>("PretrainedLoader")
+        .class_function("create", &js::make_pretrained_loader)
+        .function("config", &js::pretrained_loader_config)
+        .function("tensors", &js::pretrained_loader_tensors)
+        .function("read", &js::pretrained_loader_read)
+        .function("finish", &js::pretrained_loader_finish);
+
     class_<Trainer>("Trainer")
         .class_function("create", &js::make_trainer)
         .class_function("resume", &js::resume_trainer)

@@ -5,12 +5,14 @@
 
 #include "convert.hpp"
 
+#include "attn/bpe_tokenizer.hpp"
 #include "attn/generate.hpp"
 #include "attn/gpt.hpp"
 #include "attn/layer_norm.hpp"
 #include "attn/linear.hpp"
 #include "attn/embedding.hpp"
 #include "attn/multi_head_attention.hpp"
+#include "attn/pretrained.hpp"
 #include "attn/self_attention.hpp"
 #include "attn/tokenizer.hpp"
 #include "attn/trainer.hpp"
@@ -143,5 +145,20 @@ val load_checkpoint(const val& bytes);
 val gpt_checkpoint(const GPT& m, const Tokenizer& tokenizer);
 val trainer_checkpoint(const Trainer& t);
 val resume_trainer(const val& bytes, const std::string& text);
+
+// ---- pretrained_glue.cpp: GPT-2's tokenizer and Hugging Face checkpoints ----------
+
+val bpe_from_files(const std::string& vocab_json, const std::string& merges_txt);
+val bpe_from_tokenizer_json(const std::string& text);
+val bpe_encode(const BPETokenizer& t, const val& utf8);
+val bpe_decode(const BPETokenizer& t, const val& ids);
+val bpe_pieces(const BPETokenizer& t);
+double bpe_vocab_size(const BPETokenizer& t);
+val pretrained_header_length(const val& first_bytes, double file_size);
+val make_pretrained_loader(const std::string& config_json, const val& header, double file_size);
+val pretrained_loader_config(const PretrainedLoader& l);
+val pretrained_loader_tensors(const PretrainedLoader& l);
+val pretrained_loader_read(PretrainedLoader& l, double i, double offset, const val& bytes);
+val pretrained_loader_finish(PretrainedLoader& l);
 
 }  // namespace attn::js

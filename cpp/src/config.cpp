@@ -18,7 +18,7 @@ using schema::Table;
 
 // The names of each enum's values, in the enum's order.
 const std::vector<const char*> kNorms = {"post", "pre"};
-const std::vector<const char*> kActivations = {"relu", "gelu"};
+const std::vector<const char*> kActivations = {"relu", "gelu", "gelu_new"};
 const std::vector<const char*> kInits = {"pytorch", "gpt2"};
 const std::vector<const char*> kTokenizers = {"char", "word"};
 
@@ -33,11 +33,12 @@ const Table<GPTConfig>& gpt_fields() {
         ATTN_INTEGER("n_inner", n_inner, 1, 1 << 20, "feed-forward width (nanoGPT: 4 · n_embd)"),
         ATTN_INTEGER("block_size", block_size, 1, 1 << 20, "longest context in tokens"),
         ATTN_CHOICE("norm", norm, kNorms, "LN(x + sublayer(x)) as notebook 001, or x + sublayer(LN(x)) as nanoGPT"),
-        ATTN_CHOICE("activation", activation, kActivations, "the feed-forward non-linearity"),
+        ATTN_CHOICE("activation", activation, kActivations, "the feed-forward non-linearity (gelu_new: GPT-2's tanh approximation)"),
         ATTN_SWITCH("attention_bias", attention_bias, "biases in the q/k/v and output projections"),
         ATTN_SWITCH("bias", bias, "biases in the feed-forward layers and LayerNorms"),
         ATTN_SWITCH("head_bias", head_bias, "a bias in the vocabulary projection"),
         ATTN_SWITCH("tie_embeddings", tie_embeddings, "lm_head shares the token embedding"),
+        ATTN_NUMBER("layer_norm_epsilon", layer_norm_epsilon, 0, 1, true, false, "ε of every LayerNorm"),
         ATTN_CHOICE("init", init, kInits, "PyTorch's module defaults, or nanoGPT's normal(0, 0.02)"),
         ATTN_NUMBER("dropout", dropout, 0, 1, false, true, "dropout probability in training"),
         ATTN_INTEGER("seed", seed, 0, kMaxSafeInteger, "initial weights = torch.manual_seed(seed); Model(config)"),
@@ -115,8 +116,9 @@ void GPTConfig::validate(const char* fn, Naming naming) const {
     // The parameter budget, checked before anything is allocated.
     const double params = matrix_parameters();
     if (params > static_cast<double>(kMaxElements)) {
-        throw Error(std::string(fn) + ": a model of about " + format_number(params) +
-                    " parameters exceeds the library's limit of " + std::to_string(kMaxElements));
+        throw Error(std::string(fn) + ": a model of about " + std::to_string(static_cast<int64_t>(params)) + " parameters (" +
+                    format_bytes(4 * params) + " of float32) exceeds the library's limit of " + std::to_string(kMaxElements) +
+                    " parameters (" + format_bytes(4.0 * static_cast<double>(kMaxElements)) + ")");
     }
 }
 

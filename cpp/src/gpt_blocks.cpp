@@ -11,15 +11,14 @@ namespace attn::blocks {
 namespace {
 float* ptr(Tensor& t) { return t.data.empty() ? nullptr : t.data.data(); }
 const float* ptr(const Tensor& t) { return t.data.empty() ? nullptr : t.data.data(); }
-constexpr float kEps = 1e-5f;  // nn.LayerNorm's default
-
-void layer_norm(const Tensor& w, const Tensor& b, const Matrix& in, Matrix& out, std::vector<float>& mean,
+// A LayerNorm of the model, with its config's ε (nn.LayerNorm's default 1e-5; GPT-2's config.json may say another).
+void layer_norm(float eps, const Tensor& w, const Tensor& b, const Matrix& in, Matrix& out, std::vector<float>& mean,
                 std::vector<float>& rstd) {
     const int64_t N = in.rows(), C = in.cols();
     out.resize(N, C);
     mean.resize(static_cast<size_t>(N));
     rstd.resize(static_cast<size_t>(N));
-    layer_norm_forward(out.data(), in.data(), ptr(w), ptr(b), N, C, kEps, mean.data(), rstd.data());
+    layer_norm_forward(out.data(), in.data(), ptr(w), ptr(b), N, C, eps, mean.data(), rstd.data());
 }
 
 // Adds to din the gradient through a LayerNorm given dout; gw, gb collect its weights' gradients.
@@ -64,7 +63,7 @@ void attention_forward(const GPT& m, int64_t l, const Pass& p, const Matrix& x, 
     const int64_t B = p.B, T = p.T, N = B * T, C = c.n_embd, H = c.n_head, T_k = p.pos0 + T;
     const bool pre = c.norm == NormPlacement::Pre;
     if (p.training) L.input = x;
-    if (pre) layer_norm(blk.ln_1_weight, blk.ln_1_bias, x, L.ln_1, L.ln_1_mean, L.ln_1_rstd);
+    if (pre) layer_norm(c.layer_norm_epsilon, blk.ln_1_weight, blk.ln_1_bias, x, L.ln_1, L.ln_1_mean, L.ln_1_rstd);
     L.qkv.resize(N, 3 * C);
     linear_forward(L.qkv.data(), (pre ? L.ln_1 : x).data(), ptr(blk.attn_c_attn_weight), ptr(blk.attn_c_attn_bias), N, C, 3 * C);
     L.att.resize(static_cast<size_t>(B * H * T * T_k));
@@ -112,7 +111,7 @@ void attention_forward(const GPT& m, int64_t l, const Pass& p, const Matrix& x, 
         L.x_1 = x + a;
     } else {
         L.ln_1 = x + a;  // post-norm: LN₁'s input
-        layer_norm(blk.ln_1_weight, blk.ln_1_bias, L.ln_1, L.x_1, L.ln_1_mean, L.ln_1_rstd);
+        layer_norm(c.layer_norm_epsilon, blk.ln_1_weight, blk.ln_1_bias, L.ln_1, L.x_1, L.ln_1_mean, L.ln_1_rstd);
     }
 }
 
@@ -153,12 +152,14 @@ void mlp_forward(const GPT& m, int64_t l, const Pass& p, GPTLayerActivations& L,
     const GPTBlock& blk = m.h[static_cast<size_t>(l)];
     const int64_t N = L.x_1.rows(), C = c.n_embd, F = c.n_inner;
     const bool pre = c.norm == NormPlacement::Pre;
-    if (pre) layer_norm(blk.ln_2_weight, blk.ln_2_bias, L.x_1, L.ln_2, L.ln_2_mean, L.ln_2_rstd);
+    if (pre) layer_norm(c.layer_norm_epsilon, blk.ln_2_weight, blk.ln_2_bias, L.x_1, L.ln_2, L.ln_2_mean, L.ln_2_rstd);
     L.fc.resize(N, F);
     linear_forward(L.fc.data(), (pre ? L.ln_2 : L.x_1).data(), ptr(blk.mlp_c_fc_weight), ptr(blk.mlp_c_fc_bias), N, C, F);
     L.act = L.fc;
     if (c.activation == Activation::GELU) {
         gelu_forward(L.act.data(), N * F);
+    } else if (c.activation == Activation::GELUTanh) {
+        gelu_tanh_forward(L.act.data(), N * F);
     } else {
         relu_forward(L.act.data(), N * F);
     }
@@ -169,7 +170,7 @@ void mlp_forward(const GPT& m, int64_t l, const Pass& p, GPTLayerActivations& L,
         x = L.x_1 + mlp;
     } else {
         L.ln_2 = L.x_1 + mlp;  // post-norm: LN₂'s input
-        layer_norm(blk.ln_2_weight, blk.ln_2_bias, L.ln_2, x, L.ln_2_mean, L.ln_2_rstd);
+        layer_norm(c.layer_norm_epsilon, blk.ln_2_weight, blk.ln_2_bias, L.ln_2, x, L.ln_2_mean, L.ln_2_rstd);
     }
 }
 
@@ -192,6 +193,8 @@ void mlp_backward(const GPT& m, int64_t l, const GPTLayerActivations& L, const M
                     ptr(blk.mlp_c_proj_weight), N, F, C);
     if (c.activation == Activation::GELU) {
         gelu_backward(dfc.data(), L.fc.data(), dact.data(), N * F);
+    } else if (c.activation == Activation::GELUTanh) {
+        gelu_tanh_backward(dfc.data(), L.fc.data(), dact.data(), N * F);
     } else {
         relu_backward(dfc.data(), L.fc.data(), dact.data(), N * F);
     }
@@ -209,7 +212,7 @@ void mlp_backward(const GPT& m, int64_t l, const GPTLayerActivations& L, const M
 void head_forward(const GPT& m, const Matrix& x, GPTActivations& acts, float* logits) {
     const GPTConfig& c = m.config();
     const bool pre = c.norm == NormPlacement::Pre;
-    if (pre) layer_norm(m.ln_f_weight, m.ln_f_bias, x, acts.ln_f, acts.ln_f_mean, acts.ln_f_rstd);
+    if (pre) layer_norm(c.layer_norm_epsilon, m.ln_f_weight, m.ln_f_bias, x, acts.ln_f, acts.ln_f_mean, acts.ln_f_rstd);
     linear_forward(logits, (pre ? acts.ln_f : x).data(), ptr(m.head_weight()), ptr(m.lm_head_bias), x.rows(), c.n_embd,
                    c.vocab_size);
 }

@@ -4,6 +4,7 @@
 
 #include "attn/config.hpp"
 #include "attn/synthetic_corpus.hpp"
+#include "attn/tensor.hpp"
 #include "attn/tokenizer.hpp"
 
 #include <string>

@@ -249,7 +249,10 @@ export interface GPTConfig {
   blockSize: number;
   /** "post": LN(x + sublayer(x)) as notebook 001; "pre": x + sublayer(LN(x)) and a final LN, as nanoGPT */
   norm: 'pre' | 'post';
-  activation: 'gelu' | 'relu';
+  /** "gelu": nanoGPT's exact GELU; "gelu_new": GPT-2's tanh approximation; "relu": notebook 001's */
+  activation: 'gelu' | 'gelu_new' | 'relu';
+  /** ε of every LayerNorm (GPT-2's config.json: layer_norm_epsilon), default 1e-5 */
+  layerNormEpsilon: number;
   /** "pytorch": module defaults in construction order; "gpt2": nanoGPT's normal(0, 0.02) scheme */
   init: 'gpt2' | 'pytorch';
   /** q/k/v and output projection biases */
@@ -507,6 +510,45 @@ export interface WordTokenizer extends Tokenizer {
   readonly kind: 'word';
 }
 
+/**
+ * GPT-2's tokenizer: byte-level byte-pair encoding (the same ids as js-tiktoken's "gpt2" encoding and
+ * Hugging Face's GPT2Tokenizer). Any text encodes (a lone surrogate as U+FFFD, as TextEncoder makes it);
+ * "<|endoftext|>" in the text is one token; decode(encode(text)) === text for well-formed text.
+ */
+export interface BPETokenizer extends Disposable {
+  readonly kind: 'bpe';
+  encode(text: string): number[];
+  /** Bytes that end inside a character show as U+FFFD (as TextDecoder shows them). */
+  decode(ids: ArrayLike<number>): string;
+  readonly vocabSize: number;
+  /** Each token's text in id order (U+FFFD for a byte that does not complete a character). */
+  readonly pieces: readonly string[];
+}
+
+/** A Hugging Face model folder's files, as loadPretrained takes them. */
+export type ModelFolder =
+  /** a folder path (Node) */
+  | string
+  /** a drop's or a file picker's files (a FileList) or any array of File */
+  | ArrayLike<File>
+  /** file name → its bytes, a Blob or File, or a URL to fetch */
+  | Record<string, Uint8Array | ArrayBuffer | Blob | UrlLike>
+  | Map<string, Uint8Array | ArrayBuffer | Blob | UrlLike>;
+
+export interface LoadPretrainedOptions {
+  /** Called as the weights are read: bytes of tensors read so far, and of all of them. */
+  onProgress?: (progress: { loaded: number; total: number }) => void;
+  /** Stops the load; the promise rejects with the signal's reason and nothing stays allocated. */
+  signal?: AbortSignal;
+}
+
+export interface LoadedPretrained {
+  model: GPT;
+  tokenizer: BPETokenizer;
+  /** config.json as the folder has it */
+  config: Record<string, unknown>;
+}
+
 export interface Attention {
   /** torch.tensor: from nested arrays, or flat data and a shape. */
   tensor(data: TensorLike | ArrayLike<number>, shape?: number[]): Tensor;
@@ -594,6 +636,17 @@ export interface Attention {
    * match is refused as damaged).
    */
   loadCheckpoint(bytes: Uint8Array): LoadedCheckpoint;
+  /**
+   * A GPT-2-family model from a Hugging Face folder: config.json, model.safetensors (float32, float16
+   * or bfloat16; read 16 MiB at a time, never whole) and the tokenizer as tokenizer.json or vocab.json +
+   * merges.txt. Computes as transformers' GPT2LMHeadModel does (gelu_new, the config's
+   * layer_norm_epsilon, a tied lm_head). A config asking for what the engine does not do, a tensor of
+   * the wrong name, dtype or shape, or a model beyond the library's 2^28 parameters is an Error naming
+   * the file and the key or tensor, before the model is allocated.
+   */
+  loadPretrained(source: ModelFolder, options?: LoadPretrainedOptions): Promise<LoadedPretrained>;
+  /** GPT-2's tokenizer from its files: { vocab, merges } (vocab.json's and merges.txt's text) or { tokenizerJson }. */
+  BPETokenizer: new (files: { vocab: string; merges: string } | { tokenizerJson: string }) => BPETokenizer;
   /** What the WASM module holds: for tests and apps that watch their memory. */
   memoryUsage(): MemoryUsage;
   /**

@@ -19,12 +19,13 @@
 //
 // The layers of this package, each a file: arguments.js (the checks), tensors.js
 // (plain tensors), handles.js (objects owning WASM memory, the error contract),
-// attention.js and model.js (the API), loading.js (files and the module).
+// attention.js, model.js and pretrained.js (the API), loading.js (files and the module).
 import { fail, options } from './arguments.js';
 import { attentionApi } from './attention.js';
 import { throwingErrors } from './handles.js';
 import { checkEngine, compile, isUrlLike, loadBytes } from './loading.js';
 import { modelApi } from './model.js';
+import { pretrainedApi } from './pretrained.js';
 import { format, tensor, toArray } from './tensors.js';
 import createAttentionModule from './wasm/attention_wasm.mjs';
 
@@ -73,5 +74,6 @@ export async function createAttention(opts) {
 
 /** The API for one loaded module M. */
 function makeApi(M) {
-  return { tensor, toArray, format, ...attentionApi(M), ...modelApi(M) };
+  const model = modelApi(M);
+  return { tensor, toArray, format, ...attentionApi(M), ...model, ...pretrainedApi(M, model) };
 }

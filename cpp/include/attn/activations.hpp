@@ -1,6 +1,8 @@
 // The feed-forward non-linearities of the language model, as in-place kernels
 // over n values: ReLU (notebook 001's nn.ReLU) and the exact, erf-based GELU
-// (nanoGPT's nn.GELU(), Hendrycks & Gimpel 2016).
+// (nanoGPT's nn.GELU(), Hendrycks & Gimpel 2016), and its tanh approximation
+// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), which GPT-2 was trained with
+// (Hugging Face's "gelu_new", PyTorch's GELU(approximate='tanh')).
 #pragma once
 
 #include <cstdint>
@@ -9,9 +11,11 @@ namespace attn {
 
 void relu_forward(float* x, int64_t n);
 void gelu_forward(float* x, int64_t n);
+void gelu_tanh_forward(float* x, int64_t n);
 
 // dinp = dout ⊙ f'(inp), where inp is the activation's input (pre-activation).
 void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
 void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+void gelu_tanh_backward(float* dinp, const float* inp, const float* dout, int64_t n);
 
 }  // namespace attn

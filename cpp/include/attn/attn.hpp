@@ -43,6 +43,7 @@
 //   score_explanation.hpp            one score taken apart: products, √d_k, its row, the mixing
 //   multi_head_attention.hpp         several heads (notebook 001 §7, nn.MultiheadAttention)
 //   tokenizer.hpp                    character and word tokens (nanoGPT's prepare.py)
+//   bpe_tokenizer.hpp                GPT-2's byte-level BPE (its Unicode classes: cpp/src)
 //   lr_schedule.hpp                  nanoGPT's learning-rate schedule, warm-up then cosine
 //   config.hpp                       GPTConfig and TrainConfig: every field named once
 //   gpt.hpp                          the tiny language model (notebook 001 §8, nanoGPT)
@@ -50,19 +51,22 @@
 //   cross_entropy.hpp, adamw.hpp     the loss and the optimizer
 //   dataset.hpp, trainer.hpp         nanoGPT's batches and training loop (notebook 001's "next steps")
 //   checkpoint.hpp                   safetensors files with a digest
+//   pretrained.hpp                   GPT-2-family models from a Hugging Face folder
 //   synthetic_corpus.hpp,
 //   agreement_probe.hpp              the agreement corpus and what a model learned from it
 //
 // Internals, not installed (cpp/src): gemm.hpp, the matrix product every layer
 // runs, with its own WASM SIMD kernel; attention_kernel.hpp, the fused
 // multi-head kernel the modules and the model run, forward and backward;
-// simd.hpp, the 128-bit vector helpers of both.
+// simd.hpp, the 128-bit vector helpers of both; unicode_classes.hpp, the
+// letter, number and space classes of GPT-2's pre-tokenizer.
 #pragma once
 
 #include "attn/activations.hpp"
 #include "attn/adamw.hpp"
 #include "attn/agreement_probe.hpp"
 #include "attn/attention_options.hpp"
+#include "attn/bpe_tokenizer.hpp"
 #include "attn/checkpoint.hpp"
 #include "attn/config.hpp"
 #include "attn/cross_entropy.hpp"
@@ -76,6 +80,7 @@
 #include "attn/lr_schedule.hpp"
 #include "attn/mask.hpp"
 #include "attn/multi_head_attention.hpp"
+#include "attn/pretrained.hpp"
 #include "attn/sampling.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/score_explanation.hpp"

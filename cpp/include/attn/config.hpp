@@ -18,7 +18,7 @@
 namespace attn {
 
 enum class NormPlacement { Post, Pre };
-enum class Activation { ReLU, GELU };
+enum class Activation { ReLU, GELU, GELUTanh };  // GELUTanh: GPT-2's gelu_new (activations.hpp)
 // PyTorch: each module's default initialisation in construction order (what
 // notebook 001's model gets). GPT2: nanoGPT's _init_weights, normal(0, 0.02)
 // for Linear and Embedding weights, zero biases, and normal(0, 0.02/√(2·n_layer))
@@ -45,6 +45,7 @@ struct GPTConfig {
     bool bias = true;             // biases of the feed-forward layers and LayerNorms
     bool head_bias = false;       // bias of the vocabulary projection
     bool tie_embeddings = false;  // lm_head.weight is transformer.wte.weight
+    float layer_norm_epsilon = 1e-5f;  // ε of every LayerNorm (GPT-2's config.json name)
     InitScheme init = InitScheme::GPT2;
     float dropout = 0.0f;         // used in training; forward() is evaluation mode
     uint64_t seed = 1337;         // initial weights = torch.manual_seed(seed); Model(config)

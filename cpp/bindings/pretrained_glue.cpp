@@ -1,0 +1,82 @@
+// Glue for GPT-2-family models: the byte-level BPE tokenizer (bpe_tokenizer.hpp)
+// and Hugging Face checkpoints read a tensor at a time (pretrained.hpp). Text
+// crosses as UTF-8 bytes that JS's TextEncoder made (a lone surrogate becomes
+// U+FFFD, as js-tiktoken encodes it), and decoded text leaves as bytes for
+// TextDecoder, since a token can end inside a character.
+#include "glue.hpp"
+
+namespace attn::js {
+
+namespace {
+val int32_ids_to_js(const std::vector<int64_t>& ids) {
+    const std::vector<int32_t> narrow(ids.begin(), ids.end());
+    return val::global("Int32Array").new_(val(emscripten::typed_memory_view(narrow.size(), narrow.data())));
+}
+}  // namespace
+
+val bpe_from_files(const std::string& vocab_json, const std::string& merges_txt) {
+    return guarded("BPETokenizer", [&] { return owned_by_js(new BPETokenizer(BPETokenizer::from_files(vocab_json, merges_txt))); });
+}
+
+val bpe_from_tokenizer_json(const std::string& text) {
+    return guarded("BPETokenizer", [&] { return owned_by_js(new BPETokenizer(BPETokenizer::from_tokenizer_json(text))); });
+}
+
+val bpe_encode(const BPETokenizer& t, const val& utf8) {
+    return guarded("BPETokenizer.encode", [&] { return int32_ids_to_js(t.encode(bytes_from_js(utf8, "BPETokenizer.encode"))); });
+}
+
+val bpe_decode(const BPETokenizer& t, const val& ids) {
+    return guarded("BPETokenizer.decode", [&] { return bytes_to_js(t.decode(to_ids(ids, "BPETokenizer.decode"))); });
+}
+
+val bpe_pieces(const BPETokenizer& t) {
+    return guarded("BPETokenizer.pieces", [&] { return strings_to_js(t.pieces()); });
+}
+
+double bpe_vocab_size(const BPETokenizer& t) { return static_cast<double>(t.vocab_size()); }
+
+val pretrained_header_length(const val& first_bytes, double file_size) {
+    return guarded("loadPretrained", [&] {
+        return static_cast<double>(PretrainedLoader::header_length(bytes_from_js(first_bytes, "loadPretrained"),
+                                                                   static_cast<uint64_t>(file_size)));
+    });
+}
+
+val make_pretrained_loader(const std::string& config_json, const val& header, double file_size) {
+    return guarded("loadPretrained", [&] {
+        return owned_by_js(new PretrainedLoader(config_json, bytes_from_js(header, "loadPretrained"), static_cast<uint64_t>(file_size)));
+    });
+}
+
+val pretrained_loader_config(const PretrainedLoader& l) {
+    return guarded("loadPretrained", [&] { return to_json(l.config(), Naming::Camel); });
+}
+
+// [{name, begin, end}] of the tensors to read, in file order.
+val pretrained_loader_tensors(const PretrainedLoader& l) {
+    return guarded("loadPretrained", [&] {
+        val out = val::array();
+        for (const PretrainedTensor& t : l.tensors()) {
+            val entry = val::object();
+            entry.set("name", t.name);
+            entry.set("begin", static_cast<double>(t.begin));
+            entry.set("end", static_cast<double>(t.end));
+            out.call<void>("push", entry);
+        }
+        return out;
+    });
+}
+
+val pretrained_loader_read(PretrainedLoader& l, double i, double offset, const val& bytes) {
+    return guarded("loadPretrained", [&] {
+        const std::string data = bytes_from_js(bytes, "loadPretrained");
+        l.read(static_cast<size_t>(i), static_cast<uint64_t>(offset), data.data(), data.size());
+    });
+}
+
+val pretrained_loader_finish(PretrainedLoader& l) {
+    return guarded("loadPretrained", [&] { return owned_by_js(new GPT(l.finish())); });
+}
+
+}  // namespace attn::js

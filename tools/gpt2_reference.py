@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+"""GPT-2 in plain PyTorch, step for step as Hugging Face's transformers computes it, to check this library against.
+
+Debian's python3-torch comes without transformers, so this file follows transformers' models/gpt2/modeling_gpt2.py
+(v4.x) line by line, in the order GPT2LMHeadModel runs: Conv1D (a Linear whose weight is stored (in, out):
+torch.addmm(bias, x, weight)), GPT2Attention (c_attn split into q, k, v; heads split; q·kᵀ / √d_head; the causal
+mask filled with finfo.min; softmax; weights·v; heads merged; c_proj), GPT2MLP (c_fc, NewGELUActivation or
+nn.GELU, c_proj), GPT2Block (pre-norm: x + attn(ln_1(x)), x + mlp(ln_2(x))), GPT2Model (wte + wpe, the blocks,
+ln_f) and the tied lm_head.
+
+Writes, for each model asked for, a Hugging Face model folder (config.json, model.safetensors, vocab.json,
+merges.txt) of a randomly initialised model and expected.json with what this reference computes on fixed ids:
+the logits, every layer's attention weights, and a greedy continuation. The weights are drawn wider than GPT-2's
+init (std 0.2, LayerNorms and biases away from 1 and 0) so that a wrong step shows.
+
+    /usr/bin/python3 tools/gpt2_reference.py OUT_DIR SPEC_JSON VOCAB_JSON MERGES_TXT
+    SPEC_JSON: [{"name": "f32", "n_layer": 2, "n_head": 4, "n_embd": 32, "n_positions": 32, "dtype": "F32", ...}]
+"""
+import json
+import math
+import os
+import shutil
+import struct
+import sys
+
+import torch
+import torch.nn.functional as F
+
+DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
+
+
+class Conv1D(torch.nn.Module):  # modeling_utils / pytorch_utils.Conv1D
+    def __init__(self, nf, nx):
+        super().__init__()
+        self.nf = nf
+        self.weight = torch.nn.Parameter(torch.empty(nx, nf))
+        self.bias = torch.nn.Parameter(torch.zeros(nf))
+
+    def forward(self, x):
+        size_out = x.size()[:-1] + (self.nf,)
+        x = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)
+        return x.view(size_out)
+
+
+def new_gelu(x):  # activations.NewGELUActivation ("gelu_new")
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+class Attention(torch.nn.Module):  # GPT2Attention
+    def __init__(self, c):
+        super().__init__()
+        n = c["n_positions"]
+        self.register_buffer("bias", torch.tril(torch.ones((n, n), dtype=torch.bool)).view(1, 1, n, n))
+        self.n_head, self.n_embd = c["n_head"], c["n_embd"]
+        self.head_dim = self.n_embd // self.n_head
+        self.c_attn = Conv1D(3 * self.n_embd, self.n_embd)
+        self.c_proj = Conv1D(self.n_embd, self.n_embd)
+
+    def _split_heads(self, t):
+        return t.view(t.size()[:-1] + (self.n_head, self.head_dim)).permute(0, 2, 1, 3)
+
+    def _attn(self, query, key, value):
+        attn_weights = torch.matmul(query, key.transpose(-1, -2))
+        attn_weights = attn_weights / torch.full([], value.size(-1) ** 0.5, dtype=attn_weights.dtype)
+        query_length, key_length = query.size(-2), key.size(-2)
+        causal_mask = self.bias[:, :, key_length - query_length : key_length, :key_length]
+        mask_value = torch.full([], torch.finfo(attn_weights.dtype).min, dtype=attn_weights.dtype)
+        attn_weights = torch.where(causal_mask, attn_weights, mask_value)
+        attn_weights = torch.nn.functional.softmax(attn_weights, dim=-1)
+        return torch.matmul(attn_weights, value), attn_weights
+
+    def forward(self, h):
+        query, key, value = self.c_attn(h).split(self.n_embd, dim=2)
+        query, key, value = self._split_heads(query), self._split_heads(key), self._split_heads(value)
+        attn_output, attn_weights = self._attn(query, key, value)
+        attn_output = attn_output.permute(0, 2, 1, 3).contiguous()
+        attn_output = attn_output.view(attn_output.size()[:-2] + (self.n_embd,))
+        return self.c_proj(attn_output), attn_weights
+
+
+class MLP(torch.nn.Module):  # GPT2MLP
+    def __init__(self, c):
+        super().__init__()
+        inner = c.get("n_inner") or 4 * c["n_embd"]
+        self.c_fc = Conv1D(inner, c["n_embd"])
+        self.c_proj = Conv1D(c["n_embd"], inner)
+        self.act = new_gelu if c.get("activation_function", "gelu_new") == "gelu_new" else F.gelu
+
+    def forward(self, h):
+        return self.c_proj(self.act(self.c_fc(h)))
+
+
+class Block(torch.nn.Module):  # GPT2Block
+    def __init__(self, c):
+        super().__init__()
+        eps = c.get("layer_norm_epsilon", 1e-5)
+        self.ln_1 = torch.nn.LayerNorm(c["n_embd"], eps=eps)
+        self.attn = Attention(c)
+        self.ln_2 = torch.nn.LayerNorm(c["n_embd"], eps=eps)
+        self.mlp = MLP(c)
+
+    def forward(self, h):
+        residual = h
+        attn_output, weights = self.attn(self.ln_1(h))
+        h = attn_output + residual
+        residual = h
+        return residual + self.mlp(self.ln_2(h)), weights
+
+
+class GPT2LMHeadModel(torch.nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+        self.wte = torch.nn.Embedding(c["vocab_size"], c["n_embd"])
+        self.wpe = torch.nn.Embedding(c["n_positions"], c["n_embd"])
+        self.h = torch.nn.ModuleList([Block(c) for _ in range(c["n_layer"])])
+        self.ln_f = torch.nn.LayerNorm(c["n_embd"], eps=c.get("layer_norm_epsilon", 1e-5))
+        self.lm_head = torch.nn.Linear(c["n_embd"], c["vocab_size"], bias=False)
+        if c.get("tie_word_embeddings", True):
+            self.lm_head.weight = self.wte.weight
+
+    def forward(self, ids):
+        position_ids = torch.arange(ids.size(-1)).unsqueeze(0)
+        h = self.wte(ids) + self.wpe(position_ids)
+        attentions = []
+        for block in self.h:
+            h, weights = block(h)
+            attentions.append(weights)
+        return self.lm_head(self.ln_f(h)), attentions
+
+
+def safetensors_bytes(tensors):
+    """The safetensors layout: u64 header length, a JSON header of dtype, shape and data_offsets, the data."""
+    header, data = {"__metadata__": {"format": "pt"}}, b""
+    for name, (dtype, t) in tensors.items():
+        raw = t.contiguous().view(torch.int16).numpy().tobytes() if dtype == "BF16" else t.contiguous().numpy().tobytes()
+        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def build(spec, out, vocab_path, merges_path):
+    torch.manual_seed(spec.get("seed", 0))
+    config = {"model_type": "gpt2", "vocab_size": 50257, "n_positions": spec["n_positions"], "n_embd": spec["n_embd"],
+              "n_layer": spec["n_layer"], "n_head": spec["n_head"], "n_inner": spec.get("n_inner"),
+              "activation_function": spec.get("activation_function", "gelu_new"),
+              "layer_norm_epsilon": spec.get("layer_norm_epsilon", 1e-5), "resid_pdrop": 0.1, "embd_pdrop": 0.1,
+              "attn_pdrop": 0.1, "scale_attn_weights": True, "tie_word_embeddings": spec.get("tie_word_embeddings", True),
+              "architectures": ["GPT2LMHeadModel"], "bos_token_id": 50256, "eos_token_id": 50256}
+    model = GPT2LMHeadModel(config)
+    dtype = spec.get("dtype", "F32")
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("ln_1.weight") or name.endswith("ln_2.weight") or name.endswith("ln_f.weight"):
+                p.copy_(1 + 0.2 * torch.randn_like(p))
+            else:
+                p.copy_(0.2 * torch.randn_like(p))
+            p.copy_(p.to(DTYPES[dtype]).float())  # the numbers the file holds
+    prefix = "transformer." if spec.get("prefix", True) else ""
+    tensors = {}
+    for name, t in model.state_dict().items():
+        if name == "lm_head.weight":
+            if config["tie_word_embeddings"]:
+                continue
+            tensors[name] = (dtype, t.to(DTYPES[dtype]))
+        elif name.endswith(".attn.bias"):  # the causal mask buffer older files hold, as BOOL or F32
+            tensors[prefix + name] = ("BOOL", t) if spec.get("bool_mask") else ("F32", t.float())
+        else:
+            tensors[prefix + name] = (dtype, t.to(DTYPES[dtype]))
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "model.safetensors"), "wb") as f:
+        f.write(safetensors_bytes(tensors))
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    shutil.copy(vocab_path, os.path.join(out, "vocab.json"))
+    shutil.copy(merges_path, os.path.join(out, "merges.txt"))
+
+    g = torch.Generator().manual_seed(7)
+    T = min(12, spec["n_positions"] - 8)
+    ids = torch.randint(0, 50257, (2, T), generator=g)
+    with torch.no_grad():
+        logits, attentions = model(ids)
+        prompt = ids[:1]
+        for _ in range(8):  # greedy, as generate(do_sample=False)
+            next_logits, _ = model(prompt)
+            prompt = torch.cat([prompt, next_logits[:, -1].argmax(-1, keepdim=True)], dim=1)
+    expected = {
+        "config": config,
+        "ids": ids.tolist(),
+        "logits_head": logits[:, :, :64].flatten().tolist(),  # (2, T, 64): the first 64 tokens' logits everywhere
+        "logits_last": logits[0, -1].tolist(),  # (V): every logit of the last position of row 0
+        "argmax": logits.argmax(-1).flatten().tolist(),
+        "logsumexp": torch.logsumexp(logits, -1).flatten().tolist(),
+        "attentions": [a.flatten().tolist() for a in attentions],  # each (2, n_head, T, T)
+        "greedy": prompt[0, T:].tolist(),
+    }
+    with open(os.path.join(out, "expected.json"), "w") as f:
+        json.dump(expected, f)
+
+
+def main():
+    out, specs, vocab, merges = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4]
+    torch.set_num_threads(1)
+    for spec in specs:
+        build(spec, os.path.join(out, spec["name"]), vocab, merges)
+    print("gpt2_reference: wrote " + ", ".join(s["name"] for s in specs))
+
+
+if __name__ == "__main__":
+    main()
