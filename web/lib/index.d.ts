@@ -544,7 +544,8 @@ export interface LoadPretrainedOptions {
 
 export interface LoadedPretrained {
   model: GPT;
-  tokenizer: BPETokenizer;
+  /** GPT-2's BPE; a CharTokenizer for a character-level tokenizer.json (nanoGPT's character models, tools/nanogpt_to_hf.py) */
+  tokenizer: BPETokenizer | CharTokenizer;
   /** config.json as the folder has it */
   config: Record<string, unknown>;
 }

@@ -17,7 +17,7 @@ const encoder = new TextEncoder();
 // ignoreBOM: a U+FEFF the text began with is part of it (TextDecoder drops it by default).
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
-export function pretrainedApi(M, { GPT }) {
+export function pretrainedApi(M, { GPT, Tokenizer }) {
   /**
    * GPT-2's tokenizer: byte-level byte-pair encoding. `files` is
    * `{ vocab, merges }` (the texts of vocab.json and merges.txt) or
@@ -85,8 +85,10 @@ export function pretrainedApi(M, { GPT }) {
         `it holds ${[...folder.names()].join(', ') || 'no files'}`));
       const config = await (await need('config.json', "the model's shape")).text();
       let tokenizerFiles;
+      let characters = null;
       if (folder.has('tokenizer.json')) {
         tokenizerFiles = { tokenizerJson: await (await folder.get('tokenizer.json')).text() };
+        characters = characterVocabulary(tokenizerFiles.tokenizerJson, fn);
       } else if (folder.has('vocab.json') && folder.has('merges.txt')) {
         tokenizerFiles = { vocab: await (await folder.get('vocab.json')).text(), merges: await (await folder.get('merges.txt')).text() };
       } else {
@@ -99,7 +101,7 @@ export function pretrainedApi(M, { GPT }) {
       }
       const weights = await need('model.safetensors', 'the weights');
       stopIfAborted();
-      const tokenizer = new BPETokenizer(tokenizerFiles);
+      const tokenizer = characters !== null ? Tokenizer.fromVocabulary('char', characters) : new BPETokenizer(tokenizerFiles);
       let loader = null;
       try {
         const headerLength = M.pretrainedHeaderLength(await weights.read(0, Math.min(8, weights.size)), weights.size);
@@ -138,6 +140,31 @@ export function pretrainedApi(M, { GPT }) {
   }
 
   return { BPETokenizer, loadPretrained };
+}
+
+/**
+ * The characters in id order when tokenizer.json is a character-level one (a WordLevel model over single
+ * characters, every character split off: what tools/nanogpt_to_hf.py writes for nanoGPT's character models),
+ * else null (a BPE, read by BPETokenizer).
+ */
+function characterVocabulary(text, fn) {
+  let j;
+  try {
+    j = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${fn}: tokenizer.json is not valid JSON (${e.message})`);
+  }
+  if (j?.model?.type !== 'WordLevel') return null;
+  const entries = Object.entries(j.model.vocab ?? {});
+  const chars = [];
+  for (const [piece, id] of entries) {
+    if ([...piece].length !== 1 || !Number.isInteger(id) || id < 0 || id >= entries.length || chars[id] !== undefined) {
+      throw new Error(`${fn}: tokenizer.json is a WordLevel vocabulary but not one of single characters with ids 0 to ` +
+        `${entries.length - 1} (at ${JSON.stringify(piece)}: ${id}); this library reads character-level and GPT-2 BPE tokenizers`);
+    }
+    chars[id] = piece;
+  }
+  return chars.join('');
 }
 
 // ---- a model folder, however it is given ---------------------------------------------
