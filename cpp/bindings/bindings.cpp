@@ -98,6 +98,8 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("tokenizerFromVocabulary", &js::tokenizer_from_vocabulary);
     function("agreementCorpus", &js::agreement_corpus);
     function("probeAgreement", &js::probe_agreement);
+    function("summarizeHeads", &js::summarize_heads);
+    function("headAttention", &js::head_attention);
 
     class_<GPT>("GPT")
         .class_function("create", &js::make_gpt)

@@ -6,6 +6,7 @@
 
 #include "attn/agreement_probe.hpp"
 #include "attn/config.hpp"
+#include "attn/head_statistics.hpp"
 #include "attn/synthetic_corpus.hpp"
 
 namespace attn::js {
@@ -180,6 +181,28 @@ val probe_agreement(const GPT& m, const Tokenizer& tokenizer, double sentences, 
             m, tokenizer,
             agreement_sentences(static_cast<int64_t>(sentences), static_cast<uint64_t>(to_count(seed, fn, "seed"))),
             mask ? &*mask : nullptr));
+    });
+}
+
+// ---- what each head does on a text --------------------------------------------------
+
+val summarize_heads(const GPT& m, const val& ids, double thumbnail, const val& head_mask) {
+    constexpr const char* fn = "summarizeHeads";
+    return guarded(fn, [&] {
+        const std::optional<Tensor> mask = optional_tensor(head_mask, fn, "headMask");
+        HeadSummaryOptions o;
+        o.thumbnail = to_count(thumbnail, fn, "thumbnailSize");
+        o.head_mask = mask ? &*mask : nullptr;
+        return to_js(attn::summarize_heads(m, to_ids(ids, fn), o));
+    });
+}
+
+val head_attention(const GPT& m, const val& ids, double layer, double head, const val& head_mask) {
+    constexpr const char* fn = "headAttention";
+    return guarded(fn, [&] {
+        const std::optional<Tensor> mask = optional_tensor(head_mask, fn, "headMask");
+        return val(to_js(attn::head_attention(m, to_ids(ids, fn), to_count(layer, fn, "layer"), to_count(head, fn, "head"),
+                                                 mask ? &*mask : nullptr)));
     });
 }
 

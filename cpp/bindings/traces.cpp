@@ -86,6 +86,15 @@ val to_js(const AgreementReport& r) {
                    {"bestSubjectAttention", number(r.best_subject_attention)}});
 }
 
+val to_js(const HeadSummary& s) {
+    return object({{"previousToken", tensor(s.previous_token)},
+                   {"firstToken", tensor(s.first_token)},
+                   {"meanDistance", tensor(s.mean_distance)},
+                   {"entropy", tensor(s.entropy)},
+                   {"thumbnails", tensor(s.thumbnails)},
+                   {"nextLogits", tensor(s.next_logits)}});
+}
+
 val to_js(const StepResult& r) {
     return object({{"iter", number(static_cast<double>(r.iter))},
                    {"lr", number(r.lr)},

@@ -7,6 +7,7 @@
 
 #include "attn/agreement_probe.hpp"
 #include "attn/gpt.hpp"
+#include "attn/head_statistics.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/score_explanation.hpp"
@@ -24,6 +25,7 @@ val to_js(const SelfAttentionTrace& t);
 val to_js(const MultiHeadAttentionTrace& t, bool trace);
 val to_js(const GPTTrace& t);
 val to_js(const AgreementReport& r);
+val to_js(const HeadSummary& s);
 val to_js(const StepResult& r);
 val to_js(const EvalResult& r);
 

@@ -285,6 +285,7 @@ Tensor run(const GPT& m, const std::vector<int64_t>& ids, const blocks::Pass& p,
         }
         blocks::attention_forward(m, l, p, x, L, lt ? lt->scores.data.data() : nullptr);
         if (lt) trace_attention(*lt, L, p, c, l);
+        if (p.observe) (*p.observe)(l, L.att);
         blocks::mlp_forward(m, l, p, L, x);
         if (lt) lt->output = to_tensor(x, {B, T, C});
     }
@@ -318,19 +319,37 @@ void release_if_large(GPTActivations& scratch) {
 }
 }  // namespace
 
-Tensor GPT::forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace, const Tensor* head_mask) const {
+namespace {
+// An inference pass over ids (B, T) with an optional head mask (n_layer, n_head), checked.
+blocks::Pass inference_pass(const GPTConfig& c, const std::vector<int64_t>& ids, int64_t B, const Tensor* head_mask, const char* fn) {
     blocks::Pass p;
-    p.fn = "GPT.forward";
+    p.fn = fn;
     p.B = B;
     p.T = sequence_length(ids, B, p.fn);
     if (head_mask) {
-        if (head_mask->shape != Shape{config_.n_layer, config_.n_head})
-            throw_shape(p.fn, "headMask", shape_str({config_.n_layer, config_.n_head}) + " (n_layer, n_head)", head_mask->shape);
+        if (head_mask->shape != Shape{c.n_layer, c.n_head})
+            throw_shape(p.fn, "headMask", shape_str({c.n_layer, c.n_head}) + " (n_layer, n_head)", head_mask->shape);
         check_finite(*head_mask, p.fn, "headMask");
         p.head_mask = head_mask->data.data();
     }
+    return p;
+}
+}  // namespace
+
+Tensor GPT::forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace, const Tensor* head_mask) const {
+    const blocks::Pass p = inference_pass(config_, ids, B, head_mask, "GPT.forward");
     GPTActivations& scratch = inference_scratch();
     Tensor logits = run(*this, ids, p, trace, scratch);
+    release_if_large(scratch);
+    return logits;
+}
+
+Tensor GPT::forward_observed(const std::vector<int64_t>& ids, int64_t B, const AttentionObserver& observe,
+                             const Tensor* head_mask) const {
+    blocks::Pass p = inference_pass(config_, ids, B, head_mask, "GPT.forward");
+    p.observe = &observe;
+    GPTActivations& scratch = inference_scratch();
+    Tensor logits = run(*this, ids, p, nullptr, scratch);
     release_if_large(scratch);
     return logits;
 }

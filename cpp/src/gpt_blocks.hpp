@@ -26,6 +26,7 @@ struct Pass {
     float dropout = 0.0f;            // drawn from `gen` when > 0
     Generator* gen = nullptr;
     const float* head_mask = nullptr;  // (n_layer, n_head) multipliers of each head's weights, or null
+    const GPT::AttentionObserver* observe = nullptr;  // sees each layer's weights (forward_observed)
     const char* fn = "GPT.forward";  // the public function, for messages
 };
 

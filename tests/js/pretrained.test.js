@@ -118,6 +118,37 @@ describe('loadPretrained gives what GPT-2 computes in PyTorch', () => {
   });
 });
 
+describe("every head of GPT-2 measured on one text", () => {
+  test('summarizeHeads and headAttention read the weights the trace holds', async () => {
+    const { model, tokenizer } = await attn.loadPretrained(join(dir, 'f32'));
+    own(model);
+    own(tokenizer);
+    const ids = tokenizer.encode('The cat sat on the mat because the cat was tired of');
+    const T = ids.length;
+    const { trace, logits } = model.forward([ids], { trace: true });
+    const s = attn.summarizeHeads(model, ids, { thumbnailSize: 4 });
+    const S = Math.ceil(T / Math.ceil(T / 4));
+    assert.deepEqual(s.previousToken.shape, [2, 4]);
+    assert.deepEqual(s.thumbnails.shape, [2, 4, S, S]);
+    for (let l = 0; l < 2; l++) {
+      for (let h = 0; h < 4; h++) {
+        const w = (i, j) => trace.layers[l].weights.data[(h * T + i) * T + j];
+        let prev = 0;
+        let first = 0;
+        for (let i = 1; i < T; i++) [prev, first] = [prev + w(i, i - 1), first + w(i, 0)];
+        assert.ok(Math.abs(s.previousToken.data[l * 4 + h] - prev / (T - 1)) < 1e-6);
+        assert.ok(Math.abs(s.firstToken.data[l * 4 + h] - first / (T - 1)) < 1e-6);
+        const map = attn.headAttention(model, ids, l, h);
+        assert.deepEqual(map.shape, [T, T]);
+        assert.equal(map.data[(T - 1) * T + 2], w(T - 1, 2));
+      }
+    }
+    assert.equal(maxDiff(s.nextLogits.data, logits.data.subarray((T - 1) * 50257)), 0);
+    assert.throws(() => attn.summarizeHeads(model, [5]), { message: 'summarizeHeads: expected a text of at least 2 tokens, got 1' });
+    assert.throws(() => attn.headAttention(model, ids, 0, 4), { message: 'headAttention: expected layer in [0, 2) and head in [0, 4), got layer 0 and head 4' });
+  });
+});
+
 describe('a model folder that is wrong is an Error naming the file and what was expected', () => {
   const withConfig = (edit) => {
     const files = filesOf('f32');

@@ -550,6 +550,25 @@ export interface LoadedPretrained {
   config: Record<string, unknown>;
 }
 
+/**
+ * What each head does on one text, each statistic a mean over the queries after the first (Clark et al.
+ * 2019, "What Does BERT Look At?").
+ */
+export interface HeadSummary {
+  /** (nLayer, nHead): weight on the token just before the query */
+  previousToken: Tensor;
+  /** (nLayer, nHead): weight on the text's first token */
+  firstToken: Tensor;
+  /** (nLayer, nHead): Σ_j w_ij (i − j), how many tokens back on average */
+  meanDistance: Tensor;
+  /** (nLayer, nHead): −Σ_j w_ij ln w_ij in nats (0: all on one token) */
+  entropy: Tensor;
+  /** (nLayer, nHead, S, S): every map max-pooled to S ≤ thumbnailSize cells a side; empty for thumbnailSize 0 */
+  thumbnails: Tensor;
+  /** (vocabSize): the logits after the last token */
+  nextLogits: Tensor;
+}
+
 export interface Attention {
   /** torch.tensor: from nested arrays, or flat data and a shape. */
   tensor(data: TensorLike | ArrayLike<number>, shape?: number[]): Tensor;
@@ -648,6 +667,13 @@ export interface Attention {
   loadPretrained(source: ModelFolder, options?: LoadPretrainedOptions): Promise<LoadedPretrained>;
   /** GPT-2's tokenizer from its files: { vocab, merges } (vocab.json's and merges.txt's text) or { tokenizerJson }. */
   BPETokenizer: new (files: { vocab: string; merges: string } | { tokenizerJson: string }) => BPETokenizer;
+  /**
+   * Measures every head of `model` on one text (ids of one sequence, 2 tokens or more) in one pass, at the
+   * memory of one layer's maps: GPT-2 small on 1,024 tokens included.
+   */
+  summarizeHeads(model: GPT, ids: ArrayLike<number>, options?: { thumbnailSize?: number; headMask?: TensorLike | null }): HeadSummary;
+  /** One head's attention weights (T, T) on ids (one sequence); layer and head count from 0. */
+  headAttention(model: GPT, ids: ArrayLike<number>, layer: number, head: number, options?: { headMask?: TensorLike | null }): Tensor;
   /** What the WASM module holds: for tests and apps that watch their memory. */
   memoryUsage(): MemoryUsage;
   /**

@@ -311,5 +311,26 @@ export function modelApi(M) {
       return M.probeAgreement(model._handle, tokenizer._handle, number(sentences, fn, 'sentences'), number(seed, fn, 'seed'),
         headMask === null ? null : asTensor(headMask, fn, 'headMask'));
     },
+    /**
+     * What each head does on one text (ids of one sequence, at least 2 tokens), measured from its attention
+     * weights in one pass: {previousToken, firstToken, meanDistance, entropy} as (nLayer, nHead) tensors,
+     * each a mean over the queries after the first; `thumbnails` (nLayer, nHead, S, S), every map max-pooled
+     * to at most `thumbnailSize` cells a side (0, the default: none); and `nextLogits` after the last token.
+     */
+    summarizeHeads: (model, ids, opts = {}) => {
+      const fn = 'summarizeHeads';
+      const { thumbnailSize = 0, headMask = null } = options(opts, ['thumbnailSize', 'headMask'], fn);
+      ofThisInstance(model, GPT, fn, 'a GPT');
+      return M.summarizeHeads(model._handle, integers(ids, fn, 'ids'), number(thumbnailSize, fn, 'thumbnailSize'),
+        headMask === null ? null : asTensor(headMask, fn, 'headMask'));
+    },
+    /** One head's attention weights (T, T) on ids (one sequence); layer and head count from 0. */
+    headAttention: (model, ids, layer, head, opts = {}) => {
+      const fn = 'headAttention';
+      const { headMask = null } = options(opts, ['headMask'], fn);
+      ofThisInstance(model, GPT, fn, 'a GPT');
+      return M.headAttention(model._handle, integers(ids, fn, 'ids'), number(layer, fn, 'layer'), number(head, fn, 'head'),
+        headMask === null ? null : asTensor(headMask, fn, 'headMask'));
+    },
   };
 }

@@ -52,6 +52,7 @@
 //   dataset.hpp, trainer.hpp         nanoGPT's batches and training loop (notebook 001's "next steps")
 //   checkpoint.hpp                   safetensors files with a digest
 //   pretrained.hpp                   GPT-2-family models from a Hugging Face folder
+//   head_statistics.hpp              what each head does on a text, measured
 //   synthetic_corpus.hpp,
 //   agreement_probe.hpp              the agreement corpus and what a model learned from it
 //
@@ -75,6 +76,7 @@
 #include "attn/embedding.hpp"
 #include "attn/generate.hpp"
 #include "attn/gpt.hpp"
+#include "attn/head_statistics.hpp"
 #include "attn/layer_norm.hpp"
 #include "attn/linear.hpp"
 #include "attn/lr_schedule.hpp"

@@ -13,6 +13,7 @@
 #include "attn/tensor.hpp"
 #include "attn/torch_rng.hpp"
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -112,6 +113,13 @@ public:
     // Heads Really Better than One?"). The trace's weights are the multiplied ones.
     Tensor forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace = nullptr,
                    const Tensor* head_mask = nullptr) const;
+
+    // forward() that hands each layer's attention weights (B, n_head, T, T), after the head mask, to
+    // observe(layer, weights) as the pass goes instead of keeping them: what measurements of the heads read
+    // (head_statistics.hpp), at the memory of one layer (GPT-2 small's 144 maps of 1,024² take 600 MB).
+    using AttentionObserver = std::function<void(int64_t layer, const std::vector<float>& weights)>;
+    Tensor forward_observed(const std::vector<int64_t>& ids, int64_t B, const AttentionObserver& observe,
+                            const Tensor* head_mask = nullptr) const;
 
     // Appends ids (B, T_new) to the cache's context and returns their logits
     // (B, T_new, vocab_size): equal to forward() on the whole context's last
