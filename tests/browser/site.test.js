@@ -16,6 +16,7 @@ const PAGES = [
   'chapters/5-masking',
   'chapters/6-multi-head',
   'chapters/7-language-model',
+  'chapters/8-your-model',
 ];
 // The notebooks' tensors as PyTorch computes them (tests/golden/notebooks.json), as the page prints them.
 const NOTEBOOKS = JSON.parse(readFileSync(new URL('../golden/notebooks.json', import.meta.url), 'utf8'));

