@@ -100,6 +100,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("probeAgreement", &js::probe_agreement);
     function("summarizeHeads", &js::summarize_heads);
     function("headAttention", &js::head_attention);
+    function("layerAttention", &js::layer_attention);
 
     class_<GPT>("GPT")
         .class_function("create", &js::make_gpt)

@@ -149,6 +149,7 @@ val resume_trainer(const val& bytes, const std::string& text);
 // What each head does on a text (model_glue.cpp).
 val summarize_heads(const GPT& m, const val& ids, double thumbnail, const val& head_mask);
 val head_attention(const GPT& m, const val& ids, double layer, double head, const val& head_mask);
+val layer_attention(const GPT& m, const val& ids, double layer, const val& head_mask);
 
 // ---- pretrained_glue.cpp: GPT-2's tokenizer and Hugging Face checkpoints ----------
 

@@ -201,8 +201,16 @@ val head_attention(const GPT& m, const val& ids, double layer, double head, cons
     constexpr const char* fn = "headAttention";
     return guarded(fn, [&] {
         const std::optional<Tensor> mask = optional_tensor(head_mask, fn, "headMask");
-        return val(to_js(attn::head_attention(m, to_ids(ids, fn), to_count(layer, fn, "layer"), to_count(head, fn, "head"),
-                                                 mask ? &*mask : nullptr)));
+        return to_js(attn::head_attention(m, to_ids(ids, fn), to_count(layer, fn, "layer"), to_count(head, fn, "head"),
+                                          mask ? &*mask : nullptr));
+    });
+}
+
+val layer_attention(const GPT& m, const val& ids, double layer, const val& head_mask) {
+    constexpr const char* fn = "layerAttention";
+    return guarded(fn, [&] {
+        const std::optional<Tensor> mask = optional_tensor(head_mask, fn, "headMask");
+        return to_js(attn::layer_attention(m, to_ids(ids, fn), to_count(layer, fn, "layer"), mask ? &*mask : nullptr));
     });
 }
 

@@ -95,6 +95,10 @@ val to_js(const HeadSummary& s) {
                    {"nextLogits", tensor(s.next_logits)}});
 }
 
+val to_js(const HeadMap& m) {
+    return object({{"queries", tensor(m.queries)}, {"keys", tensor(m.keys)}, {"values", tensor(m.values)}, {"weights", tensor(m.weights)}});
+}
+
 val to_js(const StepResult& r) {
     return object({{"iter", number(static_cast<double>(r.iter))},
                    {"lr", number(r.lr)},

@@ -26,6 +26,7 @@ val to_js(const MultiHeadAttentionTrace& t, bool trace);
 val to_js(const GPTTrace& t);
 val to_js(const AgreementReport& r);
 val to_js(const HeadSummary& s);
+val to_js(const HeadMap& m);
 val to_js(const StepResult& r);
 val to_js(const EvalResult& r);
 

@@ -285,7 +285,7 @@ Tensor run(const GPT& m, const std::vector<int64_t>& ids, const blocks::Pass& p,
         }
         blocks::attention_forward(m, l, p, x, L, lt ? lt->scores.data.data() : nullptr);
         if (lt) trace_attention(*lt, L, p, c, l);
-        if (p.observe) (*p.observe)(l, L.att);
+        if (p.observe) (*p.observe)(l, L.att, L.qkv);
         blocks::mlp_forward(m, l, p, L, x);
         if (lt) lt->output = to_tensor(x, {B, T, C});
     }

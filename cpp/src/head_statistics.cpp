@@ -17,7 +17,7 @@ HeadSummary summarize_heads(const GPT& model, const std::vector<int64_t>& ids, c
     const int64_t block = options.thumbnail > 0 ? (T + std::min(options.thumbnail, T) - 1) / std::min(options.thumbnail, T) : 1;
     const int64_t S = options.thumbnail > 0 ? (T + block - 1) / block : 0;
     HeadSummary s{Tensor({L, H}), Tensor({L, H}), Tensor({L, H}), Tensor({L, H}), Tensor({L, H, S, S}), Tensor()};
-    const GPT::AttentionObserver observe = [&](int64_t l, const std::vector<float>& w) {  // w (1, H, T, T)
+    const GPT::AttentionObserver observe = [&](int64_t l, const std::vector<float>& w, const Matrix&) {  // w (1, H, T, T)
         for (int64_t h = 0; h < H; ++h) {
             const float* map = w.data() + h * T * T;
             double prev = 0, first = 0, distance = 0, entropy = 0;
@@ -52,17 +52,43 @@ HeadSummary summarize_heads(const GPT& model, const std::vector<int64_t>& ids, c
     return s;
 }
 
-Tensor head_attention(const GPT& model, const std::vector<int64_t>& ids, int64_t layer, int64_t head, const Tensor* head_mask) {
+namespace {
+void check_layer(const GPTConfig& c, int64_t layer, const char* fn) {
+    if (layer < 0 || layer >= c.n_layer) {
+        throw Error(std::string(fn) + ": expected layer in [0, " + std::to_string(c.n_layer) + "), got " + std::to_string(layer));
+    }
+}
+}  // namespace
+
+HeadMap head_attention(const GPT& model, const std::vector<int64_t>& ids, int64_t layer, int64_t head, const Tensor* head_mask) {
     constexpr const char* fn = "headAttention";
     const GPTConfig& c = model.config();
     if (layer < 0 || layer >= c.n_layer || head < 0 || head >= c.n_head) {
         throw Error(std::string(fn) + ": expected layer in [0, " + std::to_string(c.n_layer) + ") and head in [0, " +
                     std::to_string(c.n_head) + "), got layer " + std::to_string(layer) + " and head " + std::to_string(head));
     }
+    const int64_t T = static_cast<int64_t>(ids.size()), C = c.n_embd, d = C / c.n_head;
+    HeadMap out;
+    model.forward_observed(ids, 1, [&](int64_t l, const std::vector<float>& w, const Matrix& qkv) {  // qkv (T, 3C)
+        if (l != layer) return;
+        out.weights = Tensor({T, T}, std::vector<float>(w.begin() + head * T * T, w.begin() + (head + 1) * T * T));
+        // Head h's columns of each third: q = qkv[:, h·d : (h+1)·d], k and v C and 2C further on.
+        Tensor* parts[] = {&out.queries, &out.keys, &out.values};
+        for (int64_t p = 0; p < 3; ++p) {
+            *parts[p] = Tensor({T, d});
+            MatrixMap(parts[p]->data.data(), T, d) = qkv.block(0, p * C + head * d, T, d);
+        }
+    }, head_mask);
+    return out;
+}
+
+Tensor layer_attention(const GPT& model, const std::vector<int64_t>& ids, int64_t layer, const Tensor* head_mask) {
+    const GPTConfig& c = model.config();
+    check_layer(c, layer, "layerAttention");
     const int64_t T = static_cast<int64_t>(ids.size());
     Tensor out;
-    model.forward_observed(ids, 1, [&](int64_t l, const std::vector<float>& w) {
-        if (l == layer) out = Tensor({T, T}, std::vector<float>(w.begin() + head * T * T, w.begin() + (head + 1) * T * T));
+    model.forward_observed(ids, 1, [&](int64_t l, const std::vector<float>& w, const Matrix&) {
+        if (l == layer) out = Tensor({c.n_head, T, T}, w);
     }, head_mask);
     return out;
 }

@@ -68,6 +68,15 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   await page.focus('canvas.full-map');
   await page.keyboard.press('ArrowLeft');
   assert.match(await page.textContent('#cell-readout'), new RegExp(`^Query ${expected.tokens} ".*" gives key ${expected.tokens - 1} ".*" a weight of 0\\.\\d{4}\\.$`));
+  // Enter takes that weight apart, with the library's explanation (its weight is the map's).
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-score-panel] h3')?.textContent.startsWith('One number traced'));
+  assert.equal(await page.getAttribute('[data-score-panel]', 'data-query'), String(expected.tokens - 1));
+  assert.equal(await page.getAttribute('[data-score-panel]', 'data-key'), String(expected.tokens - 2));
+  assert.match(await page.textContent('[data-score-panel] h3'), /layer 2, head 3$/);
+  // The head view draws layer 1's first head as lines over the text's tokens.
+  await page.waitForSelector('[data-figure="your-head-view"] svg.head-view');
+  assert.ok(await page.locator('[data-figure="your-head-view"] svg.head-view line, [data-figure="your-head-view"] svg.head-view path').count() > 0);
   await page.screenshot({ path: artifactPath('8-your-model-loaded.png'), fullPage: true });
 
   // A head switched off: the next-token figure says so and keeps the distribution with every head as outlines.

@@ -60,10 +60,21 @@ TEST(HeadStatistics, EqualTheTracesWeightsMeasuredByHand) {
                     EXPECT_EQ(s.thumbnails.data[static_cast<size_t>(((l * H + h) * S + a) * S + b)], best);
                 }
             }
-            const Tensor one = head_attention(m, ids, l, h);
-            ASSERT_EQ(one.shape, (Shape{T, T}));
-            for (int64_t i = 0; i < T * T; ++i) EXPECT_EQ(one.data[static_cast<size_t>(i)], at(i / T, i % T));
+            const HeadMap one = head_attention(m, ids, l, h);
+            ASSERT_EQ(one.weights.shape, (Shape{T, T}));
+            for (int64_t i = 0; i < T * T; ++i) EXPECT_EQ(one.weights.data[static_cast<size_t>(i)], at(i / T, i % T));
+            const GPTLayerTrace& lt = trace.layers[static_cast<size_t>(l)];  // queries (1, H, T, d)
+            const std::pair<const Tensor*, const Tensor*> parts[] = {{&one.queries, &lt.queries}, {&one.keys, &lt.keys}, {&one.values, &lt.values}};
+            for (const auto& [mine, traced] : parts) {
+                ASSERT_EQ(mine->shape, (Shape{T, 4}));
+                for (int64_t i = 0; i < T * 4; ++i) EXPECT_EQ(mine->data[static_cast<size_t>(i)], traced->data[static_cast<size_t>(h * T * 4 + i)]);
+            }
         }
+    }
+    for (int64_t l = 0; l < 2; ++l) {
+        const Tensor all = layer_attention(m, ids, l);
+        EXPECT_EQ(all.shape, (Shape{H, T, T}));
+        EXPECT_EQ(all.data, trace.layers[static_cast<size_t>(l)].weights.data);
     }
     for (int64_t v = 0; v < 23; ++v) EXPECT_EQ(s.next_logits.data[static_cast<size_t>(v)], logits.data[static_cast<size_t>((T - 1) * 23 + v)]);
     // A head switched off attends nowhere: every statistic of it is 0.
@@ -83,4 +94,5 @@ TEST(HeadStatistics, BadTextsAndHeadsAreErrors) {
     EXPECT_EQ(error_of([&] { summarize_heads(m, text(41)); }), "GPT.forward: a context of 41 tokens exceeds the block size 40");
     EXPECT_EQ(error_of([&] { head_attention(m, text(4), 2, 0); }),
               "headAttention: expected layer in [0, 2) and head in [0, 3), got layer 2 and head 0");
+    EXPECT_EQ(error_of([&] { layer_attention(m, text(4), 2); }), "layerAttention: expected layer in [0, 2), got 2");
 }

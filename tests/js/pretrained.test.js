@@ -139,10 +139,16 @@ describe("every head of GPT-2 measured on one text", () => {
         assert.ok(Math.abs(s.previousToken.data[l * 4 + h] - prev / (T - 1)) < 1e-6);
         assert.ok(Math.abs(s.firstToken.data[l * 4 + h] - first / (T - 1)) < 1e-6);
         const map = attn.headAttention(model, ids, l, h);
-        assert.deepEqual(map.shape, [T, T]);
-        assert.equal(map.data[(T - 1) * T + 2], w(T - 1, 2));
+        assert.deepEqual(map.weights.shape, [T, T]);
+        assert.equal(map.weights.data[(T - 1) * T + 2], w(T - 1, 2));
+        assert.deepEqual(map.queries.shape, [T, 8]);
+        assert.equal(map.keys.data[3 * 8 + 5], trace.layers[l].keys.data[(h * T + 3) * 8 + 5]);
+        // The map is what explainScore takes: its score is q · k over √d, its weight the map's.
+        const e = attn.explainScore(map, T - 1, 2);
+        assert.ok(Math.abs(e.weights.data[2] - w(T - 1, 2)) < 1e-6);
       }
     }
+    for (let l = 0; l < 2; l++) assert.deepEqual(attn.layerAttention(model, ids, l), trace.layers[l].weights && { data: trace.layers[l].weights.data, shape: [4, T, T] });
     assert.equal(maxDiff(s.nextLogits.data, logits.data.subarray((T - 1) * 50257)), 0);
     assert.throws(() => attn.summarizeHeads(model, [5]), { message: 'summarizeHeads: expected a text of at least 2 tokens, got 1' });
     assert.throws(() => attn.headAttention(model, ids, 0, 4), { message: 'headAttention: expected layer in [0, 2) and head in [0, 4), got layer 0 and head 4' });

@@ -569,6 +569,18 @@ export interface HeadSummary {
   nextLogits: Tensor;
 }
 
+/** One head of one layer on a text (headAttention). */
+export interface HeadMap {
+  /** (T, dHead) */
+  queries: Tensor;
+  /** (T, dHead) */
+  keys: Tensor;
+  /** (T, dHead) */
+  values: Tensor;
+  /** (T, T), each row summing to 1 (0 for a head switched off) */
+  weights: Tensor;
+}
+
 export interface Attention {
   /** torch.tensor: from nested arrays, or flat data and a shape. */
   tensor(data: TensorLike | ArrayLike<number>, shape?: number[]): Tensor;
@@ -672,8 +684,13 @@ export interface Attention {
    * memory of one layer's maps: GPT-2 small on 1,024 tokens included.
    */
   summarizeHeads(model: GPT, ids: ArrayLike<number>, options?: { thumbnailSize?: number; headMask?: TensorLike | null }): HeadSummary;
-  /** One head's attention weights (T, T) on ids (one sequence); layer and head count from 0. */
-  headAttention(model: GPT, ids: ArrayLike<number>, layer: number, head: number, options?: { headMask?: TensorLike | null }): Tensor;
+  /**
+   * One head of one layer on ids (one sequence): queries, keys, values (T, dHead) and weights (T, T), the
+   * form explainScore takes; layer and head count from 0.
+   */
+  headAttention(model: GPT, ids: ArrayLike<number>, layer: number, head: number, options?: { headMask?: TensorLike | null }): HeadMap;
+  /** Every head's attention weights (nHead, T, T) of one layer on ids (one sequence): what a head view draws. */
+  layerAttention(model: GPT, ids: ArrayLike<number>, layer: number, options?: { headMask?: TensorLike | null }): Tensor;
   /** What the WASM module holds: for tests and apps that watch their memory. */
   memoryUsage(): MemoryUsage;
   /**

@@ -324,12 +324,23 @@ export function modelApi(M) {
       return M.summarizeHeads(model._handle, integers(ids, fn, 'ids'), number(thumbnailSize, fn, 'thumbnailSize'),
         headMask === null ? null : asTensor(headMask, fn, 'headMask'));
     },
-    /** One head's attention weights (T, T) on ids (one sequence); layer and head count from 0. */
+    /**
+     * One head of one layer on ids (one sequence): {queries, keys, values} (T, dHead) and weights (T, T), the
+     * map explainScore takes apart; layer and head count from 0.
+     */
     headAttention: (model, ids, layer, head, opts = {}) => {
       const fn = 'headAttention';
       const { headMask = null } = options(opts, ['headMask'], fn);
       ofThisInstance(model, GPT, fn, 'a GPT');
       return M.headAttention(model._handle, integers(ids, fn, 'ids'), number(layer, fn, 'layer'), number(head, fn, 'head'),
+        headMask === null ? null : asTensor(headMask, fn, 'headMask'));
+    },
+    /** Every head's attention weights (nHead, T, T) of one layer on ids (one sequence): what a head view draws. */
+    layerAttention: (model, ids, layer, opts = {}) => {
+      const fn = 'layerAttention';
+      const { headMask = null } = options(opts, ['headMask'], fn);
+      ofThisInstance(model, GPT, fn, 'a GPT');
+      return M.layerAttention(model._handle, integers(ids, fn, 'ids'), number(layer, fn, 'layer'),
         headMask === null ? null : asTensor(headMask, fn, 'headMask'));
     },
   };

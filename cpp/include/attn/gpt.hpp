@@ -114,10 +114,11 @@ public:
     Tensor forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace = nullptr,
                    const Tensor* head_mask = nullptr) const;
 
-    // forward() that hands each layer's attention weights (B, n_head, T, T), after the head mask, to
-    // observe(layer, weights) as the pass goes instead of keeping them: what measurements of the heads read
-    // (head_statistics.hpp), at the memory of one layer (GPT-2 small's 144 maps of 1,024² take 600 MB).
-    using AttentionObserver = std::function<void(int64_t layer, const std::vector<float>& weights)>;
+    // forward() that hands each layer's attention weights (B, n_head, T, T), after the head mask, and its
+    // queries, keys and values side by side (B·T, 3·n_embd) to observe(layer, weights, qkv) as the pass goes
+    // instead of keeping them: what measurements of the heads read (head_statistics.hpp), at the memory of one
+    // layer (GPT-2 small's 144 maps of 1,024² take 600 MB).
+    using AttentionObserver = std::function<void(int64_t layer, const std::vector<float>& weights, const Matrix& qkv)>;
     Tensor forward_observed(const std::vector<int64_t>& ids, int64_t B, const AttentionObserver& observe,
                             const Tensor* head_mask = nullptr) const;
 

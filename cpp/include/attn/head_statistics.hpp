@@ -37,8 +37,17 @@ struct HeadSummary {
 // ids (T): one text of at least 2 tokens, within the model's block size.
 HeadSummary summarize_heads(const GPT& model, const std::vector<int64_t>& ids, const HeadSummaryOptions& options = {});
 
-// One head's attention weights (T, T) on ids (T); layer and head count from 0.
-Tensor head_attention(const GPT& model, const std::vector<int64_t>& ids, int64_t layer, int64_t head,
-                      const Tensor* head_mask = nullptr);
+// One head of one layer on ids (T), in the form explain_score reads (score_explanation.hpp).
+struct HeadMap {
+    Tensor queries;  // (T, d_head)
+    Tensor keys;     // (T, d_head)
+    Tensor values;   // (T, d_head)
+    Tensor weights;  // (T, T)
+};
+// layer and head count from 0.
+HeadMap head_attention(const GPT& model, const std::vector<int64_t>& ids, int64_t layer, int64_t head,
+                       const Tensor* head_mask = nullptr);
+// Every head's weights (n_head, T, T) of one layer on ids (T): what a head view draws.
+Tensor layer_attention(const GPT& model, const std::vector<int64_t>& ids, int64_t layer, const Tensor* head_mask = nullptr);
 
 }  // namespace attn

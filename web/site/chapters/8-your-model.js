@@ -12,7 +12,9 @@ import { bars } from '../components/bars.js';
 import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { page, perFrame, report } from '../components/page.js';
+import { headView } from '../components/head-view.js';
 import { formatNumber } from '../components/heatmap.js';
+import { scorePanel } from '../components/score-panel.js';
 import { forgetFolder, keepFolder, keptFolder } from './your-model/store.js';
 import { YOUR_MODEL } from './settings.js';
 
@@ -20,6 +22,7 @@ const $ = (sel) => document.querySelector(sel);
 const THUMBNAIL = 32; // cells a side of each head's small map
 const FILES = 'config.json, model.safetensors, and vocab.json with merges.txt (or tokenizer.json)';
 const STATS = ['previousToken', 'firstToken', 'meanDistance', 'entropy'];
+const HEAD_VIEW_TOKENS = 32; // the head view's lines stay readable up to about this many tokens
 
 // viridis as 256 RGB triples, for maps drawn pixel by pixel
 const VIRIDIS = Array.from({ length: 256 }, (_, i) => {
@@ -178,6 +181,8 @@ page(async () => {
       drawModelView();
       drawTable();
       showHead();
+      drawHeadView();
+      panel.clear();
       link?.record();
     } catch (error) {
       if (id !== analysed) return;
@@ -327,6 +332,7 @@ page(async () => {
   function setUpHeadChoice() {
     const options = (n) => Array.from({ length: n }, (_, i) => new Option(String(i + 1), String(i)));
     $('#head-layer').replaceChildren(...options(model.nLayer));
+    $('#head-view-layer').replaceChildren(...options(model.nLayer));
     $('#head-head').replaceChildren(...options(model.nHead));
     selected = [Math.min(selected[0], model.nLayer - 1), Math.min(selected[1], model.nHead - 1)];
     $('#head-layer').value = String(selected[0]);
@@ -391,7 +397,18 @@ page(async () => {
       cursor = [Math.min(T - 1, Math.floor(((e.clientY - box.top) / box.height) * T)), Math.min(T - 1, Math.floor(((e.clientX - box.left) / box.width) * T))];
       readout();
     });
+    canvas.addEventListener('click', (e) => {
+      const box = canvas.getBoundingClientRect();
+      cursor = [Math.min(T - 1, Math.floor(((e.clientY - box.top) / box.height) * T)), Math.min(T - 1, Math.floor(((e.clientX - box.left) / box.width) * T))];
+      readout();
+      traceCell(...cursor);
+    });
     canvas.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        traceCell(...cursor);
+        return;
+      }
       const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
       if (!moves[e.key]) return;
       e.preventDefault();
@@ -402,6 +419,37 @@ page(async () => {
     readout();
   }
   $('#head-zoom').addEventListener('input', drawHead);
+
+  const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a cell of the map above (or move to one with the arrow keys and press Enter) to take that weight apart.' });
+  async function traceCell(i, j) {
+    if (j > i) {
+      panel.clear();
+      return; // a masked cell: nothing to take apart
+    }
+    const [layer, head] = selected;
+    try {
+      const t = await ask({ type: 'trace', text: settings.read('text'), layer, head, i, j, headMask: headMask() });
+      panel.show(t.explanation, { i, j, queryLabel: t.pieces[i], keyLabels: t.pieces, context: `layer ${layer + 1}, head ${head + 1}` });
+    } catch (error) {
+      report(error);
+    }
+  }
+
+  // ---- the head view: one layer's heads as lines ------------------------------------------------------------
+
+  const shownHeads = new Set([0]);
+  const drawHeadView = perFrame(async () => {
+    const text = settings.read('text');
+    if (!model || text === null) return;
+    const layer = Number($('#head-view-layer').value);
+    try {
+      const { map, pieces } = await ask({ type: 'layer', text, layer, window: HEAD_VIEW_TOKENS, headMask: headMask() });
+      headView($('[data-figure="your-head-view"]'), map.data, pieces, { heads: model.nHead, shown: shownHeads, label: `Layer ${layer + 1}` });
+    } catch (error) {
+      report(error);
+    }
+  });
+  $('#head-view-layer').addEventListener('change', drawHeadView);
 
   // ---- generation -----------------------------------------------------------------------------------------
 

@@ -6,6 +6,9 @@
 import { bars } from './bars.js';
 import { formatNumber } from './heatmap.js';
 
+// Keys a traced row lists one by one (a row of more is cut to its largest weights).
+const MOST_KEYS = 16;
+
 const cell = (tag, text, className) => {
   const el = document.createElement(tag);
   el.textContent = text;
@@ -84,23 +87,36 @@ export function scorePanel(container, { hint }) {
       const scaling = cell('p', `2. Divided by √d_k = √${d} = ${f(e.divisor)}: ${f(e.score)} / ${f(e.divisor)} = ${f(e.scaledScore)}, ` +
         'the scaled score (a masked key’s score is replaced before the softmax).');
       scaling.dataset.part = 'scaling';
+      // A long row (a real model's text) shows its MOST_KEYS largest weights, the traced key among them, in
+      // text order; the other keys' share and contribution are summed into one row.
+      const all = keyLabels.map((_, k) => k);
+      const keys = all.length <= MOST_KEYS + 8 ? all
+        : [...new Set([j, ...[...all].sort((a, b) => e.weights.data[b] - e.weights.data[a]).slice(0, MOST_KEYS)])].sort((a, b) => a - b);
+      const rest = keyLabels.length - keys.length;
       const row = document.createElement('figure');
       row.dataset.part = 'row';
-      bars(row, e.weights.data, {
-        title: `3. The softmax of row “${queryLabel}”: its weights, “${keyLabels[j]}” marked (the row sums to 1)`,
-        labels: keyLabels,
+      bars(row, keys.map((k) => e.weights.data[k]), {
+        title: `3. The softmax of row “${queryLabel}”: its weights, “${keyLabels[j]}” marked (the row sums to 1)` +
+          (rest ? `; the ${keys.length} largest of its ${keyLabels.length} keys` : ''),
+        labels: keys.map((k) => keyLabels[k]),
         domain: [0, 1],
         digits: 3,
       });
-      row.querySelector(`g.bar[data-index="${j}"]`)?.classList.add('traced');
+      row.querySelector(`g.bar[data-index="${keys.indexOf(j)}"]`)?.classList.add('traced');
+      const others = [];
+      if (rest) {
+        const sum = (c) => all.filter((k) => !keys.includes(k)).reduce((acc, k) => acc + e.mixed.data[k * dv + c], 0);
+        const share = 1 - keys.reduce((acc, k) => acc + e.weights.data[k], 0);
+        others.push([`the other ${rest} keys`, f(share), ...Array.from({ length: dv }, (_, c) => f(sum(c)))]);
+      }
       const mixing = table(
         `4. The output z for “${queryLabel}” mixes the value rows v by these weights: z = Σ w · v`,
         ['key', 'weight w', ...Array.from({ length: dv }, (_, c) => `w × v, dim ${c + 1}`)],
-        keyLabels.map((label, k) => [label, f(e.weights.data[k]), ...Array.from(e.mixed.data.subarray(k * dv, (k + 1) * dv), f)]),
+        [...keys.map((k) => [keyLabels[k], f(e.weights.data[k]), ...Array.from(e.mixed.data.subarray(k * dv, (k + 1) * dv), f)]), ...others],
         { total: ['z', '', ...Array.from(e.output.data, f)] },
       );
       mixing.dataset.part = 'mixing';
-      mixing.querySelectorAll('tbody tr')[j]?.classList.add('traced');
+      mixing.querySelectorAll('tbody tr')[keys.indexOf(j)]?.classList.add('traced');
       container.replaceChildren(heading, products, scaling, row, mixing);
     },
   };

@@ -4,10 +4,11 @@
 //   {type: 'load', files: File[]}            the model folder's files (a drop, a picker, or the browser's copy)
 //   {type: 'cancel'}                         stops a load in progress
 //   {type: 'analyse', text, headMask, thumbnail}
-//   {type: 'head', text, layer, head, headMask}
+//   {type: 'head', text, layer, head, headMask} | {type: 'trace', text, layer, head, i, j, headMask}
+//   {type: 'layer', text, layer, window, headMask}
 //   {type: 'generate', text, temperature, top_k, max_new_tokens} | {type: 'stop'}
 // Messages out: {type: 'progress', loaded, total}, {type: 'loaded', model}, {type: 'analysis', ...},
-//   {type: 'map', ...}, {type: 'token', text}, {type: 'generated'}, {type: 'error', message, of}
+//   {type: 'map', ...}, {type: 'trace', ...}, {type: 'token', text}, {type: 'generated'}, {type: 'error', message, of}
 import { createAttention } from '../../../lib/index.js';
 
 const attnReady = createAttention();
@@ -80,7 +81,28 @@ const handlers = {
   async head({ text, layer, head, headMask }) {
     const attn = await attnReady;
     const { ids } = idsOf(text);
-    return { type: 'map', layer, head, pieces: ids.map(pieceOf), map: attn.headAttention(model, ids, layer, head, { headMask }) };
+    const { weights } = attn.headAttention(model, ids, layer, head, { headMask });
+    return { type: 'map', layer, head, pieces: ids.map(pieceOf), map: weights };
+  },
+  /** One layer's heads over the last `window` tokens: weights (H, W, W) for a head view. */
+  async layer({ text, layer, window, headMask }) {
+    const attn = await attnReady;
+    const { ids } = idsOf(text);
+    const all = attn.layerAttention(model, ids, layer, { headMask });
+    const [H, T] = all.shape;
+    const W = Math.min(T, window);
+    const data = new Float32Array(H * W * W);
+    for (let h = 0; h < H; h++) {
+      for (let i = 0; i < W; i++) data.set(all.data.subarray((h * T + T - W + i) * T + T - W, (h * T + T - W + i + 1) * T), (h * W + i) * W);
+    }
+    return { type: 'layer', layer, pieces: ids.slice(T - W).map(pieceOf), map: { data, shape: [H, W, W] } };
+  },
+  /** One weight of one head taken apart (attn.explainScore): query i, key j. */
+  async trace({ text, layer, head, i, j, headMask }) {
+    const attn = await attnReady;
+    const { ids } = idsOf(text);
+    const map = attn.headAttention(model, ids, layer, head, { headMask });
+    return { type: 'trace', layer, head, i, j, pieces: ids.map(pieceOf), explanation: attn.explainScore(map, i, j) };
   },
   async generate({ text, temperature, top_k, max_new_tokens }) {
     const { ids } = idsOf(text);
