@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, openPage, useSite } from './harness.js';
+import { artifactPath, assertClean, download, openPage, useSite } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -75,6 +75,10 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   assert.equal(await page.getAttribute('[data-score-panel]', 'data-query'), String(expected.tokens - 1));
   assert.equal(await page.getAttribute('[data-score-panel]', 'data-key'), String(expected.tokens - 2));
   assert.match(await page.textContent('[data-score-panel] h3'), /layer 2, head 3$/);
+  // The full map downloads with its numbers.
+  const json = JSON.parse((await download(page, '[data-figure="one-head"]', 'json')).bytes);
+  assert.equal(json.values.length, expected.tokens);
+  assert.ok(json.values.every((row) => Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5), 'each row sums to 1');
   // The head view draws layer 1's first head as lines over the text's tokens.
   await page.waitForSelector('[data-figure="your-head-view"] svg.head-view');
   assert.ok(await page.locator('[data-figure="your-head-view"] svg.head-view line, [data-figure="your-head-view"] svg.head-view path').count() > 0);

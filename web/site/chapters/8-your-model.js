@@ -13,6 +13,7 @@ import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { page, perFrame, report } from '../components/page.js';
 import { headView } from '../components/head-view.js';
+import { exportMenu } from '../components/figure-export.js';
 import { formatNumber } from '../components/heatmap.js';
 import { scorePanel } from '../components/score-panel.js';
 import { forgetFolder, keepFolder, keptFolder } from './your-model/store.js';
@@ -171,7 +172,7 @@ page(async () => {
     $('#text-note').textContent = 'Computing…';
     try {
       const result = await ask({ type: 'analyse', text, headMask: headMask(), thumbnail: THUMBNAIL });
-      if (id !== analysed) return;
+      if (id !== analysed || result.type === 'skipped') return;
       analysis = result;
       $('#text-note').textContent = result.cut > 0
         ? `The model reads ${model.blockSize} tokens at most: the first ${result.cut} of your text are left out.`
@@ -358,7 +359,9 @@ page(async () => {
     if (!model || text === null) return;
     const [layer, head] = selected;
     try {
-      shownMap = await ask({ type: 'head', text, layer, head, headMask: headMask() });
+      const answer = await ask({ type: 'head', text, layer, head, headMask: headMask() });
+      if (answer.type === 'skipped') return;
+      shownMap = answer;
       drawHead();
     } catch (error) {
       report(error);
@@ -416,6 +419,8 @@ page(async () => {
       readout();
     });
     figure.replaceChildren(caption, canvas);
+    exportMenu(figure, canvas, { title: caption.textContent, rowLabels: shownMap.pieces, colLabels: shownMap.pieces,
+      values: Array.from(shownMap.map.data), rows: T, cols: T }, `layer ${shownMap.layer + 1} head ${shownMap.head + 1}`);
     readout();
   }
   $('#head-zoom').addEventListener('input', drawHead);
@@ -429,6 +434,7 @@ page(async () => {
     const [layer, head] = selected;
     try {
       const t = await ask({ type: 'trace', text: settings.read('text'), layer, head, i, j, headMask: headMask() });
+      if (t.type === 'skipped') return;
       panel.show(t.explanation, { i, j, queryLabel: t.pieces[i], keyLabels: t.pieces, context: `layer ${layer + 1}, head ${head + 1}` });
     } catch (error) {
       report(error);
@@ -443,7 +449,9 @@ page(async () => {
     if (!model || text === null) return;
     const layer = Number($('#head-view-layer').value);
     try {
-      const { map, pieces } = await ask({ type: 'layer', text, layer, window: HEAD_VIEW_TOKENS, headMask: headMask() });
+      const answer = await ask({ type: 'layer', text, layer, window: HEAD_VIEW_TOKENS, headMask: headMask() });
+      if (answer.type === 'skipped') return;
+      const { map, pieces } = answer;
       headView($('[data-figure="your-head-view"]'), map.data, pieces, { heads: model.nHead, shown: shownHeads, label: `Layer ${layer + 1}` });
     } catch (error) {
       report(error);

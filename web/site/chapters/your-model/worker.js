@@ -126,9 +126,22 @@ const handlers = {
   },
 };
 
+// A view asks again each time the reader edits: a request that a newer one of its kind has replaced by the time
+// its turn comes is answered 'skipped' instead of computed (one pass of GPT-2 over 1,024 tokens takes seconds).
+const REPLACEABLE = new Set(['analyse', 'head', 'layer', 'trace']);
+const latest = {};
+
 onmessage = async ({ data }) => {
   try {
     if (!model && !['load', 'cancel', 'stop'].includes(data.type)) throw new Error('No model is loaded.');
+    if (REPLACEABLE.has(data.type)) {
+      latest[data.type] = data.id;
+      await new Promise((resolve) => setTimeout(resolve, 0)); // let newer requests arrive
+      if (latest[data.type] !== data.id) {
+        postMessage({ type: 'skipped', id: data.id });
+        return;
+      }
+    }
     const answer = await handlers[data.type](data);
     if (answer) {
       const transfer = answer.thumbnails ? [answer.thumbnails.data.buffer] : answer.map ? [answer.map.data.buffer] : [];
