@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +108,25 @@ describe('loadPretrained gives what GPT-2 computes in PyTorch', () => {
       assert.equal(seen[0].loaded, 0);
       assert.equal(seen.at(-1).loaded, seen.at(-1).total);
       assert.ok(seen.every((p, i) => i === 0 || p.loaded >= seen[i - 1].loaded));
+    }
+    // URLs, fetched: a model folder on a server.
+    const server = createServer((req, res) => {
+      const body = bytes[req.url.slice(1)];
+      if (body) res.writeHead(200).end(body);
+      else res.writeHead(404).end();
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${server.address().port}/`;
+      const urls = Object.fromEntries(Object.keys(bytes).map((name) => [name, new URL(name, base)]));
+      const { model, tokenizer } = await attn.loadPretrained(urls);
+      own(model);
+      own(tokenizer);
+      checkAgainstTorch(model, e);
+      await assert.rejects(attn.loadPretrained({ ...urls, 'model.safetensors': `${base}missing` }),
+        { message: `loadPretrained: could not fetch model.safetensors from ${base}missing: HTTP 404` });
+    } finally {
+      server.close();
     }
     const controller = new AbortController();
     const memory = attn.memoryUsage().heapBytes;
