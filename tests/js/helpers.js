@@ -51,3 +51,23 @@ export function row(t, r) {
   const n = t.shape[t.shape.length - 1];
   return { data: t.data.slice(r * n, (r + 1) * n), shape: [n] };
 }
+
+/**
+ * safetensors bytes taken apart: {header (parsed), size (bytes up to the data), rewrite(edit)}, where
+ * rewrite(edit) gives the same file with edit(header) applied to a copy of the header and the data unchanged.
+ */
+export function safetensors(bytes) {
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  const rewrite = (edit) => {
+    const h = structuredClone(header);
+    edit(h);
+    const text = new TextEncoder().encode(JSON.stringify(h));
+    const out = new Uint8Array(8 + text.length + bytes.length - 8 - n);
+    new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+    out.set(text, 8);
+    out.set(bytes.subarray(8 + n), 8 + text.length);
+    return out;
+  };
+  return { header, size: 8 + n, rewrite };
+}

@@ -4,18 +4,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { attn, own, useAttention } from './helpers.js';
+import { attn, own, safetensors, useAttention } from './helpers.js';
 
 useAttention();
 
 /** A checkpoint's header edited as another tool would write it (no digest, which the edit would break). */
 function withHeader(bytes, edit) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const n = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  delete header.__metadata__.digest;
-  edit(header);
-  return assemble(JSON.stringify(header), bytes.subarray(8 + n));
+  return safetensors(bytes).rewrite((header) => {
+    delete header.__metadata__.digest;
+    edit(header);
+  });
 }
 
 /** The safetensors layout: the header's length (8 bytes, little-endian), the header, the data. */

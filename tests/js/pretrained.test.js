@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { attn, own, useAttention } from './helpers.js';
+import { attn, own, safetensors, useAttention } from './helpers.js';
 
 useAttention();
 
@@ -185,16 +185,7 @@ describe('a model folder that is wrong is an Error naming the file and what was 
   /** The f32 model's file with its header edited (data unchanged). */
   const withHeader = (edit) => {
     const files = filesOf('f32');
-    const b = files['model.safetensors'];
-    const n = Number(new DataView(b.buffer, b.byteOffset).getBigUint64(0, true));
-    const header = JSON.parse(new TextDecoder().decode(b.subarray(8, 8 + n)));
-    edit(header);
-    const text = new TextEncoder().encode(JSON.stringify(header));
-    const out = new Uint8Array(8 + text.length + b.length - 8 - n);
-    new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
-    out.set(text, 8);
-    out.set(b.subarray(8 + n), 8 + text.length);
-    return { ...files, 'model.safetensors': out };
+    return { ...files, 'model.safetensors': safetensors(files['model.safetensors']).rewrite(edit) };
   };
   const cases = [
     ['a LLaMA config', withConfig((c) => { c.model_type = 'llama'; }),
@@ -245,10 +236,9 @@ describe('a model folder that is wrong is an Error naming the file and what was 
   test('a non-finite weight is refused naming the tensor, and the module keeps working', async () => {
     const files = filesOf('f32');
     const b = files['model.safetensors'];
-    const n = Number(new DataView(b.buffer, b.byteOffset).getBigUint64(0, true));
-    const header = JSON.parse(new TextDecoder().decode(b.subarray(8, 8 + n)));
+    const { header, size } = safetensors(b);
     const [begin] = header['transformer.h.0.ln_1.weight'].data_offsets;
-    new DataView(b.buffer, b.byteOffset).setFloat32(8 + n + begin + 12, Infinity, true);
+    new DataView(b.buffer, b.byteOffset).setFloat32(size + begin + 12, Infinity, true);
     await assert.rejects(attn.loadPretrained(files),
       { message: 'loadPretrained: model.safetensors: tensor "transformer.h.0.ln_1.weight" holds a non-finite value at element 3' });
     const { model, tokenizer } = await attn.loadPretrained(filesOf('f32'));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { attn, own, useAttention } from './helpers.js';
+import { attn, own, safetensors, useAttention } from './helpers.js';
 
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -168,22 +168,11 @@ describe('Trainer', () => {
 });
 
 describe('checkpoint integrity', () => {
-  /** The header of safetensors bytes, and a function that writes bytes with an edited header. */
-  function header(bytes) {
-    const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-    const json = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-    const rewrite = (edit) => {
-      const h = structuredClone(json);
-      edit(h);
-      const text = new TextEncoder().encode(JSON.stringify(h));
-      const out = new Uint8Array(8 + text.length + bytes.length - 8 - n);
-      new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
-      out.set(text, 8);
-      out.set(bytes.subarray(8 + n), 8 + text.length);
-      return out;
-    };
-    return { json, size: 8 + n, rewrite };
-  }
+  /** The header of safetensors bytes (json), and a function that writes bytes with an edited header. */
+  const header = (bytes) => {
+    const { header: json, size, rewrite } = safetensors(bytes);
+    return { json, size, rewrite };
+  };
 
   test('the shipped model is verified; a flipped byte anywhere in its weights is refused as damaged', async () => {
     // Regression: 4,367 of 5,000 random byte flips loaded with silently changed weights.
