@@ -13,7 +13,7 @@ import { createAttention } from '../../web/lib/index.js';
 import { artifactPath, assertClean, useSite } from './harness.js';
 
 const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
-const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', '7-language-model'];
+const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', '7-language-model', '8-your-model'];
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const QUERY_AXIS = 'query (the token attending) →';
@@ -84,10 +84,14 @@ describe('1. errors appear beside their cause, and figures that no longer match 
   test('chapter 7: an unknown word never leaves the maps of the old text as current; the known words are listed', async () => {
     const { page, context, problems } = await load('chapters/7-language-model');
     await page.fill('#probe', 'My cat,');
+    // One plain sentence, no exception text: the word, where the known words are listed, the nearest of them.
     assert.equal(await alertBeside(page, '#probe'),
-      "WordTokenizer.encode: word 'My' at position 0 is not in the vocabulary of 168 words The list of words it knows is under “What this model can read” above.");
+      'This model does not know the word “My”: it reads only the 168 words and marks of its corpus (listed under ' +
+      '“What this model can read” above). Nearest it knows: “cry”, “fly”, “on”.');
     const stale = await staleness(page, '[data-figure="model-attention"], [data-figure="trained-head-view"], #probe-next, #probe-claim');
     assert.ok(stale.every((f) => f.stale && f.hidden && f.inert), JSON.stringify(stale));
+    // One note for the figures that went out of date together, not one above each.
+    assert.equal(await page.locator('.stale-note:not([hidden])').count(), 1);
     assert.equal(await page.textContent('#known-words summary'), 'The 168 words and marks this model can read');
     const known = await page.textContent('#known-words-list');
     for (const word of ['“The”', '“ cats”', '“ purr”', '“,”']) assert.ok(known.includes(word), word);
@@ -442,6 +446,35 @@ describe('the lesser points', () => {
       });
       assert.deepEqual(crossings, [], `${viewport.width}px: lines cross ${crossings}`);
     }
+    await context.close();
+    assertClean(problems);
+  });
+
+  test('chapter 2: a naive softmax of NaN says why (e^149.5 = ∞, ∞ / ∞ = NaN)', async () => {
+    const { page, context, problems } = await load('chapters/2-self-attention');
+    assert.match(await page.textContent('#overflow-note'), /^The largest scaled score is 1\.5 \(“journey”\): e\^1\.5 still fits in float32/);
+    await page.fill('#factor', '100');
+    await page.waitForFunction(() => document.querySelector('#overflow-note').textContent.startsWith('The naive softmax is NaN'));
+    assert.match(await page.textContent('#overflow-note'), /the largest scaled score, 149\.5 for “journey”, gives e\^149\.5 = ∞ in float32 .* ∞ \/ ∞ = NaN/);
+    await context.close();
+    assertClean(problems);
+  });
+
+  test('chapter 3: the scores and the scaled scores share one colour scale, so that √d_k shows as fading', async () => {
+    const { page, context, problems } = await load('chapters/3-trainable-weights');
+    await page.fill('#d-out', '8');
+    await page.waitForFunction(() => document.querySelector('[data-figure="scaled-scores"] .heatmap-title')?.textContent.endsWith('d_k = 8'));
+    const maps = await page.$$eval('[data-figure="attn-scores"] svg.heatmap, [data-figure="scaled-scores"] svg.heatmap', (svgs) => svgs.map((svg) => ({
+      domain: svg.dataset.domain.split(',').map(Number),
+      cells: [...svg.querySelectorAll('g.cell')].map((c) => ({ v: Number(c.dataset.value), fill: c.querySelector('rect').getAttribute('fill') })),
+    })));
+    assert.deepEqual(maps[0].domain, maps[1].domain);
+    const values = [...maps[0].cells, ...maps[1].cells].map((c) => c.v);
+    assert.deepEqual(maps[0].domain, [Math.min(...values), Math.max(...values)]);
+    // The scaled map's largest cell is not the scale's top colour, as it was when each map had its own scale.
+    const top = maps[0].cells.reduce((a, b) => (b.v > a.v ? b : a));
+    const scaledTop = maps[1].cells.reduce((a, b) => (b.v > a.v ? b : a));
+    assert.notEqual(scaledTop.fill, top.fill);
     await context.close();
     assertClean(problems);
   });

@@ -96,6 +96,19 @@ describe('headMask', () => {
     for (const [l, h] of [[0, 2], [0, 3], [1, 0], [1, 1], [1, 2]]) assert.equal(without(l, h).accuracy, 1, `without ${l}.${h}`);
   });
 
+  test('without the subject head the next-token guess flattens (chapter 7\'s prose)', () => {
+    const prompt = tokenizer.encode('The cats, which slept near the dog,');
+    const next = (mask) => {
+      const { logits } = model.forward(prompt, { headMask: mask });
+      const V = model.config.vocabSize;
+      return Array.from(attn.softmax(attn.tensor(logits.data.slice((prompt.length - 1) * V), [V])).data).sort((a, b) => b - a);
+    };
+    const all = next(null);
+    assert.ok(all.slice(0, 4).reduce((a, b) => a + b) > 0.9, `every head: the top four take ${all.slice(0, 4)}`);
+    const off = next(headMask(nLayer, nHead, [[1, 3, 0]]));
+    assert.ok(off[0] < 0.1, `without 2.4 the likeliest token has ${off[0]}`);
+  });
+
   test('bad masks are refused with the shape or value expected', () => {
     assert.throws(() => model.forward(ids, { headMask: [[1, 1], [1, 1]] }),
       { message: `GPT.forward: expected headMask of shape [${nLayer}, ${nHead}] (n_layer, n_head), got [2, 2]` });

@@ -43,6 +43,7 @@ chapter(async (attn) => {
         bars(fig('naive-softmax'), attn.softmaxNaive(scaled).data, { title: 'naive softmax', labels: TOKENS, domain });
         bars(fig('softmax'), attn.softmax(scaled).data, { title: 'softmax (stable)', labels: TOKENS, domain });
       }
+      document.querySelector('#overflow-note').textContent = k === null ? '' : overflowNote(scores.data.map((s) => s * k));
       const t = attn.simpleSelfAttention(inputs);
       const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
       heatmap(fig('scores'), t.scores, { title: 'Scores Ω = X Xᵀ', ...tokens });
@@ -74,3 +75,23 @@ chapter(async (attn) => {
   draw();
   await new Promise(requestAnimationFrame);
 });
+
+/**
+ * What the naive softmax did with these scores, in numbers: e^ω overflows float32 past ln(3.4e38) ≈ 88.72, and
+ * ∞ / ∞ is NaN, which is all its bars can show then.
+ */
+export function overflowNote(scores) {
+  const LIMIT = Math.log(3.4028234663852886e38);
+  let top = 0;
+  for (let j = 1; j < scores.length; j++) if (scores[j] > scores[top]) top = j;
+  const max = scores[top];
+  const fmt = (v) => v.toFixed(1).replace('-', '−');
+  if (max > LIMIT) {
+    return `The naive softmax is NaN: the largest scaled score, ${fmt(max)} for “${TOKENS[top]}”, gives e^${fmt(max)} = ∞ ` +
+      `in float32 (anything past e^88.7 is), and then ∞ / ∞ = NaN. The stable softmax computes e^(ω − ${fmt(max)}) ` +
+      'instead: its largest exponent is e^0 = 1, and its weights are the ones the naive formula means.';
+  }
+  return `The largest scaled score is ${fmt(max)} (“${TOKENS[top]}”): e^${fmt(max)} still fits in float32, so the naive ` +
+    'and the stable softmax agree. Past about 88.7 the naive one overflows.';
+}
+

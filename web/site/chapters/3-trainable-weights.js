@@ -58,8 +58,12 @@ chapter(async (attn) => {
       drawSpaces(t, dOut, outLabels);
       drawProjections(t, dOut, outLabels);
       const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
-      heatmap(fig('attn-scores'), t.scores, { title: 'Scores Q Kᵀ', ...tokens, ...traceable });
-      heatmap(fig('scaled-scores'), t.scaledScores, { title: `Scaled scores Q Kᵀ / √d_k, d_k = ${dOut}`, ...tokens, ...traceable });
+      // One colour scale for the scores and the scaled scores, so that dividing by √d_k is seen as the colours
+      // drawing together (each map on its own scale looked the same; chapter 4 is about that difference).
+      const both = [...t.scores.data, ...t.scaledScores.data].filter(Number.isFinite);
+      const shared = { domain: [Math.min(...both), Math.max(...both)], note: 'one colour scale for both score maps' };
+      heatmap(fig('attn-scores'), t.scores, { title: 'Scores Q Kᵀ', ...tokens, ...shared, ...traceable });
+      heatmap(fig('scaled-scores'), t.scaledScores, { title: `Scaled scores Q Kᵀ / √d_k, d_k = ${dOut}`, ...tokens, ...shared, ...traceable });
       heatmap(fig('trainable-weights'), t.weights, { title: 'Attention weights A = softmax(Q Kᵀ / √d_k)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
       if (traced) panel.show(attn.explainScore(t, ...traced), { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS });
       else panel.clear();

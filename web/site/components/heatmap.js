@@ -92,6 +92,7 @@ export function heatmap(container, tensor, options = {}) {
     .attr('width', width)
     .attr('height', height)
     .attr('class', 'heatmap')
+    .attr('data-domain', `${lo},${hi}`) // the colour scale's ends, for maps meant to be compared
     .attr('role', onCellClick ? 'group' : 'img')
     .attr('aria-label', `${title}: ${rows} by ${cols}${rowAxis ? `, rows: ${rowAxis}, columns: ${colAxis}` : ''}` +
       `${note ? `, ${note}` : ''}${onCellClick ? `. Arrow keys move between cells, Enter or Space ${cellAction}.` : ''}`);

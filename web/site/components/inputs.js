@@ -46,24 +46,29 @@ export function readNumber(input, { name, min = -Infinity, max = Infinity, integ
 
 /**
  * Marks figures as out of date (dimmed, hidden from assistive technology and
- * from the keyboard, with a note above them) or as current again.
+ * from the keyboard, with a note above them) or as current again. once: the
+ * note stands above the first figure only (figures that follow one another,
+ * which would repeat it).
  */
-export function markStale(figures, stale, note = 'Out of date: fix the input above to redraw.') {
+export function markStale(figures, stale, note = 'Out of date: fix the input above to redraw.', { once = false } = {}) {
+  let first = true;
   for (const figure of figures) {
     if (!figure) continue;
+    const noted = !once || first;
+    first = false;
     figure.classList.toggle('stale', stale);
     figure.toggleAttribute('inert', stale);
     if (stale) figure.setAttribute('aria-hidden', 'true');
     else figure.removeAttribute('aria-hidden');
     let label = figure.previousElementSibling?.classList.contains('stale-note') ? figure.previousElementSibling : null;
-    if (stale && !label) {
+    if (stale && !label && noted) {
       label = document.createElement('p');
       label.className = 'stale-note';
       figure.before(label);
     }
     if (label) {
       label.textContent = note;
-      label.hidden = !stale;
+      label.hidden = !stale || !noted;
     }
   }
 }

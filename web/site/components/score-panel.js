@@ -57,7 +57,9 @@ export function scorePanel(container, { hint }) {
   container.classList.add('score-panel');
   container.setAttribute('aria-live', 'polite');
   container.tabIndex = 0; // its tables scroll sideways on a narrow screen, by keyboard too
+  let shown = null; // the cell on display, so that only a newly chosen one brings the panel into view
   const clear = () => {
+    shown = null;
     container.replaceChildren(cell('p', hint, 'note-text'));
     for (const key of ['query', 'key', 'score', 'scaledScore']) delete container.dataset[key];
   };
@@ -118,6 +120,17 @@ export function scorePanel(container, { hint }) {
       mixing.dataset.part = 'mixing';
       mixing.querySelectorAll('tbody tr')[keys.indexOf(j)]?.classList.add('traced');
       container.replaceChildren(heading, products, scaling, row, mixing);
+      // A cell the reader just chose (not a redraw, not a link being opened) brings its answer into view: the panel
+      // sits below the maps, often a screen away from the cell.
+      const key = `${context}|${i}|${j}`;
+      if (key !== shown && document.body.dataset.ready === 'true') {
+        const box = heading.getBoundingClientRect();
+        if (box.top < 0 || box.bottom > window.innerHeight) {
+          const reduce = window.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
+          heading.scrollIntoView({ block: 'start', behavior: reduce ? 'auto' : 'smooth' });
+        }
+      }
+      shown = key;
     },
   };
 }
