@@ -326,6 +326,20 @@ describe('8. phones (390 px): no text in a figure below 11 px, no formula cut of
   }
 });
 
+test('8. phones: the chapter navigation is one line that stays at the top, and opens to every chapter', async () => {
+  const { page, context, problems } = await load('chapters/4-scaling', PHONE);
+  const nav = await page.$eval('nav.chapters', (n) => n.getBoundingClientRect().height);
+  assert.ok(nav <= 48, `the navigation is ${nav}px tall`);
+  assert.equal(await page.textContent('nav .chapter-menu > summary'), `Chapter 4 of ${CHAPTERS.length}`);
+  await page.evaluate(() => window.scrollTo(0, 2000));
+  assert.equal(await page.$eval('nav.chapters', (n) => Math.round(n.getBoundingClientRect().top)), 0, 'it stays at the top');
+  await page.click('nav .chapter-menu > summary');
+  await page.click('nav .chapter-menu a[href="./5-masking.html"]');
+  await page.waitForURL(/5-masking\.html/);
+  await context.close();
+  assertClean(problems);
+});
+
 describe('9. the keyboard', () => {
   test('the mask grid is one tab stop: arrows move, Enter toggles and keeps focus; a skip link comes first', async () => {
     const { page, context, problems } = await load('chapters/5-masking');

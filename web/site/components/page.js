@@ -39,7 +39,19 @@ function renderNav() {
   home.href = inChapters ? '../index.html' : './index.html';
   home.textContent = 'Attention, step by step';
   home.className = 'home';
-  nav.replaceChildren(home, list, themeSwitch());
+  // On a phone the list folds into one line ("Chapter 3 of 8"), so that the page starts under a short header;
+  // wider screens show it open, its summary hidden.
+  const menu = document.createElement('details');
+  menu.className = 'chapter-menu';
+  const summary = document.createElement('summary');
+  const index = CHAPTERS.findIndex((c) => c.file === here);
+  summary.textContent = index >= 0 ? `Chapter ${index + 1} of ${CHAPTERS.length}` : `${CHAPTERS.length} chapters`;
+  menu.append(summary, list);
+  const narrow = window.matchMedia('(max-width: 600px)');
+  const fold = () => (menu.open = !narrow.matches);
+  fold();
+  narrow.addEventListener('change', fold);
+  nav.replaceChildren(home, menu, themeSwitch());
   // A skip link past the navigation, the first thing the keyboard reaches.
   const main = document.querySelector('main');
   main.id ||= 'content';

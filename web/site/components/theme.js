@@ -25,7 +25,10 @@ export function onThemeChange(fn) {
 export function themeSwitch() {
   const label = document.createElement('label');
   label.className = 'theme-switch';
-  label.append('Theme ');
+  const text = document.createElement('span');
+  text.className = 'theme-label';
+  text.textContent = 'Theme ';
+  label.append(text);
   const select = document.createElement('select');
   select.id = 'theme';
   for (const [value, text] of [['system', 'as the system'], ['light', 'light'], ['dark', 'dark']]) select.add(new Option(text, value));
