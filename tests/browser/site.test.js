@@ -242,6 +242,12 @@ test('chapter 7: with the page\'s recipe a head turns to the subject while the r
     await assertDrawnAlikeAlone(page, `[data-figure="${figure}"] svg.line-chart`, svg);
   }
   assert.equal(await page.getAttribute('[data-figure="loss-chart"] g.series[data-series="train"]', 'data-points'), '1200', 'a training loss per step');
+  assert.match(await page.getAttribute('[data-figure="loss-chart"] svg.line-chart', 'aria-label'), /x axis training step, y axis cross-entropy loss \(nats\)/);
+  assert.deepEqual(await page.$$eval('[data-figure="loss-chart"] svg.line-chart .axis-title', (t) => t.map((e) => e.textContent)),
+    ['training step', 'cross-entropy loss (nats)']);
+  // The heads chart draws the leading head thick, and fades the heads that never looked at the subject.
+  assert.equal(await page.locator('[data-figure="heads-chart"] g.series.emphasis').count(), 1);
+  assert.ok(await page.locator('[data-figure="heads-chart"] g.series.muted').count() >= 1);
   // the trained model keeps its heads chart once it is the active model
   assert.notEqual(await page.getAttribute('#active-model', 'data-active'), 'shipped');
   assert.equal(await page.getAttribute('[data-figure="heads-chart"]', 'data-emerged-at'), emergedAt);

@@ -40,12 +40,23 @@ export function thinned(points, px, width) {
 /**
  * @param {HTMLElement} container  its contents are replaced
  * @param {{title: string, x: number[], series: {label: string, values: (number|null)[], color: string,
- *          dash?: boolean, points?: boolean}[], xLabel: string, yLabel: string, yDomain?: [number, number],
- *          description: string}} options
+ *          dash?: boolean, points?: boolean, emphasis?: boolean, muted?: boolean}[], xLabel: string, yLabel: string,
+ *          yDomain?: [number, number], description: string, empty?: string}} options
  *   series colours are CSS colours (a palette variable such as 'var(--accent)' follows the theme);
- *   points: each value also drawn as a dot named by a tooltip; description: the chart for assistive technology.
+ *   points: each value also drawn as a dot named by a tooltip; description: the chart for assistive technology;
+ *   emphasis / muted: a series drawn thicker (the one the text is about) or faded (lines that stay near zero, so
+ *   that eight overlapping flat lines do not hide the one that matters); empty: the sentence shown instead of
+ *   axes while there is nothing to draw.
  */
-export function lineChart(container, { title, x, series, xLabel, yLabel, yDomain, description }) {
+export function lineChart(container, { title, x, series, xLabel, yLabel, yDomain, description, empty }) {
+  if (x.length === 0 && empty) {
+    // Nothing measured yet: a sentence saying what will be drawn here, not axes around nothing.
+    const root = d3.select(container);
+    root.selectAll('*').remove();
+    root.append(titleTag(container)).attr('class', 'heatmap-title').text(title);
+    root.append('p').attr('class', 'empty-state').text(empty);
+    return;
+  }
   const width = Math.min(640, availableWidth(container));
   const plotWidth = width - MARGIN.left - MARGIN.right;
   const perRow = Math.max(1, Math.floor(plotWidth / LEGEND_ITEM.width));
@@ -78,7 +89,10 @@ export function lineChart(container, { title, x, series, xLabel, yLabel, yDomain
   lines.forEach((l, k) => {
     const g = svg.append('g').attr('class', 'series').attr('data-series', l.label).attr('data-points', l.points.length);
     g.append('path').attr('class', 'line').attr('d', path(thinned(l.points, px, plotWidth)) ?? '')
-      .style('stroke', l.color).style('stroke-dasharray', l.dash ? '6 4' : null);
+      .style('stroke', l.color).style('stroke-dasharray', l.dash ? '6 4' : null)
+      .style('stroke-width', l.emphasis ? 3.5 : null).style('opacity', l.muted ? 0.3 : null);
+    if (l.emphasis) g.classed('emphasis', true);
+    if (l.muted) g.classed('muted', true);
     if (l.dots) {
       g.selectAll('circle').data(l.points).join('circle').attr('cx', (p) => px(p.x)).attr('cy', (p) => py(p.y)).attr('r', 3)
         .style('fill', l.color)

@@ -33,6 +33,8 @@ export function training(state, settings, models) {
       xLabel: 'training step',
       yLabel: 'cross-entropy loss (nats)',
       description: 'Loss chart: x axis training step, y axis cross-entropy loss (nats); training loss per step, validation loss at evaluations',
+      empty: state.active ? `“${state.active.meta.name}” came without its training curve: train a model below to see its loss fall here, step by step.`
+        : 'Train a model below to see its loss fall here, step by step.',
     });
     $('#samples').replaceChildren(...(source?.samples ?? []).map((s) => Object.assign(document.createElement('li'), { textContent: `step ${s.iter}: ${s.text}` })));
     showHeads(source?.headShares);
@@ -50,10 +52,15 @@ export function training(state, settings, models) {
     }
     const H = heads.nHead;
     const name = (k) => headName(Math.floor(k / H), k % H);
+    // The head that looks at the subject most by the last measurement is drawn thick; heads that never reach
+    // 5 % are faded, so that the flat lines do not stack on top of the one that matters.
+    const lastAt = heads.x.length - 1;
+    const leader = heads.shares.reduce((b, line, k) => (line[lastAt] > heads.shares[b][lastAt] ? k : b), 0);
     lineChart(holder, {
       title: 'Share of held-out sentences in which each head looks hardest at the subject',
       x: heads.x,
-      series: [...heads.shares.map((values, k) => ({ label: name(k), values, color: headColor(k) })),
+      series: [...heads.shares.map((values, k) => ({ label: name(k), values, color: headColor(k), emphasis: k === leader,
+        muted: k !== leader && Math.max(...values) < 0.05 })),
         { label: 'agreement', values: heads.accuracy, color: 'var(--ink)', dash: true }],
       xLabel: 'training step',
       yLabel: 'share of sentences',
