@@ -179,6 +179,8 @@ test('chapter 6: the number of heads changes the grid and the head view', async 
 test('chapter 7: one weight of the trained model traced, by clicking its map or choosing it', async () => {
   const { page, context, problems } = await load('chapters/7-language-model');
   await page.waitForSelector('#probe-summary[data-best]');
+  // Before anything is traced the selects already name a cell (they started blank): layer 1, head 1, the last query.
+  assert.deepEqual(await Promise.all(['#trace-layer', '#trace-head', '#trace-query', '#trace-key'].map((s) => page.inputValue(s))), ['0', '0', '8', '0']);
   // layer 2, head 4 (the subject head): the last token's weight on " cats", as the list under the maps gives it
   const map = page.locator('[data-figure="model-attention"] figure[data-layer="1"][data-head="3"] canvas');
   const geometry = await map.evaluate((c) => ({ ...Object.fromEntries(Object.entries(c.dataset).map(([k, v]) => [k, Number(v)])),

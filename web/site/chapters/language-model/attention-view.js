@@ -19,11 +19,11 @@ const FIGURES = ['#probe-claim', '#probe-next', '#probe-heads', '[data-figure="m
   '[data-score-panel]'];
 const TRACE_SELECTS = ['#trace-layer', '#trace-head', '#trace-query', '#trace-key'];
 
-/** Options 0 … n-1 named by label(k), keeping the chosen one when it still exists. */
-function fillSelect(select, n, label) {
+/** Options 0 … n-1 named by label(k), keeping the chosen one when it still exists, else `fallback` (never blank). */
+function fillSelect(select, n, label, fallback = 0) {
   const chosen = select.value;
   select.replaceChildren(...Array.from({ length: n }, (_, k) => new Option(label(k), String(k))));
-  if (Number(chosen) < n) select.value = chosen;
+  select.value = chosen !== '' && Number(chosen) < n ? chosen : String(Math.min(fallback, n - 1));
 }
 
 /** What the head that looks hardest at subjects does on this text, in words. */
@@ -54,7 +54,7 @@ export function attentionView(state) {
     const T = pieces.length;
     fillSelect($('#trace-layer'), trace.layers.length, (l) => `layer ${l + 1}`);
     fillSelect($('#trace-head'), H, (h) => `head ${h + 1}`);
-    fillSelect($('#trace-query'), T, (i) => `${i + 1}: ${shown(pieces[i])}`);
+    fillSelect($('#trace-query'), T, (i) => `${i + 1}: ${shown(pieces[i])}`, T - 1); // the last token: what comes next
     fillSelect($('#trace-key'), T, (j) => `${j + 1}: ${shown(pieces[j])}`);
     const t = state.traced;
     if (t && (t[0] >= trace.layers.length || t[1] >= H || t[2] >= T || t[3] >= T)) state.traced = null;
