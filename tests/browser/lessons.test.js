@@ -249,6 +249,15 @@ test('6. chapter 3: labelled points, named axes, values apart, a labelled 3-D vi
     assert.equal(svg.circles, points);
     assert.equal(svg.labels.length, points);
     assert.deepEqual(svg.axes, ['d1 →', 'd2 →']);
+    // No two labels overlap, and none covers an axis title (journey/starts, Your/step used to).
+    const overlaps = await page.$eval(`[data-figure="${figure}"] svg.scatter`, (s) => {
+      const boxes = [...s.querySelectorAll('.point-label, .axis-title')].map((t) => ({ name: t.textContent, b: t.getBoundingClientRect() }));
+      const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+      const found = [];
+      boxes.forEach((p, i) => boxes.slice(i + 1).forEach((q) => { if (hit(p.b, q.b)) found.push(`${p.name} / ${q.name}`); }));
+      return found;
+    });
+    assert.deepEqual(overlaps, []);
   }
   // Projections: the key reaching furthest along the query is the one with the highest score in the map.
   const keys = await page.$$eval('[data-figure="projections"] g.key', (g) => g.map((e) => ({ along: Number(e.dataset.along), score: Number(e.dataset.score), best: e.classList.contains('best') })));

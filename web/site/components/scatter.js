@@ -12,7 +12,7 @@ import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { SVGObject, SVGRenderer } from 'three/examples/jsm/renderers/SVGRenderer.js';
 
 import { exportMenu } from './figure-export.js';
-import { titleTag } from './heatmap.js';
+import { availableWidth, titleTag } from './heatmap.js';
 import { resolveColor } from './theme.js';
 
 /** Queries, keys, values: purple, teal, orange from the palette, each ≥ 4.5:1 on the page in both themes. */
@@ -94,33 +94,70 @@ export function scatter(container, sets, { title, axisNames, orbit = sharedView(
   exportMenu(container, picture, coordinates(sets, title, axisNames), title);
 }
 
+/**
+ * A square plot sized to the page (up to 420 px) whose axes span the data with a margin, the origin included
+ * only when the data come near it (it used to be always, which crowded the points into a corner), with the
+ * vertical axis named above its top end, clear of the ticks.
+ */
 function square(root, all, axisNames, label) {
-  const size = 300;
+  const size = Math.max(260, Math.min(420, availableWidth(root.node())));
   const pad = 40;
-  const ext = d3.extent(all.concat([0]));
-  const x = d3.scaleLinear().domain(ext).nice().range([pad, size - 12]);
-  const y = d3.scaleLinear().domain(ext).nice().range([size - pad, 12]);
+  const top = 26;
+  let [lo, hi] = d3.extent(all);
+  const span = Math.max(hi - lo, 1e-6);
+  if (lo > 0 && lo < 0.5 * span) lo = 0;
+  if (hi < 0 && -hi < 0.5 * span) hi = 0;
+  const ext = [lo - 0.08 * span, hi + 0.08 * span];
+  const x = d3.scaleLinear().domain(ext).nice().range([pad, size - 14]);
+  const y = d3.scaleLinear().domain(ext).nice().range([size - pad, top]);
   const svg = root.append('svg').attr('class', 'scatter').attr('viewBox', `0 0 ${size} ${size}`).attr('width', size).attr('height', size)
     .attr('role', 'img').attr('aria-label', label);
   svg.append('g').attr('transform', `translate(0,${size - pad})`).call(d3.axisBottom(x).ticks(5));
   svg.append('g').attr('transform', `translate(${pad},0)`).call(d3.axisLeft(y).ticks(5));
-  svg.append('text').attr('class', 'axis-title').attr('x', size - 12).attr('y', size - 6).attr('text-anchor', 'end').text(`${axisNames[0]} →`);
-  svg.append('text').attr('class', 'axis-title').attr('transform', `translate(11, 12) rotate(90)`).text(`${axisNames[1]} →`);
+  svg.append('text').attr('class', 'axis-title').attr('x', size - 14).attr('y', size - 6).attr('text-anchor', 'end').text(`${axisNames[0]} →`);
+  svg.append('text').attr('class', 'axis-title').attr('x', pad).attr('y', top - 12).attr('text-anchor', 'middle').text(`${axisNames[1]} →`)
+    .attr('transform', `rotate(-90 ${pad} ${top - 12}) translate(0 4)`);
   return { svg, x, y };
+}
+
+/**
+ * Puts each point's label at the first of eight places around it (right, left, above, below, then the
+ * diagonals) that overlaps no label or point placed before it, so that close points keep readable names.
+ */
+function placeLabels(svg, items) {
+  const boxes = items.map(({ px, py }) => ({ x: px - 5, y: py - 5, w: 10, h: 10 }));
+  const overlaps = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  const width = Number(svg.attr('width'));
+  for (const [k, { node, px, py }] of items.entries()) {
+    const { width: w, height: h } = node.getBBox();
+    const places = [[7, 4, 'start'], [-7, 4, 'end'], [0, -9, 'middle'], [0, 17, 'middle'], [7, -7, 'start'], [-7, -7, 'end'], [7, 15, 'start'], [-7, 15, 'end']];
+    const boxOf = ([dx, dy, anchor]) => ({ x: px + dx - (anchor === 'end' ? w : anchor === 'middle' ? w / 2 : 0), y: py + dy - h + 3, w, h });
+    const free = places.find((p) => {
+      const b = boxOf(p);
+      return b.x >= 0 && b.x + b.w <= width && boxes.every((o, j) => j === k || !overlaps(b, o));
+    }) ?? places[0];
+    node.setAttribute('x', px + free[0]);
+    node.setAttribute('y', py + free[1]);
+    node.setAttribute('text-anchor', free[2]);
+    boxes.push(boxOf(free));
+  }
 }
 
 function scatter2d(root, sets, axisNames) {
   const { svg, x, y } = square(root, sets.flatMap((s) => Array.from(s.data)), axisNames,
     `${sets.map((s) => s.name).join(', ')} as points in two dimensions, each labelled with its token`);
+  const items = [];
   sets.forEach((s) => {
     const g = svg.append('g').attr('data-set', s.name);
     for (let i = 0; i < s.data.length / s.d; i++) {
       const px = x(s.data[i * s.d]);
       const py = y(s.data[i * s.d + 1]);
       g.append('circle').attr('cx', px).attr('cy', py).attr('r', 5).style('fill', s.color);
-      g.append('text').attr('x', px + 7).attr('y', py + 4).attr('class', 'point-label').style('fill', s.color).text(s.labels[i]);
+      const node = g.append('text').attr('x', px + 7).attr('y', py + 4).attr('class', 'point-label').style('fill', s.color).text(s.labels[i]).node();
+      items.push({ node, px, py });
     }
   });
+  placeLabels(svg, items);
   return svg.node();
 }
 
