@@ -175,7 +175,7 @@ describe('3. every attention map says which axis is which', () => {
       f.querySelector('canvas').getAttribute('aria-label'), f.querySelector('.map-axes').textContent]));
     assert.equal(labels.length, 8);
     for (const [aria, visible] of labels) {
-      assert.match(aria, /rows: query \(the token attending\), columns: key \(the token attended to\), each row sums to 1$/);
+      assert.match(aria, /rows: query \(the token attending\), columns: key \(the token attended to\), each row sums to 1\. Arrow keys move between cells, Enter traces one\.$/);
       assert.equal(visible, 'rows: query · columns: key · each row sums to 1');
     }
     await context.close();

@@ -203,6 +203,15 @@ test('chapter 7: one weight of the trained model traced, by clicking its map or 
   await page.waitForFunction(() => document.querySelector('[data-score-panel] h3')?.textContent.endsWith('layer 1, head 3'));
   assert.match(await page.textContent('[data-score-panel] h3'), /query “ which”, key “ cats”/);
   await page.screenshot({ path: artifactPath('7-trace-one-number.png'), fullPage: true });
+  // The maps are a layers × heads grid that the keyboard reaches: Tab to layer 2, head 2's map, move, read, Enter.
+  const columns = await page.$eval('[data-figure="model-attention"]', (g) => getComputedStyle(g).gridTemplateColumns.split(' ').length);
+  assert.equal(columns, 4);
+  await page.focus('[data-figure="model-attention"] figure[data-layer="1"][data-head="1"] canvas');
+  await page.keyboard.press('ArrowRight');
+  assert.match(await page.textContent('#map-readout'), /^layer 2, head 2: query “,” gives key “ cats” a weight of 0\.\d{3}\.$/);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-score-panel] h3')?.textContent.endsWith('layer 2, head 2'));
+  assert.match(await page.textContent('[data-score-panel] h3'), /query “,”, key “ cats”/);
   // a shorter text than the traced query: the panel goes back to its hint
   await page.fill('#probe', 'The cats');
   await page.waitForFunction(() => !document.querySelector('[data-score-panel]').dataset.score);

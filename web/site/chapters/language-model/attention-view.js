@@ -68,11 +68,50 @@ export function attentionView(state) {
     panel.show(e, { i, j, queryLabel: shown(pieces[i]), keyLabels: pieces.map(shown), context: headName(l, h) });
   }
 
+  /**
+   * A small map that the keyboard reaches and that reads its cells out: a cursor moves with the arrow keys (and
+   * follows the mouse), the readout under the grid names the query, the key and the weight, and Enter traces the
+   * cell as a click does.
+   */
+  function reachable(canvas, weights, pieces, l, h) {
+    const T = pieces.length;
+    let cursor = [T - 1, 0];
+    canvas.tabIndex = 0;
+    canvas.setAttribute('aria-label', `${canvas.getAttribute('aria-label')}. Arrow keys move between cells, Enter traces one.`);
+    const readout = () => {
+      const [i, j] = cursor;
+      $('#map-readout').textContent = j > i
+        ? `${headName(l, h)}: query ${quote(shown(pieces[i]))} cannot see key ${quote(shown(pieces[j]))}, which comes later.`
+        : `${headName(l, h)}: query ${quote(shown(pieces[i]))} gives key ${quote(shown(pieces[j]))} a weight of ${weights[i * T + j].toFixed(3)}.`;
+    };
+    canvas.addEventListener('mousemove', (event) => {
+      const at = cellAt(canvas, event);
+      if (!at) return;
+      cursor = at;
+      readout();
+    });
+    canvas.addEventListener('focus', readout);
+    canvas.addEventListener('keydown', (event) => {
+      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        state.traced = [l, h, ...cursor];
+        draw();
+        return;
+      }
+      if (!moves[event.key]) return;
+      event.preventDefault();
+      cursor = cursor.map((v, k) => Math.max(0, Math.min(T - 1, v + moves[event.key][k])));
+      readout();
+    });
+  }
+
   /** The model view: one small map per layer and head, each with a button that opens it in the head view. */
   function modelView(trace, pieces, H) {
     const T = pieces.length;
     const grid = $('[data-figure="model-attention"]');
     grid.replaceChildren();
+    grid.style.setProperty('--heads', String(H)); // a layers × heads grid: one row per layer
     trace.layers.forEach((layer, l) => {
       for (let h = 0; h < H; h++) {
         const cell = document.createElement('figure');
@@ -85,6 +124,7 @@ export function attentionView(state) {
           colLabels: pieces.map(shown),
           cellSize: T > 40 ? 11 : T > 20 ? 12 : 15,
         });
+        reachable(cell.querySelector('canvas.heatmap-canvas'), layer.weights.data.subarray(h * T * T, (h + 1) * T * T), pieces, l, h);
         const open = Object.assign(document.createElement('button'), { type: 'button', className: 'open-head-view', textContent: 'Open in the head view' });
         open.setAttribute('aria-label', `Open in the head view: ${headName(l, h)}`);
         cell.appendChild(open);
