@@ -216,12 +216,15 @@ test('4. the −1e9 mask view: compact labels that fit, a colour scale of the un
   assertClean(problems);
 });
 
-test('5. chapter 4: multiplied scores visibly grow against the × 1 outline, and the assumption of Var(q·k) = d_k is stated', async () => {
+test('5. chapter 4: multiplied scores visibly grow against the × 1 outline, the softmax\'s gradient vanishes, and the assumption of Var(q·k) = d_k is stated', async () => {
   const { page, context, problems } = await load('chapters/4-scaling');
   const heights = () => page.$$eval('[data-figure="raw-scores"] svg', ([svg]) => ({
     bars: [...svg.querySelectorAll('g.bar rect')].map((r) => Number(r.getAttribute('height'))),
     ghosts: [...svg.querySelectorAll('.ghost rect')].map((r) => Number(r.getAttribute('height'))),
   }));
+  const gradient = () => page.$$eval('[data-figure="softmax-gradient"] g.bar', (b) => b.map((e) => Number(e.dataset.value)));
+  const slope1 = await gradient();
+  assert.ok(Math.max(...slope1) > 0.1, `at × 1 the softmax still moves: ${slope1}`);
   const at1 = await heights();
   assert.equal(at1.ghosts.length, 8);
   at1.bars.forEach((b, i) => assert.ok(Math.abs(b - at1.ghosts[i]) < 0.01, 'at × 1 the bars are their outlines'));
@@ -232,6 +235,10 @@ test('5. chapter 4: multiplied scores visibly grow against the × 1 outline, and
   assert.ok(tallest(at10.bars) > 8 * tallest(at10.ghosts), `× 10: bars ${tallest(at10.bars)} vs outlines ${tallest(at10.ghosts)}`);
   const softmax = await page.$$eval('[data-figure="scaled-softmax"] g.bar', (b) => b.map((e) => Number(e.dataset.value)));
   assert.ok(Math.max(...softmax) > 0.99, 'the softmax is a step');
+  // ... and its derivative p(1 − p) has vanished: every weight is p ≈ 0 or p ≈ 1 (the gradient chapter 4 promises).
+  const slope10 = await gradient();
+  slope10.forEach((g, i) => assert.ok(Math.abs(g - softmax[i] * (1 - softmax[i])) < 1e-6, 'p(1 − p) of the drawn weights'));
+  assert.ok(Math.max(...slope10) < 0.01, `× 10: ${slope10}`);
   assert.match(await page.textContent('main'), /independent with mean 0 and variance 1/);
   await page.locator('.figures').first().screenshot({ path: artifactPath('lesson-scaling-x10.png') });
   await context.close();

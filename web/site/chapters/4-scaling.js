@@ -35,6 +35,13 @@ chapter(async (attn) => {
         ghost: scores.data, ghostLabel: 'scores × 1' });
       bars(fig('scaled-softmax'), w, { title: 'softmax', labels, domain: [0, 1], digits: 2, ghost: gentle, ghostLabel: 'softmax at × 1' });
       $('#factor-readout').textContent = `Largest weight ${Math.max(...w).toFixed(3)} (at × 1: ${Math.max(...gentle).toFixed(3)}).`;
+      // The softmax's own derivative, ∂p_i/∂ω_i = p_i (1 − p_i): what a gradient through it is multiplied by.
+      const slope = (p) => Array.from(p, (pi) => pi * (1 - pi));
+      const [now, before] = [slope(w), slope(gentle)];
+      bars(fig('softmax-gradient'), now, { title: '∂p_i / ∂ω_i = p_i (1 − p_i)', labels, domain: [0, 0.25], digits: 3,
+        ghost: before, ghostLabel: 'at × 1' });
+      $('#gradient-readout').textContent = `Largest ∂p_i/∂ω_i ${Math.max(...now).toExponential(2)} ` +
+        `(at × 1: ${Math.max(...before).toFixed(3)}; the most it can be is 0.25).`;
 
       const dk = 2 ** Number($('#dk').value);
       $('#dk-value').textContent = String(dk);
