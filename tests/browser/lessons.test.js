@@ -532,6 +532,28 @@ describe('the lesser points', () => {
     assertClean(problems);
   });
 
+  test('chapter 6 shows Q cut into heads and the heads joined back, column for column', async () => {
+    const { page, context, problems } = await load('chapters/6-multi-head');
+    const map = (figure) => page.$eval(`[data-figure="${figure}"] svg.heatmap`, (svg) => ({
+      columns: [...svg.querySelectorAll('.col-label, .column-label, text.col')].map((t) => t.textContent),
+      rules: svg.querySelectorAll('.group-rule').length,
+      rows: svg.querySelectorAll('g.heatmap-row').length,
+      cells: svg.querySelectorAll('g.cell').length,
+    }));
+    const q = await map('split-queries');
+    const concat = await map('concat');
+    // 4 heads of d_k = 3 over d_model 12: three rules between the heads' column blocks, in both matrices.
+    assert.equal(q.rules, 3);
+    assert.equal(concat.rules, 3);
+    assert.equal(q.cells, q.rows * 12);
+    assert.equal(concat.cells, q.cells);
+    assert.match(await page.textContent('[data-figure="split-queries"]'), /cut into 4 heads of d_k = 3 columns/);
+    await page.selectOption('#num-heads', '6');
+    await page.waitForFunction(() => document.querySelectorAll('[data-figure="split-queries"] .group-rule').length === 5);
+    await context.close();
+    assertClean(problems);
+  });
+
   test('chapter 5 starts with the causal mask on; one notation across chapters', async () => {
     const five = await load('chapters/5-masking');
     assert.equal(await five.page.isChecked('#causal'), true);

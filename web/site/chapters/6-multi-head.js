@@ -35,7 +35,7 @@ chapter(async (attn) => {
     const numHeads = Number(settings.read('num_heads'));
     const seed = settings.read('seed');
     const ok = words.length > 0 && seed !== null;
-    markStale([grid, $('[data-figure="head-view"]'), $('[data-score-panel]')], !ok);
+    markStale([$('[data-figure="split-queries"]'), $('[data-figure="concat"]'), grid, $('[data-figure="head-view"]'), $('[data-score-panel]')], !ok);
     pytorch.update(ok ? chapter6({ words, numHeads, causal: $('#causal').checked, seed, dModel: D_MODEL, maxWords: MAX_WORDS }) : null);
     if (!ok) return;
     const vocab = [...new Set(words)].sort();
@@ -49,6 +49,17 @@ chapter(async (attn) => {
       const x = { data: tok.data.map((v, i) => v + p.data[i]), shape: tok.shape };
       const t = mha.forward(x, { causal: $('#causal').checked });
       const T = words.length;
+      // Q = X W_q as one (T, d_model) matrix, from the trace's per-head queries (1, H, T, d_k): head h holds its
+      // columns h·d_k … (h+1)·d_k − 1. The concatenation of the heads' outputs has the same columns.
+      const dk = D_MODEL / numHeads;
+      const q = new Float32Array(T * D_MODEL);
+      for (let h = 0; h < numHeads; h++)
+        for (let i = 0; i < T; i++)
+          for (let c = 0; c < dk; c++) q[i * D_MODEL + h * dk + c] = t.queries.data[(h * T + i) * dk + c];
+      const headColumns = Array.from({ length: D_MODEL }, (_, k) => `h${Math.floor(k / dk) + 1}·${(k % dk) + 1}`);
+      const split = { rowLabels: words, colLabels: headColumns, digits: 2, groupEvery: dk, cellSize: 40 };
+      heatmap($('[data-figure="split-queries"]'), { data: q, shape: [T, D_MODEL] }, { title: `Q = X W_q, cut into ${numHeads} heads of d_k = ${dk} columns`, ...split });
+      heatmap($('[data-figure="concat"]'), { data: t.concat.data, shape: [T, D_MODEL] }, { title: 'Concat(head₁, …, head_h): each head\'s output in its own columns', ...split });
       grid.replaceChildren();
       for (let h = 0; h < numHeads; h++) {
         const cell = document.createElement('figure');

@@ -48,14 +48,16 @@ export function availableWidth(container) {
  *          note?: string, digits?: number, domain?: [number, number], cellSize?: number,
  *          masked?: (row: number, col: number) => boolean, maskLabel?: string,
  *          onCellClick?: (row: number, col: number) => void, cellPressed?: (row: number, col: number) => boolean,
- *          cellLabel?: (row: number, col: number, text: string) => string, cellAction?: string}} options
+ *          cellLabel?: (row: number, col: number, text: string) => string, cellAction?: string,
+ *          groupEvery?: number}} options
  *   masked: cells drawn hatched with maskLabel, left out of the colour scale.
  *   onCellClick: the cells become toggle buttons, one tab stop for the whole map (arrow keys move);
  *   cellAction says what Enter does to one ("toggles one", the default, or e.g. "traces one below").
+ *   groupEvery: a rule after every that many columns (a head's columns in a multi-head matrix).
  */
 export function heatmap(container, tensor, options = {}) {
   const { title, rowLabels, colLabels, rowAxis, colAxis, note, digits = 4, domain, masked, maskLabel = '−∞',
-    onCellClick, cellPressed, cellLabel, cellAction = 'toggles one' } = options;
+    onCellClick, cellPressed, cellLabel, cellAction = 'toggles one', groupEvery } = options;
   const [rows, cols] = tensor.shape.length === 1 ? [1, tensor.shape[0]] : tensor.shape;
   const values = Array.from(tensor.data);
   const isMasked = (i, j) => Boolean(masked?.(i, j));
@@ -144,6 +146,13 @@ export function heatmap(container, tensor, options = {}) {
   if (onCellClick) makeToggleGrid(cells, rows, cols, { onCellClick, cellPressed, refocus,
     name: (d) => cellLabel?.(d.i, d.j, label(d)) ?? `${rowName(d.i)} to ${colName(d.j)}: ${label(d)}` });
 
+  // Columns in groups (one head's d_k columns of a multi-head matrix): a rule between groups.
+  if (groupEvery && groupEvery < cols) {
+    for (let g = groupEvery; g < cols; g += groupEvery) {
+      svg.append('line').attr('class', 'group-rule').attr('x1', left + g * cell - 1).attr('x2', left + g * cell - 1)
+        .attr('y1', top - 4).attr('y2', top + rows * cell + 2);
+    }
+  }
   const legendY = top + rows * cell + 8;
   drawLegend(svg, color, lo, hi, left, legendY, legendWidth, digits);
   if (masked) {
