@@ -342,6 +342,16 @@ describe('8. phones (390 px): no text in a figure below 11 px, no formula cut of
   }
 });
 
+test('the index says what each chapter teaches, a sentence each, in the navigation\'s order', async () => {
+  const { page, context, problems } = await load('index');
+  const items = await page.$$eval('#toc li', (lis) => lis.map((li) => ({ title: li.querySelector('a').textContent, lesson: li.querySelector('.lesson')?.textContent ?? '' })));
+  assert.equal(items.length, CHAPTERS.length);
+  for (const { title, lesson } of items) assert.ok(lesson.length > 40 && lesson.endsWith('.'), `${title}: “${lesson}”`);
+  assert.equal(items[7].title, 'A model you bring');
+  await context.close();
+  assertClean(problems);
+});
+
 test('8. phones: the chapter navigation is one line that stays at the top, and opens to every chapter', async () => {
   const { page, context, problems } = await load('chapters/4-scaling', PHONE);
   const nav = await page.$eval('nav.chapters', (n) => n.getBoundingClientRect().height);

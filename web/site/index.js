@@ -8,7 +8,10 @@ page(async () => {
     const a = document.createElement('a');
     a.href = `./chapters/${c.file}`;
     a.textContent = c.title;
-    li.appendChild(a);
+    const lesson = document.createElement('p');
+    lesson.className = 'lesson';
+    lesson.textContent = c.lesson;
+    li.append(a, lesson);
     toc.appendChild(li);
   }
 });

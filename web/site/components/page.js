@@ -8,15 +8,24 @@ import '../style.css';
 import { renderMath } from './math.js';
 import { themeSwitch } from './theme.js';
 
+// Each chapter with what a reader can do after it (the landing page lists them).
 export const CHAPTERS = [
-  { file: '1-why-attention.html', title: 'Why attention' },
-  { file: '2-self-attention.html', title: 'Self-attention, no weights' },
-  { file: '3-trainable-weights.html', title: 'Trainable weights' },
-  { file: '4-scaling.html', title: 'Why scale by √d_k' },
-  { file: '5-masking.html', title: 'Masking' },
-  { file: '6-multi-head.html', title: 'Multi-head attention' },
-  { file: '7-language-model.html', title: 'A tiny language model' },
-  { file: '8-your-model.html', title: 'A model you bring' },
+  { file: '1-why-attention.html', title: 'Why attention',
+    lesson: 'Score six encoder states yourself and see why one fixed vector was a bottleneck that attention removes.' },
+  { file: '2-self-attention.html', title: 'Self-attention, no weights',
+    lesson: 'Compute a word\'s attention weights by hand: dot products, softmax, and the context vector they mix.' },
+  { file: '3-trainable-weights.html', title: 'Trainable weights',
+    lesson: 'Read queries, keys and values as points, and trace any weight from q · k to the output.' },
+  { file: '4-scaling.html', title: 'Why scale by √d_k',
+    lesson: 'Watch a softmax turn into a step, and its gradient vanish, as scores grow with the width.' },
+  { file: '5-masking.html', title: 'Masking',
+    lesson: 'Hide the future or the padding, cell by cell, and see each row renormalise.' },
+  { file: '6-multi-head.html', title: 'Multi-head attention',
+    lesson: 'Cut one projection into heads, let each attend on its own, and join them back.' },
+  { file: '7-language-model.html', title: 'A tiny language model',
+    lesson: 'Generate from a trained model, switch its heads off, and train your own in the browser.' },
+  { file: '8-your-model.html', title: 'A model you bring',
+    lesson: 'Open GPT-2 (or your nanoGPT) and find what each of its 144 heads does on your text.' },
 ];
 
 function renderNav() {
