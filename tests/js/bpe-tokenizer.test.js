@@ -65,8 +65,17 @@ function generatedTexts(count) {
   return texts;
 }
 
-// ../shared/data beside the repository on the machines this project is developed on; ATTN_TINYSHAKESPEARE elsewhere.
-const SHAKESPEARE = process.env.ATTN_TINYSHAKESPEARE ?? new URL('../../../shared/data/tinyshakespeare.txt', import.meta.url).pathname;
+// The corpus lives in shared/data beside the repository (or beside one of its parent folders) on the machines this
+// project is developed on, and is never copied into it; ATTN_TINYSHAKESPEARE names it anywhere else.
+function findShakespeare() {
+  if (process.env.ATTN_TINYSHAKESPEARE) return process.env.ATTN_TINYSHAKESPEARE;
+  for (let up = new URL('../../../', import.meta.url); up.pathname !== '/'; up = new URL('../', up)) {
+    const path = new URL('shared/data/tinyshakespeare.txt', up).pathname;
+    if (existsSync(path)) return path;
+  }
+  return 'shared/data/tinyshakespeare.txt beside the repository';
+}
+const SHAKESPEARE = findShakespeare();
 
 describe("GPT-2's tokenizer", () => {
   test('ids equal js-tiktoken on 12,000 generated texts of every script, and decode gives the text back', () => {
