@@ -1,45 +1,27 @@
 // Chapter 8: a model the reader brings (a Hugging Face GPT-2 folder, or a
 // nanoGPT checkpoint converted to one). The model lives in a worker
 // (your-model/worker.js) and the page only draws what it answers: the text's
-// tokens and the next-token guess, every head as a thumbnail, one head's full
-// map with zoom, a sortable table of what each head does, heads switched off,
-// and generation. The folder's files are kept in this browser
+// tokens and the next-token guess, every head as a thumbnail and one head's
+// full map (your-model/maps.js), a sortable table of what each head does
+// (your-model/head-table.js), heads switched off, the head view, a traced
+// number and generation. The folder's files are kept in this browser
 // (your-model/store.js) until the reader removes them; the link keeps
-// everything but the model.
-import * as d3 from 'd3';
-
+// everything but the model. This file holds the page's state and wires them.
 import { bars } from '../components/bars.js';
 import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { page, perFrame, report } from '../components/page.js';
 import { headView } from '../components/head-view.js';
-import { exportMenu } from '../components/figure-export.js';
-import { formatNumber } from '../components/heatmap.js';
 import { scorePanel } from '../components/score-panel.js';
+import { drawHeadTable, headRows, headsCsv } from './your-model/head-table.js';
+import { fullMap, thumbnailGrid } from './your-model/maps.js';
 import { forgetFolder, keepFolder, keptFolder } from './your-model/store.js';
 import { YOUR_MODEL } from './settings.js';
 
 const $ = (sel) => document.querySelector(sel);
 const THUMBNAIL = 32; // cells a side of each head's small map
 const FILES = 'config.json, model.safetensors, and vocab.json with merges.txt (or tokenizer.json)';
-const STATS = ['previousToken', 'firstToken', 'meanDistance', 'entropy'];
 const HEAD_VIEW_TOKENS = 32; // the head view's lines stay readable up to about this many tokens
-
-// viridis as 256 RGB triples, for maps drawn pixel by pixel
-const VIRIDIS = Array.from({ length: 256 }, (_, i) => {
-  const { r, g, b } = d3.rgb(d3.interpolateViridis(i / 255));
-  return [r, g, b];
-});
-
-/** Paints a (rows, cols) block of weights in [0, 1] into an ImageData, one pixel a cell. */
-function paint(ctx, data, rows, cols, offset = 0) {
-  const image = ctx.createImageData(cols, rows);
-  for (let k = 0; k < rows * cols; k++) {
-    const [r, g, b] = VIRIDIS[Math.max(0, Math.min(255, Math.round(data[offset + k] * 255)))];
-    image.data.set([r, g, b, 255], k * 4);
-  }
-  ctx.putImageData(image, 0, 0);
-}
 
 page(async () => {
   const settings = controls(YOUR_MODEL);
@@ -215,95 +197,19 @@ page(async () => {
   }
 
   function drawModelView() {
-    const { nLayer, nHead } = model;
-    const { data, shape } = analysis.thumbnails;
-    const S = shape[2];
-    const grid = $('#model-view');
-    grid.style.setProperty('--heads', nHead);
-    const cells = [];
-    const corner = document.createElement('span');
-    cells.push(corner);
-    for (let h = 0; h < nHead; h++) {
-      const label = document.createElement('span');
-      label.className = 'axis';
-      label.textContent = `h${h + 1}`;
-      cells.push(label);
-    }
-    for (let l = 0; l < nLayer; l++) {
-      const label = document.createElement('span');
-      label.className = 'axis';
-      label.textContent = `L${l + 1}`;
-      cells.push(label);
-      for (let h = 0; h < nHead; h++) {
-        const button = document.createElement('button');
-        button.type = 'button';
-        button.className = 'thumb';
-        const off = headsOff.has(`${l}.${h}`);
-        button.setAttribute('aria-label', `Layer ${l + 1}, head ${h + 1}${off ? ' (switched off)' : ''}: open its map`);
-        button.setAttribute('aria-pressed', String(selected[0] === l && selected[1] === h));
-        if (off) button.classList.add('off');
-        const canvas = document.createElement('canvas');
-        canvas.width = S;
-        canvas.height = S;
-        paint(canvas.getContext('2d'), data, S, S, (l * nHead + h) * S * S);
-        button.append(canvas);
-        button.addEventListener('click', () => choose(l, h));
-        cells.push(button);
-      }
-    }
-    grid.replaceChildren(...cells);
+    thumbnailGrid($('#model-view'), analysis.thumbnails, { nLayer: model.nLayer, nHead: model.nHead, selected, headsOff, onChoose: choose });
   }
 
-  function rows() {
-    const { nLayer, nHead } = model;
-    const list = [];
-    for (let l = 0; l < nLayer; l++) {
-      for (let h = 0; h < nHead; h++) {
-        const k = l * nHead + h;
-        list.push({ l, h, index: k, ...Object.fromEntries(STATS.map((s) => [s, analysis.stats[s][k]])) });
-      }
-    }
-    const sign = sortBy.descending ? -1 : 1;
-    return list.sort((a, b) => sign * (a[sortBy.key] - b[sortBy.key]) || a.index - b.index);
-  }
-
+  const rows = () => headRows(analysis.stats, model, sortBy);
   function drawTable() {
-    const body = $('#head-table tbody');
-    body.replaceChildren(...rows().map((r) => {
-      const tr = document.createElement('tr');
-      if (selected[0] === r.l && selected[1] === r.h) tr.className = 'selected';
-      const open = document.createElement('button');
-      open.type = 'button';
-      open.textContent = `L${r.l + 1} · h${r.h + 1}`;
-      open.setAttribute('aria-label', `Open layer ${r.l + 1}, head ${r.h + 1}`);
-      open.addEventListener('click', () => choose(r.l, r.h));
-      const first = document.createElement('th');
-      first.scope = 'row';
-      first.append(open);
-      tr.append(first);
-      for (const s of STATS) {
-        const td = document.createElement('td');
-        td.textContent = formatNumber(r[s], s === 'meanDistance' || s === 'entropy' ? 2 : 3);
-        tr.append(td);
-      }
-      const use = document.createElement('td');
-      const box = document.createElement('input');
-      box.type = 'checkbox';
-      box.checked = !headsOff.has(`${r.l}.${r.h}`);
-      box.setAttribute('aria-label', `Layer ${r.l + 1}, head ${r.h + 1} in use`);
-      box.addEventListener('change', () => {
-        if (box.checked) headsOff.delete(`${r.l}.${r.h}`);
-        else headsOff.add(`${r.l}.${r.h}`);
+    drawHeadTable($('#head-table'), rows(), {
+      sortBy, selected, headsOff, onChoose: choose,
+      onToggle: (l, h, inUse) => {
+        if (inUse) headsOff.delete(`${l}.${h}`);
+        else headsOff.add(`${l}.${h}`);
         analyse();
-      });
-      use.append(box);
-      tr.append(use);
-      return tr;
-    }));
-    for (const button of document.querySelectorAll('#head-table [data-sort]')) {
-      const th = button.closest('th');
-      th.setAttribute('aria-sort', button.dataset.sort === sortBy.key ? (sortBy.descending ? 'descending' : 'ascending') : 'none');
-    }
+      },
+    });
   }
 
   for (const button of document.querySelectorAll('#head-table [data-sort]')) {
@@ -319,10 +225,8 @@ page(async () => {
   });
   $('#download-table').addEventListener('click', () => {
     if (!analysis) return;
-    const lines = ['layer,head,previous_token,first_token,mean_distance,entropy,in_use',
-      ...rows().map((r) => [r.l + 1, r.h + 1, ...STATS.map((s) => r[s]), !headsOff.has(`${r.l}.${r.h}`)].join(','))];
     const a = document.createElement('a');
-    a.href = URL.createObjectURL(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }));
+    a.href = URL.createObjectURL(new Blob([headsCsv(rows(), headsOff)], { type: 'text/csv' }));
     a.download = 'heads.csv';
     a.click();
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
@@ -370,58 +274,11 @@ page(async () => {
 
   function drawHead() {
     if (!shownMap) return;
-    const figure = $('[data-figure="one-head"]');
-    const T = shownMap.map.shape[0];
-    const zoom = Number($('#head-zoom').value);
-    const scale = Math.max(1, Math.round((zoom * 512) / Math.max(T, 64)));
-    const caption = document.createElement('figcaption');
-    caption.textContent = `Layer ${shownMap.layer + 1}, head ${shownMap.head + 1}: ${T} × ${T} weights (rows: query, columns: key; each row sums to 1)`;
-    const canvas = document.createElement('canvas');
-    canvas.width = T;
-    canvas.height = T;
-    canvas.className = 'full-map';
-    canvas.style.width = `${T * scale}px`;
-    canvas.style.height = `${T * scale}px`;
-    canvas.tabIndex = 0;
-    canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', `${caption.textContent}. Arrow keys move through its cells.`);
-    paint(canvas.getContext('2d'), shownMap.map.data, T, T);
-    let cursor = [T - 1, T - 1];
-    const readout = () => {
-      const [i, j] = cursor;
-      const w = shownMap.map.data[i * T + j];
-      const piece = (k) => JSON.stringify(shownMap.pieces[k]);
-      $('#cell-readout').textContent = j > i
-        ? `Query ${i + 1} ${piece(i)} cannot see key ${j + 1} ${piece(j)}: it comes later (masked).`
-        : `Query ${i + 1} ${piece(i)} gives key ${j + 1} ${piece(j)} a weight of ${formatNumber(w, 4)}.`;
-    };
-    canvas.addEventListener('mousemove', (e) => {
-      const box = canvas.getBoundingClientRect();
-      cursor = [Math.min(T - 1, Math.floor(((e.clientY - box.top) / box.height) * T)), Math.min(T - 1, Math.floor(((e.clientX - box.left) / box.width) * T))];
-      readout();
+    fullMap($('[data-figure="one-head"]'), shownMap, {
+      zoom: Number($('#head-zoom').value),
+      readout: (text) => ($('#cell-readout').textContent = text),
+      onTrace: traceCell,
     });
-    canvas.addEventListener('click', (e) => {
-      const box = canvas.getBoundingClientRect();
-      cursor = [Math.min(T - 1, Math.floor(((e.clientY - box.top) / box.height) * T)), Math.min(T - 1, Math.floor(((e.clientX - box.left) / box.width) * T))];
-      readout();
-      traceCell(...cursor);
-    });
-    canvas.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') {
-        e.preventDefault();
-        traceCell(...cursor);
-        return;
-      }
-      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-      if (!moves[e.key]) return;
-      e.preventDefault();
-      cursor = cursor.map((v, k) => Math.max(0, Math.min(T - 1, v + moves[e.key][k])));
-      readout();
-    });
-    figure.replaceChildren(caption, canvas);
-    exportMenu(figure, canvas, { title: caption.textContent, rowLabels: shownMap.pieces, colLabels: shownMap.pieces,
-      values: Array.from(shownMap.map.data), rows: T, cols: T }, `layer ${shownMap.layer + 1} head ${shownMap.head + 1}`);
-    readout();
   }
   $('#head-zoom').addEventListener('input', drawHead);
 

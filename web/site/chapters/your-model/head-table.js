@@ -1,0 +1,51 @@
+// Chapter 8's table of what each head does (the worker's summarizeHeads): one row per head, sortable by any
+// statistic, each row opening its head and switching it on or off; and the same rows as CSV.
+import { formatNumber } from '../../components/heatmap.js';
+
+export const STATS = ['previousToken', 'firstToken', 'meanDistance', 'entropy'];
+
+/** The heads as rows {l, h, index, ...stats}, sorted by sortBy {key, descending} (ties in layer-head order). */
+export function headRows(stats, { nLayer, nHead }, sortBy) {
+  const list = [];
+  for (let l = 0; l < nLayer; l++) {
+    for (let h = 0; h < nHead; h++) {
+      const k = l * nHead + h;
+      list.push({ l, h, index: k, ...Object.fromEntries(STATS.map((s) => [s, stats[s][k]])) });
+    }
+  }
+  const sign = sortBy.descending ? -1 : 1;
+  return list.sort((a, b) => sign * (a[sortBy.key] - b[sortBy.key]) || a.index - b.index);
+}
+
+/** The rows into the table's body, with its sort state on the headers. */
+export function drawHeadTable(table, rows, { sortBy, selected, headsOff, onChoose, onToggle }) {
+  table.tBodies[0].replaceChildren(...rows.map((r) => {
+    const tr = document.createElement('tr');
+    if (selected[0] === r.l && selected[1] === r.h) tr.className = 'selected';
+    const open = Object.assign(document.createElement('button'), { type: 'button', textContent: `L${r.l + 1} · h${r.h + 1}` });
+    open.setAttribute('aria-label', `Open layer ${r.l + 1}, head ${r.h + 1}`);
+    open.addEventListener('click', () => onChoose(r.l, r.h));
+    const first = Object.assign(document.createElement('th'), { scope: 'row' });
+    first.append(open);
+    tr.append(first);
+    for (const s of STATS) {
+      tr.append(Object.assign(document.createElement('td'), { textContent: formatNumber(r[s], s === 'meanDistance' || s === 'entropy' ? 2 : 3) }));
+    }
+    const box = Object.assign(document.createElement('input'), { type: 'checkbox', checked: !headsOff.has(`${r.l}.${r.h}`) });
+    box.setAttribute('aria-label', `Layer ${r.l + 1}, head ${r.h + 1} in use`);
+    box.addEventListener('change', () => onToggle(r.l, r.h, box.checked));
+    const use = document.createElement('td');
+    use.append(box);
+    tr.append(use);
+    return tr;
+  }));
+  for (const button of table.querySelectorAll('[data-sort]')) {
+    button.closest('th').setAttribute('aria-sort', button.dataset.sort === sortBy.key ? (sortBy.descending ? 'descending' : 'ascending') : 'none');
+  }
+}
+
+/** The rows as a CSV file's text. */
+export function headsCsv(rows, headsOff) {
+  return ['layer,head,previous_token,first_token,mean_distance,entropy,in_use',
+    ...rows.map((r) => [r.l + 1, r.h + 1, ...STATS.map((s) => r[s]), !headsOff.has(`${r.l}.${r.h}`)].join(','))].join('\n') + '\n';
+}
