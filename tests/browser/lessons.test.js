@@ -620,7 +620,7 @@ describe('accessibility and contrast, measured', () => {
             return (a + 0.05) / (b + 0.05);
           };
           const out = [];
-          for (const cell of document.querySelectorAll('svg.heatmap g.cell')) {
+          for (const cell of document.querySelectorAll('svg.heatmap g.cell, svg.pipeline-svg g.cell')) {
             const text = cell.querySelector('text');
             if (!text) continue;
             const fill = cell.querySelector('rect').getAttribute('fill');
@@ -631,7 +631,7 @@ describe('accessibility and contrast, measured', () => {
           // Every other text of a figure (labels, axes, legends, values above bars) stands on the page.
           const page = getComputedStyle(document.documentElement).backgroundColor;
           for (const text of document.querySelectorAll('main svg text')) {
-            if (text.closest('svg.heatmap g.cell, .diagram g.box, .diagram .add') || !text.textContent.trim()) continue;
+            if (text.closest('svg.heatmap g.cell, svg.pipeline-svg g.cell, .diagram g.box, .diagram .add') || !text.textContent.trim()) continue;
             const fill = getComputedStyle(text).fill;
             if (!fill.startsWith('rgb')) continue;
             const ratio = contrast(fill, page);

@@ -13,6 +13,9 @@ const site = useSite();
 const LIGHT_PAPER = 'rgb(251, 251, 248)';
 const DARK_PAPER = 'rgb(21, 22, 28)';
 
+/** The theme switch's pressed button: 'system', 'light' or 'dark'. */
+const chosen = (page) => page.$eval('#theme button[aria-pressed="true"]', (b) => b.dataset.theme);
+const choose = (page, theme) => page.click(`#theme button[data-theme="${theme}"]`);
 const paper = (page) => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
 /** The colour three.js cleared the 3-D view with (its SVGRenderer paints the background of its <svg>). */
 const viewBackground = (page) => page.$eval('[data-figure="space"] svg.scatter3d', (svg) => getComputedStyle(svg).backgroundColor);
@@ -21,7 +24,7 @@ test('the system theme, then the reader\'s choice: kept across pages and visits,
   const { page, context, problems } = await site.load('chapters/3-trainable-weights', undefined, { colorScheme: 'dark' });
   assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
   assert.equal(await paper(page), DARK_PAPER);
-  assert.equal(await page.inputValue('#theme'), 'system');
+  assert.equal(await chosen(page), 'system');
   await page.fill('#d-out', '3');
   await page.waitForSelector('[data-figure="space"] svg.scatter3d');
   assert.equal(await viewBackground(page), DARK_PAPER);
@@ -30,14 +33,14 @@ test('the system theme, then the reader\'s choice: kept across pages and visits,
   await page.screenshot({ path: artifactPath('theme-dark-3-trainable-weights.png'), fullPage: true });
 
   // The reader picks light: the page and the 3-D view turn light at once, and stay light after a reload.
-  await page.selectOption('#theme', 'light');
+  await choose(page, 'light');
   assert.equal(await page.getAttribute('html', 'data-theme'), 'light');
   assert.equal(await paper(page), LIGHT_PAPER);
   await page.waitForFunction((light) => getComputedStyle(document.querySelector('[data-figure="space"] svg.scatter3d')).backgroundColor === light, LIGHT_PAPER);
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
   assert.equal(await page.getAttribute('html', 'data-theme'), 'light');
-  assert.equal(await page.inputValue('#theme'), 'light');
+  assert.equal(await chosen(page), 'light');
 
   // Another chapter opens light too; its canvas maps are drawn again when the theme changes.
   await page.goto(`${site.server.url}chapters/7-language-model.html`);
@@ -45,12 +48,12 @@ test('the system theme, then the reader\'s choice: kept across pages and visits,
   assert.equal(await paper(page), LIGHT_PAPER);
   const map = '[data-figure="model-attention"] figure[data-layer="0"][data-head="0"] canvas';
   const lightMap = await page.$eval(map, (c) => c.toDataURL());
-  await page.selectOption('#theme', 'dark');
+  await choose(page, 'dark');
   await page.waitForFunction(([selector, before]) => document.querySelector(selector).toDataURL() !== before, [map, lightMap]);
   await page.screenshot({ path: artifactPath('theme-dark-7-language-model.png'), fullPage: true });
 
   // Back to the system's theme (dark here): the choice is forgotten.
-  await page.selectOption('#theme', 'system');
+  await choose(page, 'system');
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
   assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
@@ -64,7 +67,7 @@ test('a system that changes its theme changes the page\'s, unless the reader cho
   assert.equal(await page.getAttribute('html', 'data-theme'), 'light');
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
-  await page.selectOption('#theme', 'light');
+  await choose(page, 'light');
   await page.emulateMedia({ colorScheme: 'light' });
   await page.emulateMedia({ colorScheme: 'dark' });
   assert.equal(await page.getAttribute('html', 'data-theme'), 'light');

@@ -8,10 +8,19 @@ import { chapter } from '../components/chapter.js';
 import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
+import { pipeline } from '../components/pipeline.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { dims, inputsLinkField, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 import { chapter2 } from './pytorch.js';
 import { CHAPTER_2 as SETTINGS } from './settings.js';
+
+// What each step of the hero figure does, in one sentence.
+const STEPS = {
+  X: 'Six tokens, each a 3-dimensional embedding (edit them above).',
+  Ω: 'Every embedding dotted with every other: how much two tokens point the same way.',
+  A: 'A softmax along each row: positive weights that sum to 1.',
+  Z: 'Each row of A mixes the embeddings into one context vector.',
+};
 
 chapter(async (attn) => {
   const fig = (id) => document.querySelector(`[data-figure="${id}"]`);
@@ -22,6 +31,10 @@ chapter(async (attn) => {
   const all = [...document.querySelectorAll('[data-figure]')];
   const normalised = ['sum-normalised', 'naive-softmax', 'softmax'].map(fig);
   const pytorch = pytorchPanel(document.querySelector('[data-pytorch]'));
+  const hero = pipeline(fig('pipeline'), {
+    title: 'The whole computation: X → scores Ω = X Xᵀ → weights A → context Z = A X',
+    describe: (stage) => STEPS[stage.name] ?? '',
+  });
 
   const draw = perFrame(() => {
     const k = settings.read('factor');
@@ -49,6 +62,12 @@ chapter(async (attn) => {
       heatmap(fig('scores'), t.scores, { title: 'Scores Ω = X Xᵀ', ...tokens });
       heatmap(fig('weights'), t.weights, { title: 'Attention weights A = softmax(Ω)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
       heatmap(fig('context'), t.context, { title: 'Context vectors Z = A X', rowLabels: TOKENS, colLabels: dims(3, 'z') });
+      hero.update([
+        { name: 'X', title: 'the embeddings', kind: 'x', tensor: inputs, rowLabels: TOKENS, colLabels: dims(3, 'x') },
+        { name: 'Ω', title: 'X Xᵀ', kind: 'score', tensor: t.scores, rowLabels: TOKENS, colLabels: TOKENS, op: 'X Xᵀ' },
+        { name: 'A', title: 'softmax by row', kind: 'score', tensor: t.weights, rowLabels: TOKENS, colLabels: TOKENS, domain: WEIGHTS_DOMAIN, op: 'softmax' },
+        { name: 'Z', title: 'A X', kind: 'z', tensor: t.context, rowLabels: TOKENS, colLabels: dims(3, 'z'), op: 'A X' },
+      ]);
       report(null);
     } catch (error) {
       report(error);

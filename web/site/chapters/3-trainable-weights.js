@@ -7,6 +7,7 @@ import { chapter } from '../components/chapter.js';
 import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
+import { pipeline } from '../components/pipeline.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { scorePanel } from '../components/score-panel.js';
 import { DEFAULT_VIEW, ELEVATION_LIMIT, projections, scatter, SET_COLORS, sharedView } from '../components/scatter.js';
@@ -16,6 +17,32 @@ import { chapter3 } from './pytorch.js';
 import { CHAPTER_3 as SETTINGS } from './settings.js';
 
 const norm = (v) => Math.hypot(...v);
+
+// What each step of the hero figure does, in one sentence.
+const STEPS = {
+  Q: 'Every token’s embedding times W_q: what it looks for.',
+  K: 'Times W_k: what it offers to be found by.',
+  V: 'Times W_v: what it passes on.',
+  Ω: 'Each query row dotted with each key row: how well they match.',
+  'Ω / √d_k': 'Divided by √d_k, so that the scores do not grow with the width (chapter 4).',
+  A: 'A softmax along each row: positive weights that sum to 1.',
+  Z: 'Each row of A mixes the rows of V into one context vector.',
+};
+
+/** The hero's stages: SelfAttentionV1's trace (t) as the pipeline draws it; the two score maps share `scores`. */
+function heroStages(t, dOut, outLabels, scores) {
+  const tokens = { rowLabels: TOKENS, colLabels: TOKENS };
+  const dimsOf = { rowLabels: TOKENS, colLabels: outLabels };
+  return [
+    { name: 'Q', title: 'X W_q', kind: 'q', tensor: t.queries, ...dimsOf },
+    { name: 'K', title: 'X W_k', kind: 'k', tensor: t.keys, ...dimsOf, op: '' },
+    { name: 'Ω', title: 'Q Kᵀ', kind: 'score', tensor: t.scores, ...tokens, domain: scores, op: 'Q Kᵀ' },
+    { name: 'Ω / √d_k', title: `÷ √${dOut}`, kind: 'score', tensor: t.scaledScores, ...tokens, domain: scores, op: `÷ √${dOut}` },
+    { name: 'A', title: 'softmax by row', kind: 'score', tensor: t.weights, ...tokens, domain: WEIGHTS_DOMAIN, op: 'softmax' },
+    { name: 'V', title: 'X W_v', kind: 'v', tensor: t.values, ...dimsOf, op: '' },
+    { name: 'Z', title: 'A V', kind: 'z', tensor: t.context, ...dimsOf, op: 'A V' },
+  ];
+}
 
 chapter(async (attn) => {
   const fig = (id) => document.querySelector(`[data-figure="${id}"]`);
@@ -33,6 +60,10 @@ chapter(async (attn) => {
     draw();
   };
   const orbit = sharedView(() => link.record()); // the 3-D views' viewpoint, turned by the reader
+  const hero = pipeline(fig('pipeline'), {
+    title: 'The whole computation: Q, K → scores → ÷ √d_k → softmax → A, then A V',
+    describe: (stage) => STEPS[stage.name] ?? '',
+  });
   const traceable = { onCellClick: trace, cellPressed: (i, j) => traced?.[0] === i && traced?.[1] === j, cellAction: 'traces one below the maps' };
 
   const draw = perFrame(() => {
@@ -67,6 +98,7 @@ chapter(async (attn) => {
       heatmap(fig('trainable-weights'), t.weights, { title: 'Attention weights A = softmax(Q Kᵀ / √d_k)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
       if (traced) panel.show(attn.explainScore(t, ...traced), { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS });
       else panel.clear();
+      hero.update(heroStages(t, dOut, outLabels, shared.domain));
       heatmap(fig('trainable-context'), t.context, { title: 'Context vectors Z = A V', rowLabels: TOKENS, colLabels: outLabels });
       report(null);
     } catch (error) {

@@ -5,11 +5,24 @@ import { chapter } from '../components/chapter.js';
 import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
+import { pipeline } from '../components/pipeline.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { scorePanel } from '../components/score-panel.js';
 import { NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 import { chapter5 } from './pytorch.js';
 import { CHAPTER_5 as SETTINGS } from './settings.js';
+
+// What each step of the hero figure does, in one sentence.
+const STEPS = {
+  Q: 'The queries of chapter 3 (seed 123, d_out = 2).',
+  K: 'And the keys.',
+  'Ω / √d_k': 'The scaled scores, before any mask.',
+  M: 'The mask: the causal triangle, the padding and the cells you clicked, as 1 (attend) and 0 (masked).',
+  'Ω + M': 'Masked scores become −∞ (or −1e9): the softmax gives them a weight of exactly 0.',
+  A: 'Each row renormalised over the keys it may still see.',
+  V: 'The values.',
+  Z: 'Each output mixes only the values its query was allowed to see.',
+};
 
 chapter(async (attn) => {
   const fig = (id) => document.querySelector(`[data-figure="${id}"]`);
@@ -27,6 +40,10 @@ chapter(async (attn) => {
   const pytorch = pytorchPanel($('[data-pytorch]'));
   const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a cell of the masked scores or of the weights with the mask (or move to one with the arrow keys and press Enter) to trace that one number.' });
   let traced = null; // [query, key]
+  const hero = pipeline(fig('pipeline'), {
+    title: 'The whole computation: Q, K → scaled scores → + mask → softmax → A, then A V',
+    describe: (stage) => STEPS[stage.name] ?? '',
+  });
   const traceable = {
     onCellClick: (i, j) => {
       traced = [i, j];
@@ -67,6 +84,18 @@ chapter(async (attn) => {
       });
       heatmap(fig('weights-before'), before.weights, { title: 'Weights without a mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
       heatmap(fig('weights-after'), after.weights, { title: 'Weights with the mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
+      const dims = ['d1', 'd2'];
+      const shown = { rowLabels: TOKENS, colLabels: TOKENS };
+      hero.update([
+        { name: 'Q', title: 'X W_q', kind: 'q', tensor: queries, rowLabels: TOKENS, colLabels: dims },
+        { name: 'K', title: 'X W_k', kind: 'k', tensor: keys, rowLabels: TOKENS, colLabels: dims },
+        { name: 'Ω / √d_k', title: 'Q Kᵀ ÷ √2', kind: 'score', tensor: after.scaledScores, ...shown, op: 'Q Kᵀ ÷ √2' },
+        { name: 'M', title: '1 = attend, 0 = masked', kind: 'score', tensor: after.mask, ...shown, domain: [0, 1], digits: 0, op: 'mask' },
+        { name: 'Ω + M', title: `masked → ${fillValue === -Infinity ? '−∞' : '−1e9'}`, kind: 'score', tensor: after.maskedScores, ...shown, masked, op: '+ M' },
+        { name: 'A', title: 'softmax by row', kind: 'score', tensor: after.weights, ...shown, domain: WEIGHTS_DOMAIN, op: 'softmax' },
+        { name: 'V', title: 'X W_v', kind: 'v', tensor: values, rowLabels: TOKENS, colLabels: dims },
+        { name: 'Z', title: 'A V', kind: 'z', tensor: after.output, rowLabels: TOKENS, colLabels: dims, op: 'A V' },
+      ]);
       if (traced) {
         const e = attn.explainScore({ queries, keys, values, weights: after.weights }, ...traced);
         panel.show(e, { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS, context: masked(...traced) ? 'a masked key' : '' });

@@ -62,10 +62,19 @@ const csvNumber = (v) => (v === null ? '' : String(v));
 const csvField = (s) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
 /**
- * numbers: {title, rowLabels, colLabels, values (rows · cols), rows, cols}; a bar chart is one row.
- * Returns the JSON and CSV texts.
+ * numbers: {title, rowLabels, colLabels, values (rows · cols), rows, cols}; a bar chart is one row. A figure of
+ * several matrices (the pipeline) gives a list of them: a JSON array, and CSV tables one after another, each
+ * under its title. Returns the JSON and CSV texts.
  */
-function numbersAsFiles({ title, rowLabels, colLabels, values, rows, cols }) {
+function numbersAsFiles(numbers) {
+  if (Array.isArray(numbers)) {
+    const files = numbers.map(numbersAsFiles);
+    return {
+      json: `[\n${files.map((f) => f.json.trim()).join(',\n')}\n]\n`,
+      csv: numbers.map((n, k) => `${csvField(n.title)}\r\n${files[k].csv}`).join('\r\n'),
+    };
+  }
+  const { title, rowLabels, colLabels, values, rows, cols } = numbers;
   const row = (i) => Array.from(values.slice(i * cols, (i + 1) * cols));
   const rowName = (i) => rowLabels?.[i] ?? String(i);
   const colName = (j) => colLabels?.[j] ?? String(j);

@@ -28,7 +28,7 @@ function luminance(color) {
 }
 
 /** Black or white, whichever contrasts more with `background` (≥ 4.5:1 for every colour). */
-function textColorOn(background) {
+export function textColorOn(background) {
   const l = luminance(background);
   return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff';
 }

@@ -35,15 +35,25 @@ function renderNav() {
   const inChapters = document.body.dataset.root === '..';
   const href = (file) => (inChapters ? `./${file}` : `./chapters/${file}`);
   const list = document.createElement('ol');
-  for (const c of CHAPTERS) {
+  // Wide screens show the chapters as numbered steps, the current one with its title (every title is the
+  // link's name and tooltip); the phone's menu shows every title.
+  CHAPTERS.forEach((c, k) => {
     const li = document.createElement('li');
     const a = document.createElement('a');
     a.href = href(c.file);
-    a.textContent = c.title;
+    const number = document.createElement('span');
+    number.className = 'number';
+    number.textContent = String(k + 1);
+    number.setAttribute('aria-hidden', 'true');
+    const title = document.createElement('span');
+    title.className = 'title';
+    title.textContent = c.title;
+    a.append(number, title);
+    a.title = `${k + 1}. ${c.title}`;
     if (c.file === here) a.setAttribute('aria-current', 'page');
     li.appendChild(a);
     list.appendChild(li);
-  }
+  });
   const home = document.createElement('a');
   home.href = inChapters ? '../index.html' : './index.html';
   home.textContent = 'Attention, step by step';
@@ -61,6 +71,8 @@ function renderNav() {
   fold();
   narrow.addEventListener('change', fold);
   nav.replaceChildren(home, menu, themeSwitch());
+  // The chapters' sticky controls stop under the sticky navigation, however tall it wraps.
+  new ResizeObserver(() => document.documentElement.style.setProperty('--nav-height', `${nav.offsetHeight}px`)).observe(nav);
   // A skip link past the navigation, the first thing the keyboard reaches.
   const main = document.querySelector('main');
   main.id ||= 'content';

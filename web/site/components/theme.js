@@ -21,20 +21,34 @@ export function onThemeChange(fn) {
   document.addEventListener('themechange', () => fn(currentTheme()));
 }
 
-/** The theme switch: a labelled select of the system's theme, light and dark, kept across visits. */
+/**
+ * The theme switch: a segmented control of three buttons (as the system, light, dark), one pressed, kept
+ * across visits. Icons with their names as labels, so that it stays one short row on a phone.
+ */
 export function themeSwitch() {
-  const label = document.createElement('label');
-  label.className = 'theme-switch';
-  const text = document.createElement('span');
-  text.className = 'theme-label';
-  text.textContent = 'Theme ';
-  label.append(text);
-  const select = document.createElement('select');
-  select.id = 'theme';
-  for (const [value, text] of [['system', 'as the system'], ['light', 'light'], ['dark', 'dark']]) select.add(new Option(text, value));
-  select.value = window.attentionTheme?.choice() ?? 'system';
-  select.addEventListener('change', () => window.attentionTheme?.choose(select.value));
-  document.addEventListener('themechange', () => (select.value = window.attentionTheme?.choice() ?? 'system'));
-  label.append(select);
-  return label;
+  const group = document.createElement('div');
+  group.className = 'theme-switch segmented';
+  group.id = 'theme';
+  group.setAttribute('role', 'group');
+  group.setAttribute('aria-label', 'Theme');
+  const buttons = [['system', '◐', 'Theme as the system'], ['light', '☀', 'Light theme'], ['dark', '☾', 'Dark theme']].map(([value, icon, name]) => {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.dataset.theme = value;
+    button.textContent = icon;
+    button.title = name;
+    button.setAttribute('aria-label', name);
+    button.addEventListener('click', () => window.attentionTheme?.choose(value));
+    group.append(button);
+    return button;
+  });
+  const show = () => {
+    const choice = window.attentionTheme?.choice() ?? 'system';
+    for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.theme === choice));
+  };
+  show();
+  document.addEventListener('themechange', show);
+  // Choosing what is already applied fires no themechange (the page's colours did not change): show it anyway.
+  group.addEventListener('click', show);
+  return group;
 }
