@@ -50,12 +50,12 @@ test('chapter 3: one weight lights its query row, key row, value row, its cell i
   // Step through: Back to the first matrix, then forward one at a time; what is not reached yet waits, faded.
   for (let k = 0; k < 6; k++) await page.click(`${HERO} button:text("◀ Back")`);
   assert.equal(await page.$$eval(`${HERO} g.stage.pending`, (s) => s.length), 6);
-  assert.match(await page.textContent(`${HERO} .pipeline-step`), /^Step 1 of 7: Q/);
+  assert.match(await page.textContent(`${HERO} .stepper-text`), /^Step 1 of 7: Q/);
   assert.equal(await page.isDisabled(`${HERO} button:text("◀ Back")`), true);
   await page.click(`${HERO} button:text("Step ▶")`);
   await page.click(`${HERO} button:text("Step ▶")`);
   assert.equal(await page.$$eval(`${HERO} g.stage.pending`, (s) => s.length), 4);
-  assert.match(await page.textContent(`${HERO} .pipeline-step`), /^Step 3 of 7: Ω \(Q Kᵀ\)/);
+  assert.match(await page.textContent(`${HERO} .stepper-text`), /^Step 3 of 7: Ω \(Q Kᵀ\)/);
   await page.click(`${HERO} button:text("Show all")`);
   assert.equal(await page.$$eval(`${HERO} g.stage.pending`, (s) => s.length), 0);
 

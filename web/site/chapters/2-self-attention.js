@@ -38,6 +38,7 @@ chapter(async (attn) => {
 
   const draw = perFrame(() => {
     const k = settings.read('factor');
+    document.querySelector('#factor-value').textContent = k === null ? '' : String(k);
     markStale(all, inputs === null);
     markStale(normalised, inputs === null || k === null);
     pytorch.update(inputs === null ? null : chapter2({ inputs, tokens: TOKENS, query: Number(query.value), factor: k }));

@@ -14,6 +14,52 @@ const std = (xs) => {
   return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / xs.length);
 };
 
+const SWEEP_MS = 4000;
+
+/**
+ * The chapter's idea moving: the factor slider swept from its left end to its right, so that the bars turn into a
+ * step while the reader watches. Smooth, or in six jumps when the reader asked for reduced motion; a second press
+ * (or touching the slider) stops it where it is.
+ */
+function sweep(slider, button, done) {
+  let frame = null;
+  const label = button.textContent;
+  const stop = () => {
+    cancelAnimationFrame(frame);
+    clearTimeout(frame);
+    frame = null;
+    button.textContent = label;
+    done();
+  };
+  const set = (v) => {
+    slider.value = String(v);
+    slider.dispatchEvent(new Event('input', { bubbles: true }));
+  };
+  button.addEventListener('click', () => {
+    if (frame !== null) return stop();
+    const [lo, hi] = [Number(slider.min), Number(slider.max)];
+    button.textContent = 'Stop';
+    if (window.matchMedia('(prefers-reduced-motion: reduce)').matches) {
+      let k = 0;
+      const jump = () => {
+        set(lo + ((hi - lo) * k) / 5);
+        frame = ++k > 5 ? (stop(), null) : setTimeout(jump, 700);
+      };
+      jump();
+      return;
+    }
+    const start = performance.now();
+    const tick = (now) => {
+      const t = Math.min(1, (now - start) / SWEEP_MS);
+      set((lo + (hi - lo) * t).toFixed(2));
+      if (t < 1) frame = requestAnimationFrame(tick);
+      else stop();
+    };
+    frame = requestAnimationFrame(tick);
+  });
+  slider.addEventListener('pointerdown', () => frame !== null && stop());
+}
+
 chapter(async (attn) => {
   const fig = (id) => document.querySelector(`[data-figure="${id}"]`);
   const $ = (sel) => document.querySelector(sel);
@@ -64,6 +110,7 @@ chapter(async (attn) => {
     }
   });
   for (const name of Object.keys(SETTINGS)) settings.element(name).addEventListener('input', draw);
+  sweep($('#factor'), $('#sweep'), () => link.record());
   // The sliders move in powers of ten (the factor) and of two (d_k); the link names the exponent and d_k itself.
   const link = linkState({
     log10_factor: settings.fields.log10_factor,

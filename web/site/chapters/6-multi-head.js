@@ -7,12 +7,22 @@ import { chapter } from '../components/chapter.js';
 import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
+import { pipeline } from '../components/pipeline.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { oneHead, scorePanel } from '../components/score-panel.js';
 import { chapter6 } from './pytorch.js';
 import { CHAPTER_6 as SETTINGS } from './settings.js';
 
 const D_MODEL = 12;
+// What each step of the hero figure does, in one sentence.
+const STEPS = {
+  Q: 'One projection for all heads; the rules cut its columns into one block per head.',
+  K: 'The keys, cut the same way.',
+  A: 'This head attends with its own block of Q and K only.',
+  V: 'The values, cut the same way.',
+  Concat: 'Each head’s output, d_k columns, set back in its own place.',
+  Output: 'W_o mixes the heads’ columns: every output column reads every head.',
+};
 const MAX_WORDS = 16; // the position embedding's rows
 
 chapter(async (attn) => {
@@ -23,6 +33,12 @@ chapter(async (attn) => {
   const pytorch = pytorchPanel($('[data-pytorch]'));
   const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a cell of a head\'s map (or move to one with the arrow keys and press Enter) to trace that one number through its head.' });
   let traced = null; // [head, query, key]
+  const heroHead = $('#hero-head');
+  let followed = 0; // the head the hero follows, kept when the number of heads changes (if it still exists)
+  const hero = pipeline($('[data-figure="pipeline"]'), {
+    title: 'One projection, cut into heads: Q, K, V → each head attends in its own columns → concat → W_o',
+    describe: (stage) => STEPS[stage.name.split(' ')[0]] ?? '',
+  });
 
   const wordsOf = (sentence) => sentence.trim().split(/\s+/).filter(Boolean);
 
@@ -92,6 +108,7 @@ chapter(async (attn) => {
         const e = attn.explainScore(oneHead(t, h), i, j);
         panel.show(e, { i, j, queryLabel: words[i], keyLabels: words, context: `head ${h + 1}` });
       }
+      drawHero(t, words, numHeads, q);
       headView($('[data-figure="head-view"]'), t.weights.data, words, { heads: numHeads, shown: shownHeads, label: 'Head view of the untrained module' });
       report(null);
     } catch (error) {
@@ -101,6 +118,42 @@ chapter(async (attn) => {
       pos.dispose();
       embed.dispose();
     }
+  });
+  /** The hero: Q, K, V as whole (T, d_model) matrices cut into heads, one head's weights, the concat, the output. */
+  function drawHero(t, words, numHeads, q) {
+    const T = words.length;
+    const dk = D_MODEL / numHeads;
+    if (heroHead.options.length !== numHeads) {
+      heroHead.replaceChildren(...Array.from({ length: numHeads }, (_, h) => new Option(`head ${h + 1}`, String(h))));
+    }
+    const h = Math.min(followed, numHeads - 1);
+    heroHead.value = String(h);
+    // (1, H, T, d_k) per head → (T, d_model) with head h in columns h·d_k … (h+1)·d_k − 1, as Q is above.
+    const joined = (perHead) => {
+      const out = new Float32Array(T * D_MODEL);
+      for (let g = 0; g < numHeads; g++)
+        for (let i = 0; i < T; i++)
+          for (let c = 0; c < dk; c++) out[i * D_MODEL + g * dk + c] = perHead.data[(g * T + i) * dk + c];
+      return { data: out, shape: [T, D_MODEL] };
+    };
+    const cols = Array.from({ length: D_MODEL }, (_, k) => `h${Math.floor(k / dk) + 1}·${(k % dk) + 1}`);
+    const model = { rowLabels: words, colLabels: cols, groupEvery: dk };
+    hero.update([
+      { name: 'Q', title: 'X W_q, cut by columns', kind: 'q', tensor: { data: q, shape: [T, D_MODEL] }, ...model },
+      { name: 'K', title: 'X W_k', kind: 'k', tensor: joined(t.keys), ...model },
+      { name: `A (head ${h + 1})`, title: `softmax(Q${h + 1} K${h + 1}ᵀ / √${dk})`, kind: 'score', head: h,
+        tensor: { data: t.weights.data.subarray(h * T * T, (h + 1) * T * T), shape: [T, T] }, rowLabels: words, colLabels: words,
+        domain: WEIGHTS_DOMAIN, op: `head ${h + 1}'s columns` },
+      { name: 'V', title: 'X W_v', kind: 'v', tensor: joined(t.values), ...model },
+      { name: 'Concat', title: 'every head’s A_h V_h, side by side', kind: 'z', tensor: { data: t.concat.data, shape: [T, D_MODEL] }, ...model, op: 'A_h V_h' },
+      { name: 'Output', title: 'Concat W_o', kind: 'z', tensor: { data: t.output.data, shape: [T, D_MODEL] }, rowLabels: words,
+        colLabels: Array.from({ length: D_MODEL }, (_, k) => `o${k + 1}`), op: '· W_o' },
+    ]);
+  }
+
+  heroHead.addEventListener('change', () => {
+    followed = Number(heroHead.value);
+    draw();
   });
   for (const name of Object.keys(SETTINGS)) settings.element(name).addEventListener('input', draw);
   const link = linkState({
@@ -118,6 +171,7 @@ chapter(async (attn) => {
         traced = inside ? at : null;
       },
     },
+    hero_head: { ...kinds.integer({ min: 0, max: 11 }), default: 0, get: () => followed, set: (h) => (followed = h) },
     head_view: {
       ...kinds.tuples({ size: 1, max: [12], count: 12 }),
       default: [[0]],

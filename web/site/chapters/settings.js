@@ -13,7 +13,8 @@ const seed = (control, value) => ({
 
 /** Chapter 2: the factor the scores of one query are multiplied by before they are normalised (any number). */
 export const CHAPTER_2 = {
-  factor: { control: '#factor', label: 'The factor', kind: 'number', default: 1 },
+  // A slider as in chapter 4; past about 59 the largest score (1.5) times the factor overflows e^x in float32.
+  factor: { control: '#factor', label: 'The factor', kind: 'number', min: 0, max: 100, step: 0.5, slider: true, default: 1 },
 };
 
 /** Chapter 3: SelfAttentionV1(d_in, d_out) after torch.manual_seed(seed); 123 gives the notebooks' numbers. */

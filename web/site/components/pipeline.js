@@ -2,9 +2,8 @@
 // softmax(Q Kᵀ / √d_k + M) V drawn once, left to right, with the operation that
 // leads to it on the arrow between. Point at (or move the keyboard to) any cell
 // and the cells it is made from and the cells it feeds light up in every matrix
-// while the rest fade; the exact numbers are read out under the figure. "Step"
-// shows the matrices one at a time, the way the notebooks compute them, and
-// "Play" steps on its own. Numbers are the chapter's own (attn.* results);
+// while the rest fade; the exact numbers are read out under the figure. Its
+// stepper shows the matrices one at a time, the way the notebooks compute them. Numbers are the chapter's own (attn.* results);
 // this file only draws them.
 //
 // Stages say what their rows and columns are, which is all the linking needs:
@@ -17,6 +16,7 @@
 import * as d3 from 'd3';
 
 import { exportMenu } from './figure-export.js';
+import { stepper } from './stepper.js';
 import { formatNumber, textColorOn } from './heatmap.js';
 import { onThemeChange, resolveColor } from './theme.js';
 
@@ -25,12 +25,9 @@ const COL_LABELS = 16;
 const GAP = 64; // between stages: room for the arrow and its operation
 const ROW_GAP = 30;
 const LEGEND = 26;
-const STEP_MS = 1400;
 const CHAR = 6.5; // the width of one character of an 11 px label, near enough
 const MIN_CELL = 34; // room for a value of two decimals
 const MAX_CELL = 48;
-
-const reducedMotion = () => window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 
 /** Whether cell (r, c) of `target` is made from, or feeds, cell (i, j) of `source`. */
 export function linked(source, i, j, target, r, c) {
@@ -88,72 +85,26 @@ export function linked(source, i, j, target, r, c) {
  */
 export function pipeline(container, { title, describe = () => '' }) {
   let stages = [];
-  let shown = Infinity; // stages 0 … shown − 1 are drawn; the rest wait, faded
   let pinned = null; // {s, i, j}: the cell Enter or a click fixed
   let pointed = null; // the cell under the pointer or the keyboard's focus
-  let timer = null;
 
   container.classList.add('pipeline');
   const heading = document.createElement('figcaption');
   heading.className = 'heatmap-title';
   heading.textContent = title;
-  const controls = document.createElement('div');
-  controls.className = 'controls pipeline-controls';
-  const button = (text, onClick) => {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = text;
-    b.addEventListener('click', onClick);
-    controls.append(b);
-    return b;
-  };
-  const back = button('◀ Back', () => go(Math.min(shown, stages.length) - 1));
-  const step = button('Step ▶', () => go(Math.min(shown, stages.length) + 1));
-  const play = button('Play', () => (timer ? stop() : start()));
-  const all = button('Show all', () => {
-    stop();
-    go(stages.length);
+  const steps = stepper({
+    count: () => stages.length,
+    onStep: (n) => draw(n),
+    describe: (k) => `${stages[k].name}${stages[k].op ? ` (${stages[k].op})` : ''}. ${describe(stages[k], k)}`,
+    done: 'Point at any cell to see what it is made of; Step back to take them one at a time.',
   });
-  const stepText = document.createElement('p');
-  stepText.className = 'pipeline-step';
-  stepText.setAttribute('aria-live', 'polite');
   const picture = document.createElement('div');
   picture.className = 'pipeline-picture';
   const readout = document.createElement('p');
   readout.className = 'pipeline-readout readout';
   readout.setAttribute('aria-live', 'polite');
-  container.replaceChildren(heading, controls, stepText, picture, readout);
-
-  function go(n) {
-    shown = Math.max(1, Math.min(stages.length, n));
-    render();
-  }
-  function start() {
-    if (shown >= stages.length) shown = 1;
-    play.textContent = 'Pause';
-    render();
-    timer = setInterval(() => {
-      if (shown >= stages.length) stop();
-      else go(shown + 1);
-    }, reducedMotion() ? STEP_MS * 1.5 : STEP_MS);
-  }
-  function stop() {
-    clearInterval(timer);
-    timer = null;
-    play.textContent = 'Play';
-  }
-
-  function render() {
-    const n = Math.min(shown, stages.length);
-    back.disabled = n <= 1;
-    step.disabled = n >= stages.length;
-    all.disabled = n >= stages.length && !timer;
-    const current = stages[n - 1];
-    stepText.textContent = n >= stages.length && !timer
-      ? `All ${stages.length} steps. Point at any cell to see what it is made of; Step back to take them one at a time.`
-      : `Step ${n} of ${stages.length}: ${current.name}${current.op ? ` (${current.op})` : ''}. ${describe(current, n - 1)}`;
-    draw(n);
-  }
+  container.replaceChildren(heading, steps.element, steps.text, picture, readout);
+  const shown = () => steps.shown();
 
   function draw(n) {
     const width = Math.max(280, picture.clientWidth || (container.closest('main') ?? document.body).clientWidth || 640);
@@ -163,8 +114,8 @@ export function pipeline(container, { title, describe = () => '' }) {
     // the page on its own. Labels still too long for their cell are cut (the full label is in the cell's title).
     const longest = Math.max(1, ...stages.flatMap((s) => (s.colLabels ?? []).map((l) => l.length)));
     const wanted = Math.min(MAX_CELL, Math.max(MIN_CELL, Math.ceil(CHAR * longest + 6)));
-    const widest = Math.max(...stages.map((s) => labelWidth(s) + s.tensor.shape[1] * wanted));
-    const cell = widest > width - 8 ? Math.max(16, Math.floor((wanted * (width - 8)) / widest)) : wanted;
+    const room = width - 12; // the svg's own margin, and rounding
+    const cell = Math.max(14, Math.min(wanted, ...stages.map((s) => Math.floor((room - labelWidth(s)) / s.tensor.shape[1]))));
     const fits = Math.max(1, Math.floor((cell - 4) / CHAR));
     const colLabel = (s, c) => {
       const l = s.colLabels?.[c] ?? '';
@@ -369,23 +320,18 @@ export function pipeline(container, { title, describe = () => '' }) {
     const value = (st, r, c) => (st.masked?.(r, c) ? 'masked' : formatNumber(st.tensor.data[r * st.tensor.shape[1] + c], 4));
     const here = `${name(stage, i, j)} = ${value(stage, i, j)}`;
     if (stage.kind !== 'score') return `${here}. Lit up: the cells it is made from and the cells it feeds.`;
-    const chain = stages.filter((t, k) => k < Math.min(shown, stages.length) && t.kind === 'score' && (t.head ?? null) === (stage.head ?? null))
+    const chain = stages.filter((t, k) => k < shown() && t.kind === 'score' && (t.head ?? null) === (stage.head ?? null))
       .map((t) => `${t.name} ${value(t, i, j)}`);
     return `${here}: query “${stage.rowLabels?.[i] ?? i}”, key “${stage.colLabels?.[j] ?? j}”. Along the pipeline: ${chain.join(' → ')}.`;
   }
 
-  onThemeChange(() => stages.length && render()); // a masked cell's text colour is resolved when drawn
+  onThemeChange(() => stages.length && steps.update()); // a masked cell's text colour is resolved when drawn
 
   return {
     update(next) {
       stages = next;
       if (pinned && (pinned.s >= stages.length || pinned.i >= stages[pinned.s].tensor.shape[0] || pinned.j >= stages[pinned.s].tensor.shape[1])) pinned = null;
-      render();
-    },
-    /** Shows the first n steps (all: Infinity). */
-    show(n) {
-      stop();
-      go(n);
+      steps.update();
     },
   };
 }
