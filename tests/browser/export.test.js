@@ -43,10 +43,11 @@ test('chapter 5: the masked scores downloaded as JSON, CSV, SVG and PNG', async 
   assertClean(problems);
 });
 
-test('chapter 7: a canvas map and the head view download their numbers', async () => {
+test('chapter 7: the head shown in full and the head view download their numbers', async () => {
   const { page, context, problems } = await site.load('chapters/7-language-model');
   await page.waitForSelector('#probe-summary[data-best]');
-  const map = '[data-figure="model-attention"] figure[data-layer="1"][data-head="3"]';
+  const map = '[data-figure="head-map"]';
+  assert.equal(await page.textContent(`${map} .heatmap-title`), 'Layer 2, head 4'); // the measured subject head, at first
   const parsed = JSON.parse((await download(page, map, 'json')).bytes.toString('utf8'));
   assert.equal(parsed.values.length, 9);
   parsed.values.forEach((row) => assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5, 'each row of weights sums to 1'));
@@ -61,79 +62,36 @@ test('chapter 7: a canvas map and the head view download their numbers', async (
   assertClean(problems);
 });
 
-test('chapter 3: the points of the 2-D and 3-D views and the projections download as SVG and numbers', async () => {
-  const { page, context, problems } = await site.load('chapters/3-trainable-weights');
-  const rowsOf = (figure) => page.$$eval(`[data-figure="${figure}"] g.heatmap-row`, (rows) =>
-    rows.map((r) => Array.from(r.querySelectorAll('g.cell'), (c) => Number(c.dataset.value))));
-  const [queries, keys] = [await rowsOf('queries'), await rowsOf('keys')];
-  // 2-D: a row per point, named by its set and token, its coordinates those of the Q and K maps
-  const points = JSON.parse((await download(page, '[data-figure="space"]', 'json')).bytes.toString('utf8'));
-  assert.deepEqual(points.columns, ['d1', 'd2']);
-  assert.equal(points.rows[0], 'queries: Your');
-  assert.equal(points.rows[6], 'keys: Your');
-  assert.deepEqual(points.values, [...queries, ...keys]);
-  await assertDrawnAlikeAlone(page, '[data-figure="space"] svg.scatter', (await download(page, '[data-figure="space"]', 'svg')).bytes.toString('utf8'));
-  // projections: each key's score, as in the score map's row of the query
-  const projections = JSON.parse((await download(page, '[data-figure="projections"]', 'json')).bytes.toString('utf8'));
-  assert.deepEqual(projections.columns, ['d1', 'd2', 'k · q̂', 'score q · k']);
-  const scores = (await rowsOf('attn-scores'))[1];
-  projections.values.forEach((row, j) => assert.ok(Math.abs(row[3] - scores[j]) < 1e-6, `score of key ${j}`));
-  await assertDrawnAlikeAlone(page, '[data-figure="projections"] svg.scatter', (await download(page, '[data-figure="projections"]', 'svg')).bytes.toString('utf8'));
-  // 3-D: the three.js view as it is turned, in SVG; its numbers three coordinates a point
-  await page.fill('#d-out', '3');
-  await page.waitForSelector('[data-figure="space"] svg.scatter3d');
-  await page.focus('[data-figure="space"] svg.scatter3d');
-  await page.keyboard.press('ArrowLeft');
-  const view = (await download(page, '[data-figure="space"]', 'svg')).bytes.toString('utf8');
-  assert.equal(view.match(/<text/g).length, 3 + 12, 'three axis names and twelve point labels');
-  await assertDrawnAlikeAlone(page, '[data-figure="space"] svg.scatter3d', view);
-  const points3 = JSON.parse((await download(page, '[data-figure="space"]', 'json')).bytes.toString('utf8'));
-  assert.deepEqual(points3.columns, ['d1', 'd2', 'd3']);
-  assert.deepEqual(points3.values, [...await rowsOf('queries'), ...await rowsOf('keys')]);
-  await context.close();
-  assertClean(problems);
-});
-
-test('chapter 7: a canvas map downloads as SVG: the same cells in the same colours, the same labels', async () => {
+test('chapter 7: the layers × heads grid downloads as SVG and PNG: one picture per head, its axes named', async () => {
   const { page, context, problems } = await site.load('chapters/7-language-model');
-  await page.waitForSelector('#probe-summary[data-best]'); // the maps are drawn again once the measurement arrives
-  const map = '[data-figure="model-attention"] figure[data-layer="1"][data-head="3"]';
-  const svg = (await download(page, map, 'svg')).bytes.toString('utf8');
-  const shown = await page.$eval(`${map} canvas`, (canvas) => {
-    const { left, top, cell, rows, cols } = Object.fromEntries(Object.entries(canvas.dataset).map(([k, v]) => [k, Number(v)]));
-    const ctx = canvas.getContext('2d');
-    const colours = [];
-    for (let i = 0; i < rows; i++)
-      for (let j = 0; j < cols; j++) {
-        const [r, g, b] = ctx.getImageData(left + j * cell + cell / 2, top + i * cell + cell / 2, 1, 1).data;
-        colours.push([r, g, b]);
-      }
-    return { colours, size: [canvas.width, canvas.height] };
-  });
+  await page.waitForSelector('#probe-summary[data-best]');
+  const grid = '[data-figure="model-attention"]';
+  const svg = (await download(page, grid, 'svg')).bytes.toString('utf8');
   const parsed = await page.evaluate((text) => {
     const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-    const root = doc.documentElement;
-    const rgb = (colour) => {
-      const probe = document.createElement('span');
-      probe.style.color = colour;
-      document.body.append(probe);
-      const value = getComputedStyle(probe).color.match(/\d+/g).slice(0, 3).map(Number);
-      probe.remove();
-      return value;
-    };
     return {
       error: doc.querySelector('parsererror')?.textContent ?? null,
-      size: [Number(root.getAttribute('width')), Number(root.getAttribute('height'))],
-      cells: [...root.querySelectorAll('rect')].slice(1).map((r) => rgb(r.getAttribute('fill'))), // the first is the background
-      labels: [...root.querySelectorAll('text')].map((t) => t.textContent),
+      images: [...doc.querySelectorAll('image')].map((i) => i.getAttribute('href').slice(0, 22)),
+      labels: [...doc.querySelectorAll('text')].map((t) => t.textContent),
     };
   }, svg);
   assert.equal(parsed.error, null);
-  assert.deepEqual(parsed.size, shown.size);
-  assert.equal(parsed.cells.length, 81);
-  parsed.cells.forEach((c, k) => assert.ok(c.every((v, ch) => Math.abs(v - shown.colours[k][ch]) <= 1), `cell ${k}: ${c} vs ${shown.colours[k]}`));
-  const words = ['The', ' cats', ',', ' which', ' slept', ' near', ' the', ' dog', ','];
-  assert.deepEqual(parsed.labels, [...words, ...words]);
+  assert.deepEqual(parsed.images, Array(8).fill('data:image/png;base64,'));
+  assert.deepEqual(parsed.labels, ['h1', 'h2', 'h3', 'h4', 'L1', 'L2']);
+  // Each picture is its head's map: the subject head's last row is brightest where the list says it looks.
+  const brightest = await page.$eval(`${grid} g.thumb[data-layer="1"][data-head="3"] image`, async (image) => {
+    const img = new Image();
+    img.src = image.getAttribute('href');
+    await img.decode();
+    const canvas = Object.assign(document.createElement('canvas'), { width: img.width, height: img.height });
+    const ctx = canvas.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    const row = ctx.getImageData(0, img.height - 1, img.width, 1).data;
+    const light = Array.from({ length: img.width }, (_, j) => row[4 * j] + row[4 * j + 1]); // viridis grows in red and green
+    return light.indexOf(Math.max(...light));
+  });
+  assert.equal(brightest, Number(await page.getAttribute('#probe-heads li:nth-child(8)', 'data-focus')));
+  assert.equal((await download(page, grid, 'png')).bytes.subarray(1, 4).toString(), 'PNG');
   await context.close();
   assertClean(problems);
 });

@@ -97,7 +97,7 @@ describe('1. errors appear beside their cause, and figures that no longer match 
     for (const word of ['“The”', '“ cats”', '“ purr”', '“,”']) assert.ok(known.includes(word), word);
     await page.fill('#probe', 'The cat,');
     await page.waitForSelector('[data-figure="model-attention"]:not(.stale)');
-    assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 8);
+    assert.equal(await page.locator('[data-figure="model-attention"] g.thumb').count(), 8);
     await context.close();
     assertClean(problems);
   });
@@ -131,7 +131,7 @@ describe('2. descriptions follow the model that is shown', () => {
     const [l, h] = (await page.getAttribute('#probe-summary', 'data-best-head')).split(',').map(Number);
     assert.equal(l, 0);
     assert.match(await page.textContent('#probe-claim'), new RegExp(`^In this model, layer 1, head ${h + 1} is the head`));
-    assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 2);
+    assert.equal(await page.locator('[data-figure="model-attention"] g.thumb').count(), 2);
     // No sentence on the page claims the shipped model's head for this one.
     const text = await page.textContent('main');
     assert.ok(!text.includes(`layer ${sl + 1}, head ${sh + 1} is the head`), 'a claim about the shipped model is shown for the uploaded one');
@@ -141,7 +141,7 @@ describe('2. descriptions follow the model that is shown', () => {
     assert.match(await page.textContent('#active-model'), /^Active model: yours, “tiny”/);
     await page.click('#use-shipped');
     await page.waitForFunction(() => document.querySelector('#active-model').dataset.active === 'shipped');
-    assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 8);
+    assert.equal(await page.locator('[data-figure="model-attention"] g.thumb').count(), 8);
     await context.close();
     assertClean(problems);
   });
@@ -171,13 +171,12 @@ describe('3. every attention map says which axis is which', () => {
 
   test('chapter 7 (every head of the model) and chapter 4 (notebook 004\'s transposed convention)', async () => {
     const { page, context, problems } = await load('chapters/7-language-model');
-    const labels = await page.$$eval('[data-figure="model-attention"] figure', (figs) => figs.map((f) => [
-      f.querySelector('canvas').getAttribute('aria-label'), f.querySelector('.map-axes').textContent]));
-    assert.equal(labels.length, 8);
-    for (const [aria, visible] of labels) {
-      assert.match(aria, /rows: query \(the token attending\), columns: key \(the token attended to\), each row sums to 1\. Arrow keys move between cells, Enter traces one\.$/);
-      assert.equal(visible, 'rows: query · columns: key · each row sums to 1');
-    }
+    // The grid names its axes (layers down, heads across) and says how to move; the head shown in full has the
+    // axes and the note of every other chapter's maps.
+    assert.match(await page.getAttribute('[data-figure="model-attention"] svg', 'aria-label'), /: 2 layers by 4 heads\. Arrow keys move between heads, Enter shows one in full\.$/);
+    assert.deepEqual(await page.$$eval('[data-figure="model-attention"] .axis-label', (t) => t.map((e) => e.textContent)), ['h1', 'h2', 'h3', 'h4', 'L1', 'L2']);
+    const full = await page.$eval('[data-figure="head-map"] svg.heatmap', (s) => [s.querySelector('.row-axis').textContent, s.querySelector('.col-axis').textContent, s.querySelector('.map-note').textContent]);
+    assert.deepEqual(full, [QUERY_AXIS, KEY_AXIS, 'each row sums to 1']);
     await context.close();
     const four = await load('chapters/4-scaling');
     assert.match(await four.page.textContent('main'), /keys as rows and\s+the queries as columns, so its softmax runs “column-wise”/);

@@ -157,7 +157,7 @@ test('a figure repainted in part (one cell) screenshots like the same figure dra
   assertClean(whole.problems);
 });
 
-test('chapter 7: the model, switched-off heads, the traced number, the head view and the settings travel in the link', async () => {
+test('chapter 7: the model, switched-off heads, the traced number, the head shown in full, the head view and the settings travel in the link', async () => {
   const measured = (page) => page.waitForSelector('#probe-summary[data-best]');
   const { link } = await copiedLinkRestores('chapters/7-language-model', async (page) => {
     await page.fill('#probe', 'The dogs, which slept near the cat,');
@@ -165,14 +165,13 @@ test('chapter 7: the model, switched-off heads, the traced number, the head view
     await page.waitForSelector('#probe-summary[data-best]');
     await page.selectOption('#head-view-layer', '0');
     await page.click('[data-figure="trained-head-view"] .head-picker button[data-head="2"]');
-    const map = page.locator('[data-figure="model-attention"] figure[data-layer="1"][data-head="0"] canvas');
-    const { left, top, cell } = await map.evaluate((c) => ({ left: Number(c.dataset.left), top: Number(c.dataset.top), cell: Number(c.dataset.cell) }));
-    await map.click({ position: { x: left + 1.5 * cell, y: top + 8.5 * cell } });
+    await page.click('[data-figure="model-attention"] g.thumb[data-layer="1"][data-head="0"]');
+    await page.click('[data-figure="head-map"] g.cell[data-row="8"][data-col="1"]');
     await page.waitForSelector('[data-score-panel][data-score]');
     await page.fill('#temperature', '1.2');
     await page.fill('#iters', '300');
   }, { ready: measured });
-  assert.match(link, /\?v=1&model=shipped&off=2\.4&text=The\+dogs,\+which\+slept\+near\+the\+cat,&trace=2\.1\.9\.2&head_view=1:1,3&temperature=1\.2&max_iters=300$/);
+  assert.match(link, /\?v=1&model=shipped&off=2\.4&text=The\+dogs,\+which\+slept\+near\+the\+cat,&trace=2\.1\.9\.2&map=2\.1&head_view=1:1,3&temperature=1\.2&max_iters=300$/);
 });
 
 test('chapter 3: the 3-D views turn together, by dragging and by keys, keep their view when redrawn, and back undoes a turn', async () => {

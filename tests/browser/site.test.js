@@ -182,11 +182,9 @@ test('chapter 7: one weight of the trained model traced, by clicking its map or 
   // Before anything is traced the selects already name a cell (they started blank): layer 1, head 1, the last query.
   assert.deepEqual(await Promise.all(['#trace-layer', '#trace-head', '#trace-query', '#trace-key'].map((s) => page.inputValue(s))), ['0', '0', '8', '0']);
   // layer 2, head 4 (the subject head): the last token's weight on " cats", as the list under the maps gives it
-  const map = page.locator('[data-figure="model-attention"] figure[data-layer="1"][data-head="3"] canvas');
-  const geometry = await map.evaluate((c) => ({ ...Object.fromEntries(Object.entries(c.dataset).map(([k, v]) => [k, Number(v)])),
-    scale: c.getBoundingClientRect().width / c.width }));
-  const at = (i, j) => ({ x: (geometry.left + (j + 0.5) * geometry.cell) * geometry.scale, y: (geometry.top + (i + 0.5) * geometry.cell) * geometry.scale });
-  await map.click({ position: at(geometry.rows - 1, 1) });
+  // It is the head the page shows in full at first (the measured subject head); its cells trace.
+  assert.equal(await page.getAttribute('[data-figure="model-attention"] g.thumb[data-layer="1"][data-head="3"]', 'aria-selected'), 'true');
+  await page.click('[data-figure="head-map"] g.cell[data-row="8"][data-col="1"]');
   await page.waitForSelector('[data-score-panel][data-score]');
   assert.match(await page.textContent('[data-score-panel] h3'), /query “,”, key “ cats”, layer 2, head 4$/);
   const listed = await page.$eval('#probe-heads li:nth-child(8)', (li) => [Number(li.dataset.focus), li.textContent]);
@@ -203,10 +201,16 @@ test('chapter 7: one weight of the trained model traced, by clicking its map or 
   await page.waitForFunction(() => document.querySelector('[data-score-panel] h3')?.textContent.endsWith('layer 1, head 3'));
   assert.match(await page.textContent('[data-score-panel] h3'), /query “ which”, key “ cats”/);
   await page.screenshot({ path: artifactPath('7-trace-one-number.png'), fullPage: true });
-  // The maps are a layers × heads grid that the keyboard reaches: Tab to layer 2, head 2's map, move, read, Enter.
-  const columns = await page.$eval('[data-figure="model-attention"]', (g) => getComputedStyle(g).gridTemplateColumns.split(' ').length);
-  assert.equal(columns, 4);
-  await page.focus('[data-figure="model-attention"] figure[data-layer="1"][data-head="1"] canvas');
+  // The maps are a layers × heads grid that the keyboard reaches: one tab stop, arrows move from head to head and
+  // read where each looks, Enter shows it in full; its cells read out and trace from the keyboard too.
+  await page.focus('[data-figure="model-attention"] g.thumb[tabindex="0"]');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  assert.match(await page.textContent('#map-readout'), /^layer 2, head 2: the last token “,” looks hardest at “.+” \(\d\.\d{3}\)\. Enter or a click shows it in full\.$/);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-figure="head-map"] .heatmap-title').textContent === 'Layer 2, head 2');
+  await page.focus('[data-figure="head-map"] g.cell[tabindex="0"]');
+  for (let k = 0; k < 8; k++) await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowRight');
   assert.match(await page.textContent('#map-readout'), /^layer 2, head 2: query “,” gives key “ cats” a weight of 0\.\d{3}\.$/);
   await page.keyboard.press('Enter');
@@ -283,12 +287,14 @@ test('chapter 7: switching heads off recomputes the guesses, the maps and the ag
   assert.ok(subjectOff.accuracy > 0.6 && subjectOff.accuracy < 0.8, `without layer 2 head 4: ${subjectOff.accuracy}`);
   assert.match(subjectOff.text, /^With layer 2, head 4 switched off, it prefers the agreeing verb form in /);
   await page.waitForFunction((before) => document.querySelector('#probe-next').textContent !== before, guesses);
-  assert.equal(await page.locator('[data-figure="model-attention"] figure', { hasText: 'layer 2, head 4 (switched off)' }).count(), 1);
+  assert.equal(await page.locator('[data-figure="model-attention"] g.thumb.off').count(), 1);
+  assert.equal(await page.getAttribute('[data-figure="model-attention"] g.thumb.off', 'aria-label'), 'Layer 2, head 4 (switched off)');
   await page.screenshot({ path: artifactPath('7-head-ablation.png'), fullPage: true });
 
-  // The model view: a small map opens in the head view, alone.
-  assert.equal(await page.locator('[data-figure="model-attention"] button.open-head-view').count(), 8);
-  await page.click('[data-figure="model-attention"] figure[data-layer="0"][data-head="2"] button.open-head-view');
+  // The model view: the head shown in full opens in the head view, alone (one button, named for that head).
+  await page.click('[data-figure="model-attention"] g.thumb[data-layer="0"][data-head="2"]');
+  assert.equal(await page.textContent('#open-head-view'), 'Open layer 1, head 3 in the head view');
+  await page.click('#open-head-view');
   await page.waitForFunction(() => document.activeElement === document.querySelector('[data-figure="trained-head-view"]'));
   assert.equal(await page.inputValue('#head-view-layer'), '0');
   const pressed = await page.$$eval('[data-figure="trained-head-view"] .head-button', (b) => b.map((e) => e.getAttribute('aria-pressed')));
@@ -325,7 +331,7 @@ test('chapter 7: generation streams; training in the worker lowers the loss, kee
   const text = await page.textContent('#generated');
   assert.ok(text.startsWith('The cats, which') && text.length > 60, text);
   assert.ok(new Set(lengths).size > 1, `streamed lengths ${lengths}`);
-  assert.equal(await page.locator('[data-figure="model-attention"] canvas').count(), 8); // 2 layers x 4 heads
+  assert.equal(await page.locator('[data-figure="model-attention"] g.thumb').count(), 8); // 2 layers x 4 heads
   // Measured in a worker over 200 held-out sentences: agreement, and a head that looks at the subject.
   await page.waitForSelector('#probe-summary[data-best]');
   assert.ok(Number(await page.getAttribute('#probe-summary', 'data-accuracy')) >= 0.95);

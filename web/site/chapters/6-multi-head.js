@@ -171,7 +171,7 @@ chapter(async (attn) => {
         traced = inside ? at : null;
       },
     },
-    hero_head: { ...kinds.integer({ min: 0, max: 11 }), default: 0, get: () => followed, set: (h) => (followed = h) },
+    hero_head: { ...kinds.integer({ min: 1, max: 12 }), default: 1, get: () => followed + 1, set: (h) => (followed = h - 1) }, // 1-based, as the page names heads
     head_view: {
       ...kinds.tuples({ size: 1, max: [12], count: 12 }),
       default: [[0]],

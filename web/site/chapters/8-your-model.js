@@ -11,10 +11,12 @@ import { bars } from '../components/bars.js';
 import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { page, perFrame, report } from '../components/page.js';
+import { headGrid } from '../components/head-grid.js';
+import { formatNumber } from '../components/heatmap.js';
 import { headView } from '../components/head-view.js';
 import { scorePanel } from '../components/score-panel.js';
 import { drawHeadTable, headRows, headsCsv } from './your-model/head-table.js';
-import { fullMap, thumbnailGrid } from './your-model/maps.js';
+import { fullMap } from './your-model/maps.js';
 import { forgetFolder, keepFolder, keptFolder } from './your-model/store.js';
 import { YOUR_MODEL } from './settings.js';
 
@@ -197,7 +199,19 @@ page(async () => {
   }
 
   function drawModelView() {
-    thumbnailGrid($('#model-view'), analysis.thumbnails, { nLayer: model.nLayer, nHead: model.nHead, selected, headsOff, onChoose: choose });
+    headGrid($('#model-view'), analysis.thumbnails, {
+      title: 'Every layer and head', selected, off: headsOff, onChoose: choose,
+      onPoint: (l, h) => ($('#grid-readout').textContent = l === null ? '' : headSentence(l, h)),
+    });
+  }
+
+  /** What the head table says of one head, in a sentence (the grid's read-out). */
+  function headSentence(l, h) {
+    const k = l * model.nHead + h;
+    const { previousToken, firstToken, meanDistance, entropy } = analysis.stats;
+    return `Layer ${l + 1}, head ${h + 1}${headsOff.has(`${l}.${h}`) ? ' (switched off)' : ''}: ` +
+      `${formatNumber(previousToken[k], 2)} of its attention on the previous token, ${formatNumber(firstToken[k], 2)} on the first, ` +
+      `keys ${formatNumber(meanDistance[k], 1)} tokens back on average, entropy ${formatNumber(entropy[k], 2)}. Enter or a click opens it below.`;
   }
 
   const rows = () => headRows(analysis.stats, model, sortBy);

@@ -5,17 +5,17 @@
 // number of any map traced through its head. Redraws on 'model', 'heads',
 // 'measured' and 'redraw'.
 import { headView } from '../../components/head-view.js';
-import { cellAt, heatmapCanvas } from '../../components/heatmap.js';
+import { headGrid } from '../../components/head-grid.js';
+import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../../components/heatmap.js';
 import { markStale, showProblem } from '../../components/inputs.js';
 import { perFrame, report } from '../../components/page.js';
 import { oneHead, scorePanel } from '../../components/score-panel.js';
-import { onThemeChange } from '../../components/theme.js';
 import { headMask } from './heads.js';
 import { SENTENCES } from './probe.js';
 import { headName, percent, quote, shown } from './state.js';
 
 const $ = (sel) => document.querySelector(sel);
-const FIGURES = ['#probe-claim', '#probe-next', '#probe-heads', '[data-figure="model-attention"]', '[data-figure="trained-head-view"]',
+const FIGURES = ['#probe-claim', '#probe-next', '#probe-heads', '[data-figure="model-attention"]', '[data-figure="head-map"]', '[data-figure="trained-head-view"]',
   '[data-score-panel]'];
 const TRACE_SELECTS = ['#trace-layer', '#trace-head', '#trace-query', '#trace-key'];
 
@@ -69,68 +69,58 @@ export function attentionView(state) {
   }
 
   /**
-   * A small map that the keyboard reaches and that reads its cells out: a cursor moves with the arrow keys (and
-   * follows the mouse), the readout under the grid names the query, the key and the weight, and Enter traces the
-   * cell as a click does.
+   * The model view: every layer and head as a small map in one grid (choose one to see it in full), and the chosen
+   * head's map with its tokens, its values and its cells that trace; one button opens it in the head view.
    */
-  function reachable(canvas, weights, pieces, l, h) {
-    const T = pieces.length;
-    let cursor = [T - 1, 0];
-    canvas.tabIndex = 0;
-    canvas.setAttribute('aria-label', `${canvas.getAttribute('aria-label')}. Arrow keys move between cells, Enter traces one.`);
-    const readout = () => {
-      const [i, j] = cursor;
-      $('#map-readout').textContent = j > i
-        ? `${headName(l, h)}: query ${quote(shown(pieces[i]))} cannot see key ${quote(shown(pieces[j]))}, which comes later.`
-        : `${headName(l, h)}: query ${quote(shown(pieces[i]))} gives key ${quote(shown(pieces[j]))} a weight of ${weights[i * T + j].toFixed(3)}.`;
-    };
-    canvas.addEventListener('mousemove', (event) => {
-      const at = cellAt(canvas, event);
-      if (!at) return;
-      cursor = at;
-      readout();
-    });
-    canvas.addEventListener('focus', readout);
-    canvas.addEventListener('keydown', (event) => {
-      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-      if (event.key === 'Enter' || event.key === ' ') {
-        event.preventDefault();
-        state.traced = [l, h, ...cursor];
-        draw();
-        return;
-      }
-      if (!moves[event.key]) return;
-      event.preventDefault();
-      cursor = cursor.map((v, k) => Math.max(0, Math.min(T - 1, v + moves[event.key][k])));
-      readout();
-    });
-  }
-
-  /** The model view: one small map per layer and head, each with a button that opens it in the head view. */
   function modelView(trace, pieces, H) {
     const T = pieces.length;
-    const grid = $('[data-figure="model-attention"]');
-    grid.replaceChildren();
-    grid.style.setProperty('--heads', String(H)); // a layers × heads grid: one row per layer
-    trace.layers.forEach((layer, l) => {
-      for (let h = 0; h < H; h++) {
-        const cell = document.createElement('figure');
-        cell.dataset.layer = String(l);
-        cell.dataset.head = String(h);
-        grid.appendChild(cell);
-        heatmapCanvas(cell, { data: layer.weights.data.subarray(h * T * T, (h + 1) * T * T), shape: [T, T] }, {
-          title: `${headName(l, h)}${state.switchedOff.has(`${l}.${h}`) ? ' (switched off)' : ''}`,
-          rowLabels: pieces.map(shown),
-          colLabels: pieces.map(shown),
-          cellSize: T > 40 ? 11 : T > 20 ? 12 : 15,
-        });
-        reachable(cell.querySelector('canvas.heatmap-canvas'), layer.weights.data.subarray(h * T * T, (h + 1) * T * T), pieces, l, h);
-        const open = Object.assign(document.createElement('button'), { type: 'button', className: 'open-head-view', textContent: 'Open in the head view' });
-        open.setAttribute('aria-label', `Open in the head view: ${headName(l, h)}`);
-        cell.appendChild(open);
-      }
+    const L = trace.layers.length;
+    const maps = new Float32Array(L * H * T * T); // (L, H, T, T)
+    trace.layers.forEach((layer, l) => maps.set(layer.weights.data.subarray(0, H * T * T), l * H * T * T));
+    if (state.mapHead[0] >= L || state.mapHead[1] >= H) state.mapHead = [0, 0];
+    const [ml, mh] = state.mapHead;
+    const weightsOf = (l, h) => maps.subarray((l * H + h) * T * T, (l * H + h + 1) * T * T);
+    headGrid($('[data-figure="model-attention"]'), { data: maps, shape: [L, H, T, T] }, {
+      title: 'Every layer and head of the active model', selected: state.mapHead, off: state.switchedOff,
+      onChoose: (l, h) => {
+        state.mapHead = [l, h];
+        state.mapChosen = true;
+        draw();
+      },
+      onPoint: (l, h) => {
+        if (l === null) return;
+        const last = weightsOf(l, h).subarray((T - 1) * T);
+        const focus = last.indexOf(Math.max(...last));
+        $('#map-readout').textContent = `${headName(l, h)}${state.switchedOff.has(`${l}.${h}`) ? ' (switched off)' : ''}: ` +
+          `the last token ${quote(shown(pieces[T - 1]))} looks hardest at ${quote(shown(pieces[focus]))} (${last[focus].toFixed(3)}). Enter or a click shows it in full.`;
+      },
     });
+    const labels = pieces.map(shown);
+    heatmap($('[data-figure="head-map"]'), { data: weightsOf(ml, mh), shape: [T, T] }, {
+      title: `${headName(ml, mh)}${state.switchedOff.has(`${ml}.${mh}`) ? ' (switched off)' : ''}`.replace(/^l/, 'L'),
+      rowLabels: labels, colLabels: labels, ...ATTENTION_AXES, note: WEIGHTS_NOTE, domain: WEIGHTS_DOMAIN, digits: 2, cellSize: 44,
+      onCellClick: (i, j) => {
+        state.traced = [ml, mh, i, j];
+        draw();
+      },
+      cellPressed: (i, j) => state.traced?.[0] === ml && state.traced?.[1] === mh && state.traced?.[2] === i && state.traced?.[3] === j,
+      cellAction: 'traces one below',
+    });
+    $('#open-head-view').textContent = `Open ${headName(ml, mh)} in the head view`;
   }
+
+  /** The chosen map's cell under the pointer or the keyboard, read out in words. */
+  function readCell(target) {
+    const cell = target.closest?.('g.cell');
+    if (!cell) return;
+    const { pieces } = lastShown;
+    const [l, h] = state.mapHead;
+    const i = Number(cell.dataset.row), j = Number(cell.dataset.col);
+    $('#map-readout').textContent = j > i
+      ? `${headName(l, h)}: query ${quote(shown(pieces[i]))} cannot see key ${quote(shown(pieces[j]))}, which comes later.`
+      : `${headName(l, h)}: query ${quote(shown(pieces[i]))} gives key ${quote(shown(pieces[j]))} a weight of ${Number(cell.dataset.value).toFixed(3)}.`;
+  }
+  let lastShown = { pieces: [] };
 
   const draw = perFrame(() => {
     const { model, tokenizer } = state.current();
@@ -176,6 +166,7 @@ export function attentionView(state) {
         }
       });
       $('#probe-heads').replaceChildren(...looks);
+      lastShown = { pieces };
       modelView(trace, pieces, H);
       showTraced(trace, pieces, H);
       $('#probe-claim').textContent = claim(state.probeReport, pieces, focusOf, H);
@@ -206,9 +197,9 @@ export function attentionView(state) {
     // Until the reader (or a link) picks a layer or heads, the head view shows the head that looks hardest at the subject.
     const r = state.probeReport;
     if (!chosen.chosen && r && !r.error) showInHeadView(r.bestLayer, [r.bestHead]);
+    if (!state.mapChosen && r && !r.error) state.mapHead = [r.bestLayer, r.bestHead];
     draw();
   });
-  onThemeChange(draw); // the canvas maps take their label colour from the theme when they are drawn
   $('#probe').addEventListener('input', draw);
   $('#trace').addEventListener('click', () => {
     state.traced = TRACE_SELECTS.map((sel) => Number($(sel).value));
@@ -222,21 +213,11 @@ export function attentionView(state) {
   $('[data-figure="trained-head-view"]').addEventListener('click', ({ target }) => {
     if (target.closest('button.head-button')) chosen.chosen = true; // the head view has already changed its heads
   });
-  // A click on a cell of a small map traces it; its button opens the map, alone, in the head view.
-  $('[data-figure="model-attention"]').addEventListener('click', (event) => {
-    const { target } = event;
-    if (target.matches('canvas.heatmap-canvas')) {
-      const at = cellAt(target, event);
-      const figure = target.closest('figure');
-      if (!at) return;
-      state.traced = [Number(figure.dataset.layer), Number(figure.dataset.head), ...at];
-      draw();
-      return;
-    }
-    const cell = target.closest('button.open-head-view')?.closest('figure');
-    if (!cell) return;
+  // The chosen map's cells read out as the pointer or the keyboard reaches them; its button opens it, alone, in the head view.
+  for (const type of ['pointerover', 'focusin']) $('[data-figure="head-map"]').addEventListener(type, (event) => readCell(event.target));
+  $('#open-head-view').addEventListener('click', () => {
     chosen.chosen = true;
-    showInHeadView(Number(cell.dataset.layer), [Number(cell.dataset.head)]);
+    showInHeadView(state.mapHead[0], [state.mapHead[1]]);
     draw();
     const view = $('[data-figure="trained-head-view"]');
     view.scrollIntoView({ block: 'start' });

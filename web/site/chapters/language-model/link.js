@@ -1,5 +1,5 @@
 // Chapter 7's state in its address (components/link-state.js): the model, the
-// switched-off heads, the text, the traced number, the head view, and the
+// switched-off heads, the text, the traced number, the head shown in full, the head view, and the
 // generation and training settings (chapters/settings.js). A link names its
 // model; one that is not saved in this browser falls back to the shipped one.
 import { kinds, linkState } from '../../components/link-state.js';
@@ -60,6 +60,22 @@ export function chapterLink(state, { models, heads, view }, { input, generation,
         const inside = at === null || (at[0] < config().nLayer && at[1] < config().nHead && at[2] < T && at[3] < T);
         if (!inside) note(`Its traced number (${headName(at[0], at[1])}, query ${at[2] + 1}, key ${at[3] + 1}) is outside the maps of this model and text.`);
         state.traced = inside ? at : null;
+      },
+    },
+    map: {
+      // the head shown in full under the grid, when the reader chose it (else the measured subject head)
+      ...kinds.tuple({ size: 2, max: [64, 64] }),
+      default: null,
+      get: () => (state.mapChosen ? state.mapHead : null),
+      set: (at, note) => {
+        if (at && (at[0] >= config().nLayer || at[1] >= config().nHead)) {
+          note(`Its map shows ${headName(at[0], at[1])}, which this model does not have.`);
+          at = null;
+        }
+        state.mapChosen = at !== null;
+        const r = state.probeReport;
+        if (at) state.mapHead = at;
+        else if (r && !r.error) state.mapHead = [r.bestLayer, r.bestHead];
       },
     },
     head_view: {

@@ -20,6 +20,8 @@ export function chapterState(attn, shipped) {
     // The head view's heads (its layer is its select's value); chosen: by the reader or a link, not the measurement.
     headView: { heads: new Set([0]), chosen: false },
     traced: null, // [layer, head, query, key] of the traced number
+    mapHead: [0, 0], // [layer, head] the model view shows in full (the measured subject head until the reader picks)
+    mapChosen: false, // mapHead picked by the reader
     link: null, // the page's state in its address (link.js), once the page has started
 
     /** The model everything on the page is computed from. */

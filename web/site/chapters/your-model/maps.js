@@ -1,57 +1,9 @@
-// Chapter 8's attention maps, painted pixel by pixel (a 1,024 × 1,024 map is a million cells, more than SVG or a
-// labelled canvas can hold): the layers × heads grid of thumbnails, and one head's full map with a cursor the mouse
-// and the arrow keys move, a readout of the cell under it, and Enter or a click to trace that cell.
-import * as d3 from 'd3';
-
+// Chapter 8's full map of one head, painted pixel by pixel (a 1,024 × 1,024 map is a million cells, more than SVG
+// or a labelled canvas can hold), with a cursor the mouse and the arrow keys move, a readout of the cell under it,
+// and Enter or a click to trace that cell. (The layers × heads grid is components/head-grid.js.)
 import { exportMenu } from '../../components/figure-export.js';
+import { paintWeights } from '../../components/head-grid.js';
 import { formatNumber } from '../../components/heatmap.js';
-
-// viridis as 256 RGB triples, the site's colour scale for weights in [0, 1]
-const VIRIDIS = Array.from({ length: 256 }, (_, i) => {
-  const { r, g, b } = d3.rgb(d3.interpolateViridis(i / 255));
-  return [r, g, b];
-});
-
-/** Paints a (rows, cols) block of weights in [0, 1] into an ImageData, one pixel a cell. */
-function paint(ctx, data, rows, cols, offset = 0) {
-  const image = ctx.createImageData(cols, rows);
-  for (let k = 0; k < rows * cols; k++) {
-    const [r, g, b] = VIRIDIS[Math.max(0, Math.min(255, Math.round(data[offset + k] * 255)))];
-    image.data.set([r, g, b, 255], k * 4);
-  }
-  ctx.putImageData(image, 0, 0);
-}
-
-/**
- * Every head as a button holding its thumbnail, layers down and heads across, into `grid`. thumbnails:
- * (nLayer, nHead, S, S); selected: [layer, head]; headsOff: a Set of "layer.head"; onChoose(layer, head).
- */
-export function thumbnailGrid(grid, thumbnails, { nLayer, nHead, selected, headsOff, onChoose }) {
-  const { data, shape } = thumbnails;
-  const S = shape[2];
-  grid.style.setProperty('--heads', nHead);
-  const axis = (text) => Object.assign(document.createElement('span'), { className: 'axis', textContent: text });
-  const cells = [document.createElement('span')];
-  for (let h = 0; h < nHead; h++) cells.push(axis(`h${h + 1}`));
-  for (let l = 0; l < nLayer; l++) {
-    cells.push(axis(`L${l + 1}`));
-    for (let h = 0; h < nHead; h++) {
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.className = 'thumb';
-      const off = headsOff.has(`${l}.${h}`);
-      button.setAttribute('aria-label', `Layer ${l + 1}, head ${h + 1}${off ? ' (switched off)' : ''}: open its map`);
-      button.setAttribute('aria-pressed', String(selected[0] === l && selected[1] === h));
-      if (off) button.classList.add('off');
-      const canvas = Object.assign(document.createElement('canvas'), { width: S, height: S });
-      paint(canvas.getContext('2d'), data, S, S, (l * nHead + h) * S * S);
-      button.append(canvas);
-      button.addEventListener('click', () => onChoose(l, h));
-      cells.push(button);
-    }
-  }
-  grid.replaceChildren(...cells);
-}
 
 /**
  * One head's map {layer, head, pieces, map: (T, T)} into `figure`, `zoom` pixels a cell for up to 64 tokens (fewer
@@ -68,7 +20,7 @@ export function fullMap(figure, shown, { zoom, readout, onTrace }) {
   canvas.style.height = `${T * scale}px`;
   canvas.setAttribute('role', 'img');
   canvas.setAttribute('aria-label', `${caption.textContent}. Arrow keys move through its cells.`);
-  paint(canvas.getContext('2d'), shown.map.data, T, T);
+  paintWeights(canvas.getContext('2d'), shown.map.data, T, T);
   let cursor = [T - 1, T - 1];
   const tell = () => {
     const [i, j] = cursor;

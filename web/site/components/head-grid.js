@@ -1,0 +1,117 @@
+// Every head of a model at a glance: a layers × heads grid of small attention maps (layers down, heads across,
+// as the model view of bertviz lays them out), one SVG for any model from chapter 7's 2 × 4 to GPT-2's 12 × 12.
+// Each map is a picture (one pixel a cell, painted on a canvas and placed as an <image>), so that a 1,024-token
+// map costs one element, not a million. The grid is one tab stop: arrow keys move between heads, Enter or a
+// click chooses one (the page then shows it in full); pointing or focusing tells `onPoint`, for a read-out.
+import * as d3 from 'd3';
+
+import { exportMenu } from './figure-export.js';
+
+// viridis as 256 RGB triples: the site's colour scale for weights in [0, 1]
+const VIRIDIS = Array.from({ length: 256 }, (_, i) => {
+  const { r, g, b } = d3.rgb(d3.interpolateViridis(i / 255));
+  return [r, g, b];
+});
+
+/** A (rows, cols) block of weights in [0, 1], from `offset` of `data`, painted one pixel a cell onto a 2-D context. */
+export function paintWeights(ctx, data, rows, cols, offset = 0) {
+  const image = ctx.createImageData(cols, rows);
+  for (let k = 0; k < rows * cols; k++) {
+    const [r, g, b] = VIRIDIS[Math.max(0, Math.min(255, Math.round(data[offset + k] * 255)))];
+    image.data.set([r, g, b, 255], k * 4);
+  }
+  ctx.putImageData(image, 0, 0);
+}
+
+/** One head's map as a PNG data URL (what an <image> of the grid shows). */
+function mapUrl(data, size, offset) {
+  const canvas = Object.assign(document.createElement('canvas'), { width: size, height: size });
+  paintWeights(canvas.getContext('2d'), data, size, size, offset);
+  return canvas.toDataURL();
+}
+
+const AXIS = 28; // room for "L12" and "h12"
+
+/**
+ * maps: {data, shape: [nLayer, nHead, S, S]} weights (a thumbnail or the full maps); selected: [layer, head];
+ * off: a Set of "layer.head" (switched-off heads, drawn faded); onChoose(layer, head); onPoint(layer, head | null).
+ * title names the figure (its download and its label).
+ */
+export function headGrid(container, maps, { title, selected, off = new Set(), onChoose, onPoint = () => {}, maxThumb = 96 }) {
+  const [nLayer, nHead, S] = maps.shape;
+  const width = (container.closest('main') ?? document.body).clientWidth || 640;
+  const gap = nHead > 8 ? 3 : 8;
+  const thumb = Math.max(24, Math.min(maxThumb, Math.floor((width - AXIS - 8) / nHead) - gap));
+  const step = thumb + gap;
+  const svg = d3.create('svg')
+    .attr('class', 'head-grid-svg')
+    .attr('width', AXIS + nHead * step)
+    .attr('height', AXIS + nLayer * step)
+    .attr('viewBox', `0 0 ${AXIS + nHead * step} ${AXIS + nLayer * step}`)
+    .attr('role', 'grid')
+    .attr('aria-label', `${title}: ${nLayer} layers by ${nHead} heads. Arrow keys move between heads, Enter shows one in full.`);
+  svg.append('g').selectAll('text').data(d3.range(nHead)).join('text')
+    .attr('class', 'axis-label').attr('x', (h) => AXIS + h * step + thumb / 2).attr('y', AXIS - 8)
+    .attr('text-anchor', 'middle').text((h) => `h${h + 1}`);
+  const rows = svg.append('g').selectAll('g').data(d3.range(nLayer)).join('g')
+    .attr('role', 'row')
+    .attr('transform', (l) => `translate(0, ${AXIS + l * step})`);
+  rows.append('text').attr('class', 'axis-label').attr('x', AXIS - 6).attr('y', thumb / 2).attr('dy', '0.35em')
+    .attr('text-anchor', 'end').text((l) => `L${l + 1}`);
+  const isSelected = (l, h) => selected?.[0] === l && selected?.[1] === h;
+  const heads = rows.selectAll('g.thumb').data((l) => d3.range(nHead).map((h) => ({ l, h }))).join('g')
+    .attr('class', (d) => `thumb${off.has(`${d.l}.${d.h}`) ? ' off' : ''}`)
+    .attr('data-layer', (d) => d.l)
+    .attr('data-head', (d) => d.h)
+    .attr('role', 'gridcell')
+    .attr('tabindex', (d) => ((selected ? isSelected(d.l, d.h) : d.l === 0 && d.h === 0) ? 0 : -1))
+    .attr('aria-selected', (d) => String(isSelected(d.l, d.h)))
+    .attr('aria-label', (d) => `Layer ${d.l + 1}, head ${d.h + 1}${off.has(`${d.l}.${d.h}`) ? ' (switched off)' : ''}`)
+    .attr('transform', (d) => `translate(${AXIS + d.h * step}, 0)`);
+  heads.append('image')
+    .attr('width', thumb).attr('height', thumb)
+    .attr('preserveAspectRatio', 'none')
+    .attr('style', 'image-rendering: pixelated')
+    .attr('href', (d) => mapUrl(maps.data, S, (d.l * nHead + d.h) * S * S));
+  heads.append('rect').attr('class', 'frame').attr('width', thumb).attr('height', thumb);
+  heads.append('title').text((d) => `Layer ${d.l + 1}, head ${d.h + 1}`);
+
+  const node = svg.node();
+  const at = (el) => el.closest?.('g.thumb');
+  const headOf = (el) => [Number(el.dataset.layer), Number(el.dataset.head)];
+  node.addEventListener('click', (e) => {
+    const el = at(e.target);
+    if (el) onChoose(...headOf(el));
+  });
+  node.addEventListener('pointerover', (e) => {
+    const el = at(e.target);
+    if (el) onPoint(...headOf(el));
+  });
+  node.addEventListener('pointerleave', () => onPoint(null, null));
+  node.addEventListener('focusin', (e) => {
+    const el = at(e.target);
+    if (el) onPoint(...headOf(el));
+  });
+  node.addEventListener('keydown', (e) => {
+    const el = at(e.target);
+    if (!el) return;
+    const [l, h] = headOf(el);
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      onChoose(l, h);
+      return;
+    }
+    const move = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1], Home: [0, -nHead], End: [0, nHead] }[e.key];
+    if (!move) return;
+    e.preventDefault();
+    const next = node.querySelector(`g.thumb[data-layer="${Math.max(0, Math.min(nLayer - 1, l + move[0]))}"][data-head="${Math.max(0, Math.min(nHead - 1, h + move[1]))}"]`);
+    el.setAttribute('tabindex', '-1');
+    next.setAttribute('tabindex', '0');
+    next.focus();
+  });
+  // A redraw (a new selection) keeps the keyboard where it was.
+  const hadFocus = container.contains(document.activeElement);
+  container.replaceChildren(node);
+  if (hadFocus) node.querySelector('g.thumb[tabindex="0"]')?.focus();
+  exportMenu(container, node, null, title);
+}
