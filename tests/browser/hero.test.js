@@ -87,3 +87,32 @@ test('chapter 5: masked scores read as masked, get a weight of exactly 0, and th
   await context.close();
   assertClean(problems);
 });
+
+test('chapter 7: the text flows up through the blocks; each curve is a weight of the maps below, the bars are the next-token guesses', async () => {
+  const { page, context, problems } = await site.load('chapters/7-language-model');
+  await page.waitForSelector('#probe-summary[data-best]');
+  const FLOW = '[data-figure="flow"]';
+  assert.deepEqual(await page.$$eval(`${FLOW} .stage-name`, (t) => t.map((e) => e.textContent)), ['embed', 'block 1', 'block 2', 'next token']);
+  // Block 2's curves are the last row of each layer-2 head's map (weights ≥ 0.05): the subject head's is the one shown in full.
+  const lastRow = await page.$$eval('[data-figure="head-map"] g.cell[data-row="8"]', (c) => c.map((e) => Number(e.dataset.value)));
+  const curves = await page.$$eval(`${FLOW} g.stage[data-stage="2"] path.read`, (p) => p.map((e) => ({ w: Number(e.dataset.weight), colour: e.getAttribute('stroke') })));
+  const subject = curves.filter((c) => c.colour === 'var(--head-4)').map((c) => c.w);
+  assert.deepEqual(subject, lastRow.filter((w) => w >= 0.05));
+  // The bars are the five likeliest next tokens, in the order the page lists them.
+  const top = JSON.parse(await page.getAttribute('#probe-next', 'data-top'));
+  assert.deepEqual(await page.$$eval(`${FLOW} .bar-label`, (t) => t.map((e) => e.textContent)), top.map((p) => p.trim()));
+  // Stepping: from the embeddings up, the sentence naming where each head of the block looks.
+  for (let k = 0; k < 3; k++) await page.click(`${FLOW} button:text("◀ Back")`);
+  assert.match(await page.textContent(`${FLOW} .stepper-text`), /^Step 1 of 4: Embeddings: each of the 9 tokens becomes a vector/);
+  assert.equal(await page.$$eval(`${FLOW} g.stage.pending`, (s) => s.length), 3);
+  await page.click(`${FLOW} button:text("Step ▶")`);
+  await page.click(`${FLOW} button:text("Step ▶")`);
+  assert.match(await page.textContent(`${FLOW} .stepper-text`), /^Step 3 of 4: Block 2: from “,”, head 1 .*head 4 “ cats” \d\.\d\d/);
+  // A head switched off reads nothing: its curves go, and the sentence says so.
+  await page.click('#head-switches input[data-layer="1"][data-head="3"]');
+  await page.waitForFunction((sel) => document.querySelector(`${sel} .stepper-text`).textContent.includes('(switched off)'), FLOW);
+  assert.equal(await page.$$eval(`${FLOW} g.stage[data-stage="2"] path.read[stroke="var(--head-4)"]`, (p) => p.length), 0);
+  assert.ok(await page.$$eval(`${FLOW} g.stage[data-stage="2"] path.read`, (p) => p.length) > 0, 'the other heads still read');
+  await context.close();
+  assertClean(problems);
+});

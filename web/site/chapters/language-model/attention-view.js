@@ -10,12 +10,13 @@ import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../../com
 import { markStale, showProblem } from '../../components/inputs.js';
 import { perFrame, report } from '../../components/page.js';
 import { oneHead, scorePanel } from '../../components/score-panel.js';
+import { tokenFlow } from './flow.js';
 import { headMask } from './heads.js';
 import { SENTENCES } from './probe.js';
 import { headName, percent, quote, shown } from './state.js';
 
 const $ = (sel) => document.querySelector(sel);
-const FIGURES = ['#probe-claim', '#probe-next', '#probe-heads', '[data-figure="model-attention"]', '[data-figure="head-map"]', '[data-figure="trained-head-view"]',
+const FIGURES = ['[data-figure="flow"]', '#probe-claim', '#probe-next', '#probe-heads', '[data-figure="model-attention"]', '[data-figure="head-map"]', '[data-figure="trained-head-view"]',
   '[data-score-panel]'];
 const TRACE_SELECTS = ['#trace-layer', '#trace-head', '#trace-query', '#trace-key'];
 
@@ -40,6 +41,7 @@ function claim(report, pieces, focusOf, H) {
 
 export function attentionView(state) {
   const { attn, headView: chosen } = state;
+  const flow = tokenFlow($('[data-figure="flow"]'));
   const panel = scorePanel($('[data-score-panel]'), { hint: 'No number traced yet: click a cell of a map above, or choose one and press “Trace this number”.' });
 
   /** Shows these heads of this layer in the head view. */
@@ -166,6 +168,12 @@ export function attentionView(state) {
         }
       });
       $('#probe-heads').replaceChildren(...looks);
+      flow.update({
+        pieces,
+        layers: trace.layers.map((layer) => Array.from({ length: H }, (_, h) => layer.weights.data.subarray((h * T + T - 1) * T, (h + 1) * T * T))),
+        next: top.map((i) => ({ piece: vocabulary[i], p: probs[i] })),
+        off: state.switchedOff,
+      });
       lastShown = { pieces };
       modelView(trace, pieces, H);
       showTraced(trace, pieces, H);
