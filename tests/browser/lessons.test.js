@@ -341,14 +341,29 @@ describe('8. phones (390 px): no text in a figure below 11 px, no formula cut of
   }
 });
 
-test('the index says what each chapter teaches, a sentence each, in the navigation\'s order', async () => {
-  const { page, context, problems } = await load('index');
-  const items = await page.$$eval('#toc li', (lis) => lis.map((li) => ({ title: li.querySelector('a').textContent, lesson: li.querySelector('.lesson')?.textContent ?? '' })));
-  assert.equal(items.length, CHAPTERS.length);
-  for (const { title, lesson } of items) assert.ok(lesson.length > 40 && lesson.endsWith('.'), `${title}: “${lesson}”`);
-  assert.equal(items[7].title, 'A model you bring');
-  await context.close();
-  assertClean(problems);
+test('the index sells each chapter: a picture, its title and what the reader will be able to do, in the navigation\'s order', async () => {
+  for (const viewport of [DESKTOP, PHONE]) {
+    const { page, context, problems } = await load('index', viewport);
+    const items = await page.$$eval('#toc li', (lis) => lis.map((li) => ({
+      title: li.querySelector('.card-title').textContent, lesson: li.querySelector('.lesson')?.textContent ?? '',
+      href: li.querySelector('a').getAttribute('href'), shapes: li.querySelectorAll('svg.chapter-picture *').length,
+      box: li.getBoundingClientRect().toJSON(),
+    })));
+    assert.equal(items.length, CHAPTERS.length);
+    items.forEach(({ title, lesson, href, shapes }, k) => {
+      assert.ok(lesson.length > 40 && lesson.endsWith('.'), `${title}: “${lesson}”`);
+      assert.equal(href, `./chapters/${CHAPTERS[k]}.html`);
+      assert.ok(shapes >= 5, `${title}: a picture of ${shapes} shapes`);
+    });
+    assert.equal(items[7].title, 'A model you bring');
+    // Cards side by side on a wide screen, one under another on a phone; none leaves the page.
+    const columns = new Set(items.map((i) => Math.round(i.box.left))).size;
+    assert.ok(viewport === PHONE ? columns === 1 : columns >= 2, `${columns} columns at ${viewport.width}px`);
+    assert.ok(items.every((i) => i.box.right <= viewport.width), 'a card leaves the page');
+    await page.screenshot({ path: artifactPath(`index-${viewport.width}.png`), fullPage: true });
+    await context.close();
+    assertClean(problems);
+  }
 });
 
 test('8. phones: the chapter navigation is one line that stays at the top, and opens to every chapter', async () => {
