@@ -9,6 +9,7 @@
 import { chapter } from '../components/chapter.js';
 import { controls } from '../components/controls.js';
 import { adoptLegacyModel } from '../components/model-store.js';
+import { wordComplete } from '../components/word-complete.js';
 import { attentionView } from './language-model/attention-view.js';
 import { generation } from './language-model/generation.js';
 import { headSwitches } from './language-model/heads.js';
@@ -29,6 +30,9 @@ chapter(async (attn) => {
   const models = modelList(state);
   generation(state, settings.generation);
   training(state, settings.training, models);
+  // The text and the prompt complete words from the active model's vocabulary (word-level models only).
+  const vocabulary = () => (state.current().tokenizer.kind === 'word' ? state.current().tokenizer.pieces : null);
+  for (const field of ['#probe', '#prompt']) wordComplete(document.querySelector(field), vocabulary);
 
   // Start: the saved models, then the link's model (without one, the model that was active at the last
   // visit) and the rest of its settings.
