@@ -37,13 +37,35 @@ const rowData = (page, figure, row) =>
 
 describe('every page', () => {
   for (const path of PAGES) {
-    test(`${path}: loads cleanly, desktop and phone, light and dark`, async () => {
+    test(`${path}: loads cleanly, desktop and phone, light and dark: no labels overlap, no exception text, a short navigation`, async () => {
       const desktop = { width: 1280, height: 900 };
       const phone = { width: 390, height: 844 };
       for (const [name, viewport, colorScheme] of [['desktop', desktop, 'light'], ['phone', phone, 'light'], ['desktop-dark', desktop, 'dark'], ['phone-dark', phone, 'dark']]) {
         const { page, context, problems } = await site.load(path, viewport, { colorScheme });
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(overflow <= 0, `${name}: the page scrolls sideways by ${overflow}px`);
+        const { overlaps, raw, nav } = await page.evaluate(() => {
+          // No two labels of a figure overlap (each text's box against every other's in its <svg>).
+          const overlaps = [];
+          for (const svg of document.querySelectorAll('main svg')) {
+            if (svg.closest('.katex')) continue;
+            const boxes = [...svg.querySelectorAll('text')].filter((t) => t.textContent.trim() && t.getBBox().width)
+              .map((t) => ({ text: t.textContent, r: t.getBoundingClientRect() }));
+            for (let a = 0; a < boxes.length; a++)
+              for (let b = a + 1; b < boxes.length; b++) {
+                const [p, q] = [boxes[a].r, boxes[b].r];
+                const x = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+                const y = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+                if (x > 1 && y > 1) overlaps.push(`${boxes[a].text} / ${boxes[b].text}`);
+              }
+          }
+          // No exception's text anywhere a reader can see it.
+          const raw = /(TypeError|RangeError|ReferenceError|RuntimeError|Aborted\(|exception pointer|\w+\.\w+: [\w ]+ (must|is not))/.exec(document.body.innerText)?.[0] ?? null;
+          return { overlaps, raw, nav: document.querySelector('nav.chapters').getBoundingClientRect().height };
+        });
+        assert.deepEqual(overlaps.slice(0, 5), [], `${name}: labels overlap`);
+        assert.equal(raw, null, `${name}: exception text on the page`);
+        assert.ok(nav <= (viewport === phone ? 48 : 56), `${name}: the navigation is ${nav}px tall`);
         await page.screenshot({ path: artifactPath(`${path.replace('chapters/', '')}-${name}.png`), fullPage: true });
         await context.close();
         assertClean(problems);

@@ -21,10 +21,11 @@ test('chapter 3: a weight traced from q and k to the output, by mouse, by keyboa
   assert.match(await page.textContent('[data-score-panel]'), /^Click a cell/);
   await page.click('[data-figure="trainable-weights"] g.heatmap-row[data-row="1"] g.cell[data-col="2"]');
   await page.waitForSelector('[data-score-panel][data-score]');
-  // The answer comes into view where the reader is: the panel's heading is on screen after the click.
+  // The answer comes into view where the reader is: the panel's heading is on screen after the click, below the
+  // sticky navigation (not under it).
   await page.waitForFunction(() => {
     const box = document.querySelector('[data-score-panel] h3').getBoundingClientRect();
-    return box.top >= 0 && box.bottom <= window.innerHeight;
+    return box.top >= document.querySelector('nav.chapters').getBoundingClientRect().bottom && box.bottom <= window.innerHeight;
   });
   // the products sum to the score map's cell; divided by √d_k, to the scaled map's
   const score = await panelNumber(page, 'score');

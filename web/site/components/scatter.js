@@ -274,7 +274,8 @@ export function projections(container, { query, keys, queryLabel, keyLabels, axi
     .attr('x1', x(ends[0][0])).attr('y1', y(ends[0][1])).attr('x2', x(ends[1][0])).attr('y2', y(ends[1][1]));
   svg.append('line').attr('class', 'query-arrow').attr('x1', x(0)).attr('y1', y(0)).attr('x2', x(query[0])).attr('y2', y(query[1]))
     .style('stroke', SET_COLORS[0]);
-  svg.append('text').attr('class', 'point-label').style('fill', SET_COLORS[0]).attr('x', x(query[0]) + 6).attr('y', y(query[1]) - 6).text(`q (${queryLabel})`);
+  const qx = x(query[0]), qy = y(query[1]);
+  const items = [{ node: svg.append('text').attr('class', 'point-label').style('fill', SET_COLORS[0]).text(`q (${queryLabel})`).node(), px: qx, py: qy }];
   const best = along.indexOf(Math.max(...along));
   for (let j = 0; j < n; j++) {
     const k = [keys[2 * j], keys[2 * j + 1]];
@@ -283,8 +284,9 @@ export function projections(container, { query, keys, queryLabel, keyLabels, axi
     g.append('line').attr('class', 'drop').attr('x1', x(k[0])).attr('y1', y(k[1])).attr('x2', x(foot[0])).attr('y2', y(foot[1]));
     g.append('circle').attr('cx', x(k[0])).attr('cy', y(k[1])).attr('r', 5).style('fill', SET_COLORS[1]);
     g.append('circle').attr('class', 'foot').attr('cx', x(foot[0])).attr('cy', y(foot[1])).attr('r', 3);
-    g.append('text').attr('class', 'point-label').style('fill', SET_COLORS[1]).attr('x', x(k[0]) + 7).attr('y', y(k[1]) + 4).text(keyLabels[j]);
+    items.push({ node: g.append('text').attr('class', 'point-label').style('fill', SET_COLORS[1]).text(keyLabels[j]).node(), px: x(k[0]), py: y(k[1]) });
   }
+  placeLabels(svg, items); // close keys (journey and starts) keep readable names
   // Its numbers: each key's coordinates, where its foot lies along q̂, and its score.
   exportMenu(container, svg.node(), {
     title,
