@@ -98,6 +98,28 @@ test('the landing page does not fetch the WASM module; a chapter fetches it and 
   console.log(`chapter 2: first figure drawn ${chapter2.firstFigure.toFixed(0)} ms after navigation (landing page: ${home.firstFigure.toFixed(0)} ms)`);
 });
 
+test('an edit redraws every figure of its chapter in one frame (the time from the edit to the drawn figures is logged)', async () => {
+  const edits = [
+    ['chapters/2-self-attention', (page) => page.fill('[data-editor="inputs"] input >> nth=0', '0.5')],
+    ['chapters/3-trainable-weights', (page) => page.fill('#seed', '7')],
+    ['chapters/5-masking', (page) => page.click('#causal')],
+    ['chapters/6-multi-head', (page) => page.selectOption('#num-heads', '2')],
+  ];
+  const report = [];
+  for (const [path, edit] of edits) {
+    const { page, context, problems } = await load(path);
+    await page.evaluate(() => performance.clearMeasures('redraw'));
+    await edit(page);
+    await page.waitForFunction(() => performance.getEntriesByName('redraw').length > 0);
+    const [ms] = await page.evaluate(() => performance.getEntriesByName('redraw').map((e) => e.duration));
+    assert.ok(Number.isFinite(ms) && ms >= 0);
+    report.push(`${path.replace('chapters/', '')} ${ms.toFixed(0)} ms`);
+    await context.close();
+    assertClean(problems);
+  }
+  console.log(`edit → figures redrawn: ${report.join(', ')}`);
+});
+
 test('chapter 1: the reader\'s scores set the attention lines', async () => {
   const { page, context, problems } = await load('chapters/1-why-attention');
   const opacity = (i) => page.getAttribute(`.attention-lines path[data-state="${i}"]`, 'stroke-opacity').then(Number);

@@ -6,6 +6,7 @@
 import * as d3 from 'd3';
 
 import { exportMenu } from './figure-export.js';
+import { availableWidth } from './heatmap.js';
 
 // viridis as 256 RGB triples: the site's colour scale for weights in [0, 1]
 const VIRIDIS = Array.from({ length: 256 }, (_, i) => {
@@ -39,7 +40,7 @@ const AXIS = 28; // room for "L12" and "h12"
  */
 export function headGrid(container, maps, { title, selected, off = new Set(), onChoose, onPoint = () => {}, maxThumb = 96 }) {
   const [nLayer, nHead, S] = maps.shape;
-  const width = (container.closest('main') ?? document.body).clientWidth || 640;
+  const width = availableWidth(container);
   const gap = nHead > 8 ? 3 : 8;
   const thumb = Math.max(24, Math.min(maxThumb, Math.floor((width - AXIS - 8) / nHead) - gap));
   const step = thumb + gap;

@@ -35,9 +35,20 @@ export function textColorOn(background) {
 /** A figure's title: its <figcaption> when drawn into a <figure>, else a paragraph (never a heading out of order). */
 export const titleTag = (container) => (container.tagName === 'FIGURE' ? 'figcaption' : 'p');
 
-/** The width a figure may take: its page's content width. */
+let measured = null; // {main, width}: read once per task, so that a redraw of many figures lays the page out once
+
+/**
+ * The width a figure may take: its page's content width. Reading it makes the browser lay the page out; a
+ * redraw draws many figures in one task, so the width is read once and reused until the task ends (figures
+ * never change the width of <main>).
+ */
 export function availableWidth(container) {
-  return (container.closest('main') ?? document.body).clientWidth || 640;
+  const main = container.closest('main') ?? document.body;
+  if (measured?.main !== main) {
+    measured = { main, width: main.clientWidth || 640 };
+    queueMicrotask(() => (measured = null));
+  }
+  return measured.width;
 }
 
 /**

@@ -17,7 +17,7 @@ import * as d3 from 'd3';
 
 import { exportMenu } from './figure-export.js';
 import { stepper } from './stepper.js';
-import { formatNumber, textColorOn } from './heatmap.js';
+import { availableWidth, formatNumber, textColorOn } from './heatmap.js';
 import { onThemeChange, resolveColor } from './theme.js';
 
 const TITLE = 34; // a stage's two title lines
@@ -28,6 +28,7 @@ const LEGEND = 26;
 const CHAR = 6.5; // the width of one character of an 11 px label, near enough
 const MIN_CELL = 34; // room for a value of two decimals
 const MAX_CELL = 48;
+const FRAME = 34; // the figure's padding and border (style.css: figure.pipeline), inside <main>'s width
 
 /** Whether cell (r, c) of `target` is made from, or feeds, cell (i, j) of `source`. */
 export function linked(source, i, j, target, r, c) {
@@ -107,7 +108,7 @@ export function pipeline(container, { title, describe = () => '' }) {
   const shown = () => steps.shown();
 
   function draw(n) {
-    const width = Math.max(280, picture.clientWidth || (container.closest('main') ?? document.body).clientWidth || 640);
+    const width = Math.max(280, availableWidth(container) - FRAME);
     // Cells as large as fit: the widest stage must fit the page on its own.
     const labelWidth = (s) => 8 + CHAR * Math.max(1, ...(s.rowLabels ?? []).map((l) => l.length));
     // Cells wide enough for their column labels (up to MAX_CELL), then as large as fit: the widest stage must fit
@@ -300,6 +301,9 @@ export function pipeline(container, { title, describe = () => '' }) {
     if (!svg) return;
     const focus = pointed ?? pinned;
     svg.classList.toggle('linking', Boolean(focus));
+    readout.textContent = focus ? readOut(focus) : 'Point at a cell, or Tab to a matrix and use the arrow keys; Enter pins it.';
+    // Nothing to light, and nothing lit since the last drawing: every cell is as drawn (the common redraw).
+    if (!focus && !svg.querySelector('g.cell.lit, g.cell.source, g.cell.pinned')) return;
     for (const stageEl of svg.querySelectorAll('g.stage')) {
       const target = stages[Number(stageEl.dataset.stage)];
       for (const el of stageEl.querySelectorAll('g.cell')) {
@@ -310,7 +314,6 @@ export function pipeline(container, { title, describe = () => '' }) {
         el.classList.toggle('pinned', Boolean(pinned) && pinned.s === Number(stageEl.dataset.stage) && pinned.i === r && pinned.j === c);
       }
     }
-    readout.textContent = focus ? readOut(focus) : 'Point at a cell, or Tab to a matrix and use the arrow keys; Enter pins it.';
   }
 
   /** The focused cell's exact number, and the same (query, key) cell in every other (T, T) stage. */

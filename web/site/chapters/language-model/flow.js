@@ -6,6 +6,7 @@
 import * as d3 from 'd3';
 
 import { exportMenu } from '../../components/figure-export.js';
+import { availableWidth } from '../../components/heatmap.js';
 import { headColor } from '../../components/head-view.js';
 import { stepper } from '../../components/stepper.js';
 import { headName, quote, shown } from './state.js';
@@ -53,7 +54,7 @@ export function tokenFlow(figure) {
     const { pieces, layers, next } = data;
     const T = pieces.length;
     const L = layers.length;
-    const width = Math.max(280, picture.clientWidth || 640);
+    const width = Math.max(280, availableWidth(figure) - 34); // inside the figure's padding and border
     // Wide: stage names on the left, the bars on the right of the top row. Narrow (a phone): names above their
     // rows and the bars above the top row, so that the tokens get the whole width.
     const narrow = width < 560;
