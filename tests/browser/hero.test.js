@@ -18,6 +18,12 @@ test('chapter 3: one weight lights its query row, key row, value row, its cell i
   const { page, context, problems } = await site.load('chapters/3-trainable-weights');
   // Stages: Q, K, Ω, Ω/√d_k, A, V, Z (T = 6, d_out = 2).
   assert.deepEqual(await page.$$eval(`${HERO} .stage-name`, (t) => t.map((e) => e.textContent)), ['Q', 'K', 'Ω', 'Ω / √d_k', 'A', 'V', 'Z']);
+  // Ω and Ω / √d_k share one colour scale, as the chapter's own maps do: the scaled map's largest cell is not the
+  // top colour, so that the division shows as fading.
+  const top = (k) => page.$$eval(`${stage(k)} g.cell`, (c) => c.reduce((a, b) => (Number(b.dataset.value) > Number(a.dataset.value) ? b : a))
+    .querySelector('rect').getAttribute('fill'));
+  assert.equal(await top(2), '#fde725'); // viridis at 1
+  assert.notEqual(await top(3), await top(2));
   await page.hover(`${stage(4)} g.cell[data-row="1"][data-col="2"]`);
   assert.deepEqual(await lit(page), [['1,0', '1,1'], ['2,0', '2,1'], ['1,2'], ['1,2'], ['1,2'], ['2,0', '2,1'], ['1,0', '1,1']]);
   assert.equal(await page.$$eval(`${HERO} svg.linking`, (s) => s.length), 1, 'the other cells fade');

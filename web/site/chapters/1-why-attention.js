@@ -102,7 +102,8 @@ chapter(async (attn) => {
     const field = document.createElement('div');
     field.className = 'field';
     const label = document.createElement('label');
-    label.textContent = `h${SUB[i]} (${w}) `;
+    // The input is a score ω, not the state itself: named as the formula above names it, with its state and word.
+    label.textContent = `ω${SUB[i]} for h${SUB[i]} (${w}) `;
     const input = document.createElement('input');
     input.type = 'number';
     input.step = '0.5';
