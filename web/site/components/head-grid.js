@@ -84,15 +84,13 @@ export function headGrid(container, maps, { title, selected, off = new Set(), on
     const el = at(e.target);
     if (el) onChoose(...headOf(el));
   });
-  node.addEventListener('pointerover', (e) => {
-    const el = at(e.target);
-    if (el) onPoint(...headOf(el));
-  });
+  for (const type of ['pointerover', 'focusin']) {
+    node.addEventListener(type, (e) => {
+      const el = at(e.target);
+      if (el) onPoint(...headOf(el));
+    });
+  }
   node.addEventListener('pointerleave', () => onPoint(null, null));
-  node.addEventListener('focusin', (e) => {
-    const el = at(e.target);
-    if (el) onPoint(...headOf(el));
-  });
   node.addEventListener('keydown', (e) => {
     const el = at(e.target);
     if (!el) return;

@@ -3,8 +3,9 @@
 // leads to it on the arrow between. Point at (or move the keyboard to) any cell
 // and the cells it is made from and the cells it feeds light up in every matrix
 // while the rest fade; the exact numbers are read out under the figure. Its
-// stepper shows the matrices one at a time, the way the notebooks compute them. Numbers are the chapter's own (attn.* results);
-// this file only draws them.
+// stepper shows the matrices one at a time, the way the notebooks compute
+// them. The numbers are the chapter's own (attn.* results); this file only
+// draws them.
 //
 // Stages say what their rows and columns are, which is all the linking needs:
 //   kind 'x'     (T, d)  the embeddings, which are queries, keys and values at once (chapter 2)
@@ -75,8 +76,9 @@ export function linked(source, i, j, target, r, c) {
 }
 
 /**
- * A pipeline figure in `container` (a <figure>). Returns { update(stages) }, called with every redraw;
- * which step is shown and which cell is pinned survive redraws.
+ * A pipeline figure in `container` (a <figure>), titled `title`; describe(stage, k) is the stepper's sentence
+ * for a stage. Returns { update(stages) }, called with every redraw; which step is shown and which cell is
+ * pinned survive redraws.
  *
  * stages: [{ name, title, op, kind, tensor: {data, shape: [rows, cols]}, rowLabels, colLabels, domain?,
  *            masked?(r, c), head?, groupEvery?, digits? }]
@@ -243,22 +245,19 @@ export function pipeline(container, { title, describe = () => '' }) {
       if (!g || !stage || stage.classList.contains('pending')) return null;
       return { s: Number(stage.dataset.stage), i: Number(g.dataset.row), j: Number(g.dataset.col) };
     };
-    svg.addEventListener('pointerover', (e) => {
-      pointed = at(e.target);
-      highlight();
-    });
-    svg.addEventListener('pointerleave', () => {
-      pointed = null;
-      highlight();
-    });
-    svg.addEventListener('focusin', (e) => {
-      pointed = at(e.target);
-      highlight();
-    });
-    svg.addEventListener('focusout', () => {
-      pointed = null;
-      highlight();
-    });
+    // The pointer and the keyboard's focus point the same way.
+    for (const type of ['pointerover', 'focusin']) {
+      svg.addEventListener(type, (e) => {
+        pointed = at(e.target);
+        highlight();
+      });
+    }
+    for (const type of ['pointerleave', 'focusout']) {
+      svg.addEventListener(type, () => {
+        pointed = null;
+        highlight();
+      });
+    }
     svg.addEventListener('click', (e) => {
       const cell = at(e.target);
       if (cell) pin(cell);
