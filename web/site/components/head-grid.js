@@ -108,9 +108,14 @@ export function headGrid(container, maps, { title, selected, off = new Set(), on
     next.setAttribute('tabindex', '0');
     next.focus();
   });
-  // A redraw (a new selection) keeps the keyboard where it was.
-  const hadFocus = container.contains(document.activeElement);
+  // A redraw (a new selection, a new analysis of the same text) keeps the keyboard on the head it was on.
+  const focused = container.contains(document.activeElement) ? document.activeElement.closest?.('g.thumb') : null;
   container.replaceChildren(node);
-  if (hadFocus) node.querySelector('g.thumb[tabindex="0"]')?.focus();
+  if (focused) {
+    const same = node.querySelector(`g.thumb[data-layer="${focused.dataset.layer}"][data-head="${focused.dataset.head}"]`);
+    node.querySelectorAll('g.thumb[tabindex="0"]').forEach((el) => el.setAttribute('tabindex', '-1'));
+    same.setAttribute('tabindex', '0');
+    same.focus();
+  }
   exportMenu(container, node, null, title);
 }
