@@ -17,7 +17,6 @@ using json = nlohmann::json;
 
 [[noreturn]] void fail(const std::string& what) { throw Error("loadPretrained: " + what); }
 
-const char* dtype_name(Dtype d) { return d == Dtype::F32 ? "F32" : d == Dtype::F16 ? "F16" : "BF16"; }
 uint64_t dtype_size(Dtype d) { return d == Dtype::F32 ? 4 : 2; }
 
 // IEEE half to float, exactly (every half is a float).

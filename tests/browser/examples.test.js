@@ -5,6 +5,7 @@
 // attention weights and the shipped model's next word; the expected values come
 // from the golden numbers and from this repository's own build.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -111,9 +112,15 @@ describe('examples/', () => {
     tokenizer.dispose();
   });
 
-  test('cpp: find_package(attn) from an install prefix', () => {
-    const prefix = installCppLibrary();
+  test('cpp: find_package(attn) from an install prefix; the library builds without a warning and passes no machine-specific flag on', () => {
+    const { prefix, warnings } = installCppLibrary();
+    assert.deepEqual(warnings, [], 'the library\'s build warns');
+    const exported = readdirSync(join(prefix, 'lib', 'cmake', 'attn')).map((f) => readFileSync(join(prefix, 'lib', 'cmake', 'attn', f), 'utf8')).join('\n');
+    assert.doesNotMatch(exported, /-march|-mtune|-mavx/, 'the installed target carries a CPU-specific flag');
     const build = buildCppProject('cpp', example('cpp'), prefix);
+    const commands = JSON.parse(readFileSync(join(build, 'compile_commands.json'), 'utf8'));
+    assert.ok(commands.length > 0);
+    for (const { command } of commands) assert.doesNotMatch(command, /-march|-mtune|-mavx/, command);
     const model = join(ROOT, 'web', 'lib', 'models', 'agreement.safetensors');
     const out = run(join(build, 'hello_attention'), [model], ROOT);
     const weights = Array.from(notebook('nb000.attn_weights_2').data, (w) => w.toFixed(4)).join(' ');

@@ -2,8 +2,9 @@
 // fresh project, and the C++ library installed under a prefix. Projects live in
 // build/examples/, inside the repository, so that the bundlers they build with
 // resolve from the repository's devDependencies (the tests run offline).
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,21 +42,26 @@ export function installProject(name, tarball, source) {
   return dir;
 }
 
-/** The C++ library installed from the native build (built first if missing): the prefix. */
+/**
+ * The C++ library built and installed as the README tells a user to (a plain Release build, without this
+ * repository's tuning for its CPU or its tests): { prefix, warnings } with the compiler's warning lines.
+ */
 export function installCppLibrary() {
-  const build = join(ROOT, 'build', 'native');
-  if (!existsSync(join(build, 'libattn.a'))) run('bash', ['tools/build.sh', 'native'], ROOT);
+  const build = join(WORK, 'portable-build');
   const prefix = join(WORK, 'prefix');
   rmSync(prefix, { recursive: true, force: true });
+  run('cmake', ['-S', ROOT, '-B', build, '-DCMAKE_BUILD_TYPE=Release', '-DATTN_BUILD_TESTS=OFF'], ROOT);
+  const made = spawnSync('cmake', ['--build', build, '-j', String(availableParallelism())], { cwd: ROOT, encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`cmake --build failed:\n${made.stdout}${made.stderr}`);
   run('cmake', ['--install', build, '--prefix', prefix], ROOT);
-  return prefix;
+  return { prefix, warnings: `${made.stdout}${made.stderr}`.split('\n').filter((l) => /warning:/.test(l)) };
 }
 
 /** Configures, builds and returns the build folder of a CMake project that uses the installed library. */
 export function buildCppProject(name, sourceDir, prefix) {
   const build = join(WORK, name);
   rmSync(build, { recursive: true, force: true });
-  run('cmake', ['-S', sourceDir, '-B', build, `-DCMAKE_PREFIX_PATH=${prefix}`, '-DCMAKE_BUILD_TYPE=Release'], ROOT);
+  run('cmake', ['-S', sourceDir, '-B', build, `-DCMAKE_PREFIX_PATH=${prefix}`, '-DCMAKE_BUILD_TYPE=Release', '-DCMAKE_EXPORT_COMPILE_COMMANDS=ON'], ROOT);
   run('cmake', ['--build', build], ROOT);
   return build;
 }
