@@ -1,7 +1,8 @@
 // The hand-written declarations (web/lib/index.d.ts) against tests/types/usage.ts,
 // under the TypeScript set-ups users have: a browser-only lib (no Node types),
-// a bundler's and Node's node16 resolution, each strict with skipLibCheck off.
-// The node16 build is then run: what type-checks must also work.
+// a bundler's (with the ./wasm and ./model URLs), Node's node16 resolution in an
+// ES module and in a CommonJS file, each strict with skipLibCheck off. The Node
+// builds are then run: what type-checks must also work.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -20,7 +21,7 @@ function tsc(...args) {
   }
 }
 
-for (const setup of ['browser', 'bundler', 'node16']) {
+for (const setup of ['browser', 'bundler', 'node16', 'commonjs']) {
   test(`index.d.ts type-checks the documented usage under the ${setup} set-up`, () => {
     assert.equal(tsc('-p', `tests/types/tsconfig.${setup}.json`, '--noEmit'), '');
   });
@@ -33,6 +34,14 @@ test('what type-checks runs: the node16 build of the usage file', () => {
   assert.equal(tsc('-p', 'tests/types/tsconfig.node16.json', '--outDir', out, '--rootDir', '.'), '');
   const printed = execFileSync(process.execPath, [`${out}/tests/types/usage.js`], { cwd: ROOT, encoding: 'utf8' });
   assert.deepEqual(JSON.parse(printed), { ok: true, loss: true, iter: 1, verified: true, memory: true });
+});
+
+test('what type-checks runs: a CommonJS file requires the package (Node ≥ 20.19 loads its ES module)', () => {
+  const out = 'build/types-commonjs';
+  rmSync(`${ROOT}/${out}`, { recursive: true, force: true });
+  assert.equal(tsc('-p', 'tests/types/tsconfig.commonjs.json', '--outDir', out, '--rootDir', '.'), '');
+  const printed = execFileSync(process.execPath, [`${out}/tests/types/commonjs.cjs`], { cwd: ROOT, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(printed), { softmax: 'tensor([0.0900, 0.2447, 0.6652])', heads: 1 });
 });
 
 test('the types refuse what the API refuses (a check that the type tests can fail)', () => {

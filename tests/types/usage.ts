@@ -46,7 +46,10 @@ const w: number[] = a.weights.shape;
 const config: GPTConfig = attn.nanoGPTConfig({ vocabSize: 65, blockSize: 64, nLayer: 2, nHead: 2, nEmbd: 16 });
 const model = new attn.GPT({ ...config, dropout: 0 });
 const { logits, trace } = model.forward([[1, 2, 3]], { trace: true });
-const heads: number | undefined = trace?.layers[0].weights.shape[1];
+const heads: number = trace.layers[0].weights.shape[1]; // { trace: true }: never null, no `!` needed
+const untraced: null = model.forward([1, 2]).trace;
+const traceWhen = (wanted: boolean) => model.forward([1, 2], { trace: wanted }).trace; // GPTTrace | null
+if (untraced !== null || traceWhen(false) !== null || traceWhen(true) === null) throw new Error('trace');
 const ablated: Tensor = model.forward([1, 2], { headMask: [[1, 0], [1, 1]] }).logits;
 const out: IntTensor = model.generate([1, 2], { maxNewTokens: 3, onToken: (t: number[], step: number) => step < 2 });
 for (const step of model.stream([1], { maxNewTokens: 2, topK: 5 })) step.length;

@@ -327,6 +327,8 @@ export interface GPT extends Disposable {
    * the output projection: 0 switches a head off (Hugging Face's `head_mask`). The trace's weights
    * are the multiplied ones.
    */
+  forward(ids: Ids, options: { trace: true; headMask?: TensorLike | null }): { logits: Tensor; trace: GPTTrace };
+  forward(ids: Ids, options?: { trace?: false; headMask?: TensorLike | null }): { logits: Tensor; trace: null };
   forward(ids: Ids, options?: { trace?: boolean; headMask?: TensorLike | null }): { logits: Tensor; trace: GPTTrace | null };
   /**
    * Generates after the prompt. onToken(tokens, step) gets each step's tokens (one per batch

@@ -1,0 +1,10 @@
+// The README's recipe for bundlers that copy files (esbuild): the .wasm and the model imported as URLs.
+// Type-checked under the bundler set-up only (Node cannot import a .wasm file as a module).
+import { createAttention } from 'attention-step-by-step';
+import wasmUrl from 'attention-step-by-step/wasm';
+import modelUrl from 'attention-step-by-step/model';
+
+const attn = await createAttention({ wasmUrl });
+const model = await attn.loadDefaultModel({ url: modelUrl });
+const name: string = model.model.config.nHead.toFixed(0);
+export { name };
