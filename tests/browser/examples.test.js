@@ -5,7 +5,7 @@
 // attention weights and the shipped model's next word; the expected values come
 // from the golden numbers and from this repository's own build.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -65,6 +65,26 @@ describe('examples/', () => {
   test('plain-html: an import map and a CSP meta tag, no build step', async () => {
     const dir = installProject('plain-html', tarball, example('plain-html'));
     assert.deepEqual(await shown(dir), expected); // the page's own CSP, with its import map's hash
+    // The same page where the .wasm was not copied (what a bundler that ignores it leaves): the Error says how
+    // to give its URL, instead of a bare 404.
+    const broken = join(WORK, 'plain-html-no-wasm');
+    rmSync(broken, { recursive: true, force: true });
+    cpSync(dir, broken, { recursive: true });
+    rmSync(join(broken, 'node_modules', 'attention-step-by-step', 'web', 'lib', 'wasm', 'attention_wasm.wasm'));
+    writeFileSync(join(broken, 'main.js'), `import { createAttention } from 'attention-step-by-step';
+createAttention().catch((e) => { document.querySelector('#weights').value = e.message; document.querySelector('#next-word').value = 'refused'; });
+`);
+    const message = await withServedPage(browser, broken, {}, async (page, problems) => {
+      await page.waitForFunction(() => document.querySelector('#next-word').value === 'refused');
+      // The 404 (and the browser's log of it) is what this case is about, not a problem of the page: exactly
+      // that one failed request, then nothing else.
+      assert.deepEqual(problems.failedResponses.map((r) => r.replace(/127\.0\.0\.1:\d+/, 'host')),
+        ['404 http://host/node_modules/attention-step-by-step/web/lib/wasm/attention_wasm.wasm']);
+      problems.failedResponses.length = 0;
+      problems.consoleErrors = problems.consoleErrors.filter((m) => !/status of 404/.test(m));
+      return page.evaluate(() => document.querySelector('#weights').value);
+    });
+    assert.match(message, /^createAttention: could not load the WebAssembly module from http:\/\/127\.0\.0\.1:\d+\/node_modules\/attention-step-by-step\/web\/lib\/wasm\/attention_wasm\.wasm: HTTP 404; a bundler that does not copy it can be given its URL: import wasmUrl from 'attention-step-by-step\/wasm', then createAttention\(\{ wasmUrl \}\)$/);
   });
 
   test('vite: built with no warning, runs under a strict CSP', async () => {

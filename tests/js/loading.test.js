@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -26,6 +27,18 @@ describe('createAttention finds the WebAssembly module', () => {
     for (const options of [undefined, {}, { wasmUrl: fileURLToPath(WASM) }, { wasmUrl: WASM }, { wasmUrl: WASM.href },
       { wasmBinary: new Uint8Array(bytes) }, { wasmBinary: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) }]) {
       assert.equal(await works(options), SOFTMAX_1_2);
+    }
+  });
+
+  test('a URL the caller gave that the server does not have: the status, and no hint (the URL is theirs to fix)', async () => {
+    const server = createServer((req, res) => res.writeHead(404).end());
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const missing = `http://127.0.0.1:${server.address().port}/assets/attention_wasm.wasm`;
+    try {
+      await assert.rejects(createAttention({ wasmUrl: missing }),
+        { message: `createAttention: could not load the WebAssembly module from ${missing}: HTTP 404` });
+    } finally {
+      server.close();
     }
   });
 

@@ -52,7 +52,8 @@ export async function createAttention(opts) {
     fail(fn, 'wasmBinary as a Uint8Array or an ArrayBuffer', wasmBinary);
   }
   checkEngine(fn);
-  const bytes = wasmBinary ?? (await loadBytes(wasmUrl ?? WASM_URL, fn, 'the WebAssembly module'));
+  const bytes = wasmBinary ?? (await loadBytes(wasmUrl ?? WASM_URL, fn, 'the WebAssembly module', wasmUrl ? '' :
+    "a bundler that does not copy it can be given its URL: import wasmUrl from 'attention-step-by-step/wasm', then createAttention({ wasmUrl })"));
   const wasmModule = await compile(bytes, fn);
   const M = await new Promise((resolve, reject) => {
     const failed = (e) => reject(new Error(

@@ -289,7 +289,8 @@ export function modelApi(M) {
       if (url !== undefined && bytes !== undefined) fail(fn, 'either url or bytes, not both', opts);
       if (bytes !== undefined) return loadCheckpoint(bytes);
       if (url !== undefined && !isUrlLike(url)) fail(fn, 'url as a string or a URL', url);
-      return loadCheckpoint(await loadBytes(url ?? DEFAULT_MODEL_URL, fn, 'the model'));
+      return loadCheckpoint(await loadBytes(url ?? DEFAULT_MODEL_URL, fn, 'the model', url ? '' :
+        "a bundler that does not copy it can be given its URL: import modelUrl from 'attention-step-by-step/model', then loadDefaultModel({ url: modelUrl })"));
     },
     defaultTrainConfig: () => JSON.parse(M.defaultTrainConfig()),
     /** generate()'s options with their defaults: {maxNewTokens, temperature, topK, seed, useKvCache}. */
