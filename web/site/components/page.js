@@ -142,7 +142,7 @@ function failed(error) {
 }
 
 /**
- * Calls fn at most once per animation frame, with the latest arguments. Each redraw is recorded in the
+ * Calls fn at most once per animation frame, with the latest arguments. The latest redraw is kept in the
  * performance timeline as a 'redraw' measure, from the first request to the end of fn (what the browser tests
  * log as edit latency).
  */
@@ -158,6 +158,7 @@ export function perFrame(fn) {
       const { args: latest, start } = pending;
       pending = null;
       fn(...latest);
+      performance.clearMeasures('redraw'); // the latest only: a long session would keep every one
       performance.measure('redraw', { start, end: performance.now() });
     });
   };

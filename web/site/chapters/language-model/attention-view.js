@@ -42,6 +42,7 @@ function claim(report, pieces, focusOf, H) {
 export function attentionView(state) {
   const { attn, headView: chosen } = state;
   const flow = tokenFlow($('[data-figure="flow"]'));
+  let lastShown = { pieces: [] }; // the tokens of the maps on the page, for the read-out of their cells
   const panel = scorePanel($('[data-score-panel]'), { hint: 'No number traced yet: click a cell of a map above, or choose one and press “Trace this number”.' });
 
   /** Shows these heads of this layer in the head view. */
@@ -99,7 +100,7 @@ export function attentionView(state) {
     });
     const labels = pieces.map(shown);
     heatmap($('[data-figure="head-map"]'), { data: weightsOf(ml, mh), shape: [T, T] }, {
-      title: `${headName(ml, mh)}${state.switchedOff.has(`${ml}.${mh}`) ? ' (switched off)' : ''}`.replace(/^l/, 'L'),
+      title: `Layer ${ml + 1}, head ${mh + 1}${state.switchedOff.has(`${ml}.${mh}`) ? ' (switched off)' : ''}`,
       rowLabels: labels, colLabels: labels, ...ATTENTION_AXES, note: WEIGHTS_NOTE, domain: WEIGHTS_DOMAIN, digits: 2, cellSize: 44,
       onCellClick: (i, j) => {
         state.traced = [ml, mh, i, j];
@@ -122,7 +123,6 @@ export function attentionView(state) {
       ? `${headName(l, h)}: query ${quote(shown(pieces[i]))} cannot see key ${quote(shown(pieces[j]))}, which comes later.`
       : `${headName(l, h)}: query ${quote(shown(pieces[i]))} gives key ${quote(shown(pieces[j]))} a weight of ${Number(cell.dataset.value).toFixed(3)}.`;
   }
-  let lastShown = { pieces: [] };
 
   const draw = perFrame(() => {
     const { model, tokenizer } = state.current();
