@@ -133,7 +133,7 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
   });
 
   test('cpp: find_package(attn) from an install prefix; the library builds without a warning and passes no machine-specific flag on', () => {
-    const { prefix, warnings } = installCppLibrary();
+    const { prefix, warnings } = installCppLibrary({ fresh: true });
     assert.deepEqual(warnings, [], 'the library\'s build warns');
     const exported = readdirSync(join(prefix, 'lib', 'cmake', 'attn')).map((f) => readFileSync(join(prefix, 'lib', 'cmake', 'attn', f), 'utf8')).join('\n');
     assert.doesNotMatch(exported, /-march|-mtune|-mavx/, 'the installed target carries a CPU-specific flag');

@@ -45,11 +45,13 @@ export function installProject(name, tarball, source) {
 /**
  * The C++ library built and installed as the README tells a user to (a plain Release build, without this
  * repository's tuning for its CPU or its tests): { prefix, warnings } with the compiler's warning lines.
+ * The build is incremental unless `fresh` (then every file is compiled, so that `warnings` covers them all).
  */
-export function installCppLibrary() {
+export function installCppLibrary({ fresh = false } = {}) {
   const build = join(WORK, 'portable-build');
   const prefix = join(WORK, 'prefix');
   rmSync(prefix, { recursive: true, force: true });
+  if (fresh) rmSync(build, { recursive: true, force: true });
   run('cmake', ['-S', ROOT, '-B', build, '-DCMAKE_BUILD_TYPE=Release', '-DATTN_BUILD_TESTS=OFF'], ROOT);
   const made = spawnSync('cmake', ['--build', build, '-j', String(availableParallelism())], { cwd: ROOT, encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`cmake --build failed:\n${made.stdout}${made.stderr}`);

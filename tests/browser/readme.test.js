@@ -113,7 +113,7 @@ describe('README.md', () => {
     mkdirSync(source, { recursive: true });
     writeFileSync(join(source, 'CMakeLists.txt'), cmake.code);
     writeFileSync(join(source, 'main.cpp'), cpp.code);
-    const build = buildCppProject('readme-cpp', source, installCppLibrary());
+    const build = buildCppProject('readme-cpp', source, installCppLibrary().prefix);
     assert.deepEqual(run(join(build, 'hello'), [], build).trimEnd().split('\n'), cpp.expected);
   });
 });
