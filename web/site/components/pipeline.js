@@ -188,9 +188,13 @@ export function pipeline(container, { title, describe = () => '' }) {
       g.append('text').attr('class', 'stage-name').attr('x', 0).attr('y', 13).text(s.name);
       g.append('text').attr('class', 'stage-title').attr('x', 0).attr('y', 28).text(s.title);
       const top = TITLE + COL_LABELS;
-      g.append('g').selectAll('text').data(d3.range(b.cols)).join('text')
-        .attr('class', 'col-label').attr('x', (c) => b.left + c * b.cell + b.cell / 2).attr('y', top - 4)
-        .attr('text-anchor', 'middle').text((c) => colLabel(s, c));
+      // Columns in heads whose labels do not fit their cells are labelled once per head instead ("h2").
+      const perHead = s.groupEvery && (s.colLabels ?? []).some((l) => l.length > fits);
+      const labelled = perHead ? d3.range(0, b.cols, s.groupEvery) : d3.range(b.cols);
+      g.append('g').selectAll('text').data(labelled).join('text')
+        .attr('class', 'col-label').attr('y', top - 4).attr('text-anchor', 'middle')
+        .attr('x', (c) => b.left + (perHead ? (c + s.groupEvery / 2) : c + 0.5) * b.cell)
+        .text((c) => (perHead ? `h${c / s.groupEvery + 1}` : colLabel(s, c)));
       if (b.left > 0) g.append('g').selectAll('text').data(d3.range(b.rows)).join('text')
         .attr('class', 'row-label').attr('x', b.left - 5).attr('y', (r) => top + r * b.cell + b.cell / 2)
         .attr('dy', '0.35em').attr('text-anchor', 'end').text((r) => s.rowLabels?.[r] ?? '');
