@@ -1,10 +1,11 @@
 import { createAttention } from 'attention-step-by-step';
+import modelUrl from 'attention-step-by-step/model?url'; // the model, shipped because it is imported
 
 // Listen at once and load in the background: a message that arrives while the
 // module is loading waits for it instead of being lost.
 const ready = (async () => {
   const attn = await createAttention();
-  const { model, tokenizer } = await attn.loadDefaultModel();
+  const { model, tokenizer } = await attn.loadDefaultModel({ url: modelUrl });
   return { attn, model, tokenizer };
 })();
 

@@ -12,6 +12,8 @@ export default {
     module: true,
     clean: true,
   },
+  // The model, imported as a URL: webpack copies the file and gives its address.
+  module: { rules: [{ test: /\.safetensors$/, type: 'asset/resource' }] },
   // The WebAssembly module (750 KiB) and the model (440 KiB) are large by nature and
   // load once, asynchronously: keep webpack's size hint for the JavaScript only.
   performance: { assetFilter: (file) => !/\.(wasm|safetensors)$/.test(file) },

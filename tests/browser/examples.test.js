@@ -46,6 +46,23 @@ function build(dir) {
   return output;
 }
 
+/** The kinds of large file a bundle holds (.wasm, .safetensors), sorted. */
+const shipped = (dist) => [...new Set(readdirSync(dist, { recursive: true }).map(String)
+  .map((f) => /\.(wasm|safetensors)$/.exec(f)?.[0]).filter(Boolean))].sort();
+
+/** A copy of an installed example whose app computes without ever loading the model. */
+function withoutModel(dir, name, main) {
+  const copy = join(WORK, name);
+  rmSync(copy, { recursive: true, force: true });
+  cpSync(dir, copy, { recursive: true });
+  rmSync(join(copy, 'dist'), { recursive: true, force: true });
+  writeFileSync(join(copy, main), `import { createAttention } from 'attention-step-by-step';
+const attn = await createAttention();
+document.querySelector('#weights').value = attn.format(attn.softmax([1, 2, 3]));
+`);
+  return copy;
+}
+
 /** Serves an example's page and returns the two results it shows. */
 const shown = (dir, headers) => withServedPage(browser, dir, { headers }, async (page) => {
   await page.waitForFunction(() => document.querySelector('#next-word').value !== '…', null, { timeout: 30000 });
@@ -87,16 +104,24 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
     assert.match(message, /^createAttention: could not load the WebAssembly module from http:\/\/127\.0\.0\.1:\d+\/node_modules\/attention-step-by-step\/web\/lib\/wasm\/attention_wasm\.wasm: HTTP 404; a bundler that does not copy it can be given its URL: import wasmUrl from 'attention-step-by-step\/wasm', then createAttention\(\{ wasmUrl \}\)$/);
   });
 
-  test('vite: built with no warning, runs under a strict CSP', async () => {
+  test('vite: built with no warning, runs under a strict CSP; an app that never loads the model ships none', async () => {
     const dir = installProject('vite', tarball, example('vite'));
     build(dir);
+    assert.deepEqual(shipped(join(dir, 'dist')), ['.safetensors', '.wasm']);
     assert.deepEqual(await shown(join(dir, 'dist'), { 'content-security-policy': CSP }), expected);
+    const bare = withoutModel(dir, 'vite-no-model', 'main.js');
+    build(bare);
+    assert.deepEqual(shipped(join(bare, 'dist')), ['.wasm']);
   });
 
-  test('webpack: built with no warning ("Critical dependency" included), runs under a strict CSP', async () => {
+  test('webpack: built with no warning ("Critical dependency" included), runs under a strict CSP; an app that never loads the model ships none', async () => {
     const dir = installProject('webpack', tarball, example('webpack'));
     build(dir);
+    assert.deepEqual(shipped(join(dir, 'dist')), ['.safetensors', '.wasm']);
     assert.deepEqual(await shown(dir, { 'content-security-policy': CSP }), expected);
+    const bare = withoutModel(dir, 'webpack-no-model', 'src/main.js');
+    build(bare);
+    assert.deepEqual(shipped(join(bare, 'dist')), ['.wasm']);
   });
 
   test('esbuild: the .wasm and the model through their export names and the file loader', async () => {

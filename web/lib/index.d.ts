@@ -697,8 +697,10 @@ export interface Attention {
   memoryUsage(): MemoryUsage;
   /**
    * The pretrained model shipped with the package (synthetic agreement corpus, word tokens), read
-   * from next to this module, from `url` (e.g. `import url from 'attention-step-by-step/model'`
-   * with a bundler that copies files), or from `bytes` you loaded yourself.
+   * from next to this module (Node, an unbundled page), from `url`, or from `bytes` you loaded
+   * yourself. A bundled app passes the URL it imports, so that only apps that load the model ship
+   * it: `import url from 'attention-step-by-step/model?url'` (Vite), or `…/model` with webpack's
+   * `asset/resource` or esbuild's `file` loader.
    */
   loadDefaultModel(options?: { url: UrlLike } | { bytes: Uint8Array }): Promise<LoadedCheckpoint>;
   defaultTrainConfig(): TrainConfig;

@@ -31,11 +31,11 @@ import createAttentionModule from './wasm/attention_wasm.mjs';
 
 export { format, tensor, toArray };
 
-// The files this module loads, found next to it. Vite and webpack see these
-// `new URL(…, import.meta.url)` expressions and ship the files with a bundle
-// (the model's is in model.js); other bundlers (esbuild) need `wasmUrl` and
-// `loadDefaultModel({ url })`, for which package.json exports both files
-// ("attention-step-by-step/wasm", "/model").
+// The WebAssembly module, found next to this file. Vite and webpack see this
+// `new URL(…, import.meta.url)` and ship the file with a bundle; other bundlers
+// (esbuild) need `wasmUrl`, for which package.json exports the file
+// ("attention-step-by-step/wasm"). The model is shipped only by apps that import
+// it ("attention-step-by-step/model"; model.js says why).
 const WASM_URL = new URL('./wasm/attention_wasm.wasm', import.meta.url);
 
 /**

@@ -8,7 +8,7 @@ export const isUrlLike = (value) => typeof value === 'string' || (typeof value?.
  * The bytes at a URL or path: read from disk in Node (file: URLs and plain
  * paths), fetched in a browser. Emscripten 3.1.6's own loader cannot fetch a
  * file: URL in Node (docs/toolchain.md), which is why the package reads files itself.
- * `missing` is said after a 404: what to do when the file is not where it was looked for.
+ * `missing` is said after any failure: what to do when the package's own file is not where it was looked for.
  */
 export async function loadBytes(location, fn, what, missing = '') {
   // process.getBuiltinModule (Node >= 20.16) reaches node:fs without an import
@@ -24,10 +24,10 @@ export async function loadBytes(location, fn, what, missing = '') {
     if (fs && (!url || url.protocol === 'file:')) return new Uint8Array(await fs.readFile(url ?? location));
     if (!url) throw new Error('not a URL');
     const response = await fetch(url);
-    if (!response.ok) throw new Error(`HTTP ${response.status}${response.status === 404 && missing ? `; ${missing}` : ''}`);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   } catch (e) {
-    throw new Error(`${fn}: could not load ${what} from ${url ?? location}: ${e.message}`);
+    throw new Error(`${fn}: could not load ${what} from ${url ?? location}: ${e.message}${missing ? `; ${missing}` : ''}`);
   }
 }
 

@@ -8,9 +8,12 @@ import {
 import { AdoptedHandle, disposeSymbol, Module, registry } from './handles.js';
 import { isUrlLike, loadBytes } from './loading.js';
 
-// The pretrained model the package ships (tools/train-default-model.sh), found
-// next to this module; see index.js for how bundlers ship it.
-const DEFAULT_MODEL_URL = new URL('./models/agreement.safetensors', import.meta.url);
+// The pretrained model the package ships (tools/train-default-model.sh), next to this module. Not written as
+// new URL('./models/…', import.meta.url): bundlers copy every file named that way into every app, and the
+// model (449 KB) belongs only in apps that load it, which import its URL from 'attention-step-by-step/model'.
+// Unbundled (Node, an import map) it is found where it is.
+const HERE = import.meta.url;
+const MODEL_FILE = './models/agreement.safetensors';
 // generate() runs to the end in one call, so it is kept short enough not to
 // freeze a page; stream() yields between tokens and can be stopped, so it may run longer.
 const GENERATE_LIMIT = 10000;
@@ -289,8 +292,8 @@ export function modelApi(M) {
       if (url !== undefined && bytes !== undefined) fail(fn, 'either url or bytes, not both', opts);
       if (bytes !== undefined) return loadCheckpoint(bytes);
       if (url !== undefined && !isUrlLike(url)) fail(fn, 'url as a string or a URL', url);
-      return loadCheckpoint(await loadBytes(url ?? DEFAULT_MODEL_URL, fn, 'the model', url ? '' :
-        "a bundler that does not copy it can be given its URL: import modelUrl from 'attention-step-by-step/model', then loadDefaultModel({ url: modelUrl })"));
+      return loadCheckpoint(await loadBytes(url ?? new URL(MODEL_FILE, HERE), fn, 'the model', url ? '' :
+        "in a bundled app, import its URL (import modelUrl from 'attention-step-by-step/model') and pass it: loadDefaultModel({ url: modelUrl })"));
     },
     defaultTrainConfig: () => JSON.parse(M.defaultTrainConfig()),
     /** generate()'s options with their defaults: {maxNewTokens, temperature, topK, seed, useKvCache}. */

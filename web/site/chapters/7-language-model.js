@@ -9,6 +9,7 @@
 import { chapter } from '../components/chapter.js';
 import { controls } from '../components/controls.js';
 import { adoptLegacyModel } from '../components/model-store.js';
+import shippedModelUrl from '../../lib/models/agreement.safetensors?url';
 import { wordComplete } from '../components/word-complete.js';
 import { attentionView } from './language-model/attention-view.js';
 import { generation } from './language-model/generation.js';
@@ -21,7 +22,7 @@ import { training } from './language-model/training.js';
 import { GENERATION, INPUT, TRAINING } from './settings.js';
 
 chapter(async (attn) => {
-  const state = chapterState(attn, await attn.loadDefaultModel());
+  const state = chapterState(attn, await attn.loadDefaultModel({ url: shippedModelUrl }));
   const settings = { input: controls(INPUT), generation: controls(GENERATION), training: controls(TRAINING) };
   // In the order a new model reaches them ('model'): its switches, its maps, its measurement, its curve.
   const heads = headSwitches(state);

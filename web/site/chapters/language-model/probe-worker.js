@@ -3,6 +3,7 @@
 // from its checkpoint bytes.
 // In: {id, bytes: Uint8Array | null, sentences, headMask | null}. Out: {id, report} or {id, error}.
 import { createAttention } from '../../../lib/index.js';
+import shippedModelUrl from '../../../lib/models/agreement.safetensors?url';
 
 const ready = createAttention();
 let shipped = null;
@@ -11,7 +12,7 @@ onmessage = async ({ data: { id, bytes, sentences, headMask } }) => {
   let own = null;
   try {
     const attn = await ready;
-    shipped ??= await attn.loadDefaultModel();
+    shipped ??= await attn.loadDefaultModel({ url: shippedModelUrl });
     if (bytes) own = attn.loadCheckpoint(bytes);
     const { model, tokenizer } = own ?? shipped;
     postMessage({ id, report: attn.probeAgreement(model, tokenizer, { sentences, headMask }) });
