@@ -20,6 +20,10 @@ declare global {
   }
 }
 
+// Bringing your own model (pretrained.js) has its types in pretrained.d.ts: used here, and exported with the rest.
+import type { BPETokenizer, HeadMap, HeadSummary, LoadedPretrained, LoadPretrainedOptions, ModelFolder } from './pretrained.js';
+export type { BPETokenizer, HeadMap, HeadSummary, LoadedPretrained, LoadPretrainedOptions, ModelFolder } from './pretrained.js';
+
 /** A dense float32 tensor, row-major. Arrays returned by the API are JS-owned copies. */
 export interface Tensor {
   data: Float32Array;
@@ -510,77 +514,6 @@ export interface CharTokenizer extends Tokenizer {
 }
 export interface WordTokenizer extends Tokenizer {
   readonly kind: 'word';
-}
-
-/**
- * GPT-2's tokenizer: byte-level byte-pair encoding (the same ids as js-tiktoken's "gpt2" encoding and
- * Hugging Face's GPT2Tokenizer). Any text encodes (a lone surrogate as U+FFFD, as TextEncoder makes it);
- * "<|endoftext|>" in the text is one token; decode(encode(text)) === text for well-formed text.
- */
-export interface BPETokenizer extends Disposable {
-  readonly kind: 'bpe';
-  encode(text: string): number[];
-  /** Bytes that end inside a character show as U+FFFD (as TextDecoder shows them). */
-  decode(ids: ArrayLike<number>): string;
-  readonly vocabSize: number;
-  /** Each token's text in id order (U+FFFD for a byte that does not complete a character). */
-  readonly pieces: readonly string[];
-}
-
-/** A Hugging Face model folder's files, as loadPretrained takes them. */
-export type ModelFolder =
-  /** a folder path (Node) */
-  | string
-  /** a drop's or a file picker's files (a FileList) or any array of File */
-  | ArrayLike<File>
-  /** file name → its bytes, a Blob or File, or a URL to fetch */
-  | Record<string, Uint8Array | ArrayBuffer | Blob | UrlLike>
-  | Map<string, Uint8Array | ArrayBuffer | Blob | UrlLike>;
-
-export interface LoadPretrainedOptions {
-  /** Called as the weights are read: bytes of tensors read so far, and of all of them. */
-  onProgress?: (progress: { loaded: number; total: number }) => void;
-  /** Stops the load; the promise rejects with the signal's reason and nothing stays allocated. */
-  signal?: AbortSignal;
-}
-
-export interface LoadedPretrained {
-  model: GPT;
-  /** GPT-2's BPE; a CharTokenizer for a character-level tokenizer.json (nanoGPT's character models, tools/nanogpt_to_hf.py) */
-  tokenizer: BPETokenizer | CharTokenizer;
-  /** config.json as the folder has it */
-  config: Record<string, unknown>;
-}
-
-/**
- * What each head does on one text, each statistic a mean over the queries after the first (Clark et al.
- * 2019, "What Does BERT Look At?").
- */
-export interface HeadSummary {
-  /** (nLayer, nHead): weight on the token just before the query */
-  previousToken: Tensor;
-  /** (nLayer, nHead): weight on the text's first token */
-  firstToken: Tensor;
-  /** (nLayer, nHead): Σ_j w_ij (i − j), how many tokens back on average */
-  meanDistance: Tensor;
-  /** (nLayer, nHead): −Σ_j w_ij ln w_ij in nats (0: all on one token) */
-  entropy: Tensor;
-  /** (nLayer, nHead, S, S): every map max-pooled to S ≤ thumbnailSize cells a side; empty for thumbnailSize 0 */
-  thumbnails: Tensor;
-  /** (vocabSize): the logits after the last token */
-  nextLogits: Tensor;
-}
-
-/** One head of one layer on a text (headAttention). */
-export interface HeadMap {
-  /** (T, dHead) */
-  queries: Tensor;
-  /** (T, dHead) */
-  keys: Tensor;
-  /** (T, dHead) */
-  values: Tensor;
-  /** (T, T), each row summing to 1 (0 for a head switched off) */
-  weights: Tensor;
 }
 
 export interface Attention {
