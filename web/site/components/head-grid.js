@@ -31,6 +31,21 @@ function mapUrl(data, size, offset) {
   return canvas.toDataURL();
 }
 
+// Every head's picture, per maps array: choosing a head redraws the grid (its frame moves), and 144 heads
+// need not be painted and encoded again for that.
+const pictures = new WeakMap();
+
+/** The picture of each head (layer-major) of maps (nLayer, nHead, S, S). */
+function picturesOf(maps) {
+  let urls = pictures.get(maps.data);
+  if (!urls) {
+    const [nLayer, nHead, S] = maps.shape;
+    urls = Array.from({ length: nLayer * nHead }, (_, k) => mapUrl(maps.data, S, k * S * S));
+    pictures.set(maps.data, urls);
+  }
+  return urls;
+}
+
 const AXIS = 28; // room for "L12" and "h12"
 
 /**
@@ -39,7 +54,8 @@ const AXIS = 28; // room for "L12" and "h12"
  * title names the figure (its download and its label).
  */
 export function headGrid(container, maps, { title, selected, off = new Set(), onChoose, onPoint = () => {}, maxThumb = 96 }) {
-  const [nLayer, nHead, S] = maps.shape;
+  const [nLayer, nHead] = maps.shape;
+  const urls = picturesOf(maps);
   const width = availableWidth(container);
   const gap = nHead > 8 ? 3 : 8;
   const thumb = Math.max(24, Math.min(maxThumb, Math.floor((width - AXIS - 8) / nHead) - gap));
@@ -73,7 +89,7 @@ export function headGrid(container, maps, { title, selected, off = new Set(), on
     .attr('width', thumb).attr('height', thumb)
     .attr('preserveAspectRatio', 'none')
     .attr('style', 'image-rendering: pixelated')
-    .attr('href', (d) => mapUrl(maps.data, S, (d.l * nHead + d.h) * S * S));
+    .attr('href', (d) => urls[d.l * nHead + d.h]);
   heads.append('rect').attr('class', 'frame').attr('width', thumb).attr('height', thumb);
   heads.append('title').text((d) => `Layer ${d.l + 1}, head ${d.h + 1}`);
 
