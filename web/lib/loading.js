@@ -1,6 +1,15 @@
 // Loading what the package needs: bytes from a URL or a path (Node reads
 // files, a browser fetches), and the WebAssembly module compiled after a check
 // that the engine has the features it is built with.
+// What relative URLs resolve against: the page. A worker is told its page's address (worker.js),
+// since its own location is that of the worker's script.
+let pageUrl = null;
+export const setPageUrl = (url) => {
+  pageUrl = url;
+};
+/** The address a relative URL is read from: the page's in a browser and its workers, none in Node. */
+export const baseUrl = () => pageUrl ?? globalThis.location?.href;
+
 /** A string, or a URL object (of this realm or another: anything with a string href). */
 export const isUrlLike = (value) => typeof value === 'string' || (typeof value?.href === 'string' && value.href !== '');
 
@@ -16,7 +25,7 @@ export async function loadBytes(location, fn, what, missing = '') {
   const fs = globalThis.process?.getBuiltinModule?.('node:fs/promises');
   let url;
   try {
-    url = new URL(typeof location === 'string' ? location : location.href, fs ? undefined : globalThis.location?.href);
+    url = new URL(typeof location === 'string' ? location : location.href, fs ? undefined : baseUrl());
   } catch {
     url = null; // a plain path: only Node can read it
   }

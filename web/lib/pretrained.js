@@ -6,7 +6,7 @@
 // model.js made.
 import { fail, integers, options, string } from './arguments.js';
 import { AdoptedHandle, Module } from './handles.js';
-import { isUrlLike } from './loading.js';
+import { baseUrl, isUrlLike } from './loading.js';
 
 // Bytes handed to WASM at once while loading: small next to a model (GPT-2
 // small's largest tensor is 147 MiB in float32), so the file is never held whole.
@@ -224,7 +224,7 @@ async function filesOf(source, fn) {
     }
   } else if (isUrlLike(source)) {
     // A folder on a server: each file fetched when it is needed.
-    const base = new URL(String(source.href ?? source).replace(/\/?$/, '/'), globalThis.location?.href);
+    const base = new URL(String(source.href ?? source).replace(/\/?$/, '/'), baseUrl());
     for (const name of ['config.json', 'model.safetensors', 'tokenizer.json', 'vocab.json', 'merges.txt']) {
       add(name, () => fileOf(new URL(name, base), name, fn));
     }
@@ -254,7 +254,7 @@ async function fileOf(value, name, fn) {
   if (isUrlLike(value)) {
     let response;
     try {
-      response = await fetch(value);
+      response = await fetch(new URL(value.href ?? value, baseUrl()));
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
     } catch (e) {
       throw new Error(`${fn}: could not fetch ${name} from ${value.href ?? value}: ${e.message}`);

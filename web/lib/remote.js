@@ -1,0 +1,418 @@
+// createAttention({ worker: true }): the API runs in a worker (worker.js) and this file mirrors it
+// on the calling thread, so that a page's main thread never computes and never freezes. The
+// mirror is built from the worker's own description of its API, so it has the same functions,
+// classes, methods and getters, and every one returns a Promise:
+//
+//   const attn = await createAttention({ worker: true });
+//   const { model, tokenizer } = await attn.loadDefaultModel();
+//   const gpt = await new attn.GPT({ nLayer: 2 });         // a constructor resolves to the object
+//   const config = await gpt.config;                       // a getter resolves to its value
+//   for await (const tokens of model.stream(ids, { signal })) …
+//
+// Arguments are copied to the worker (the caller's arrays stay usable); results are moved back
+// (their buffers are transferred, not copied). tensor, toArray and format need no WASM and stay
+// synchronous. A proxy's dispose() frees its object in the worker; attn.dispose() stops the worker.
+import { disposeSymbol, Module } from './handles.js';
+import { baseUrl } from './loading.js';
+import { CALLBACK, mapDeep, REF, SIGNAL } from './messages.js';
+import { format, tensor, toArray } from './tensors.js';
+
+const asyncDisposeSymbol = Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose');
+const HERE = import.meta.url;
+const WORKER_FILE = './worker.js';
+const INTERNAL = Symbol('a proxy made by remote.js');
+const isSignal = (value) => typeof value?.aborted === 'boolean' && typeof value?.addEventListener === 'function';
+const otherInstance = (label, name) => new Error(`${label}: this ${name} belongs to another module instance (made by another ` +
+  'createAttention()); objects of two instances cannot be used together');
+
+/**
+ * The worker, as { post, listen, setBusy, terminate }: a Web Worker in a browser, a worker_thread
+ * in Node. `listen(onMessage, onFailure)`; setBusy(false) lets Node exit while no call is pending.
+ */
+function startWorker(workerUrl) {
+  const threads = typeof Worker === 'undefined' ? globalThis.process?.getBuiltinModule?.('node:worker_threads') : null;
+  if (threads) {
+    // A worker inherits node's flags; --input-type (of `node --input-type=module -e …`) stops it loading a file.
+    const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
+    const worker = new threads.Worker(workerUrl ? workerUrl.href ?? workerUrl : new URL(WORKER_FILE, HERE), { execArgv });
+    return {
+      post: (message) => worker.postMessage(message),
+      listen(onMessage, onFailure) {
+        worker.on('message', onMessage);
+        worker.on('error', (error) => onFailure(error.message));
+        worker.on('exit', (code) => onFailure(`it exited with code ${code}`));
+      },
+      setBusy: (busy) => (busy ? worker.ref() : worker.unref()),
+      terminate: () => worker.terminate(),
+    };
+  }
+  if (typeof Worker === 'undefined') throw new Error('createAttention: worker: true needs Web Workers or Node worker_threads; this engine has neither');
+  // Written out as new Worker(new URL('./worker.js', import.meta.url)) so that Vite and webpack bundle the worker.
+  const worker = workerUrl
+    ? new Worker(new URL(workerUrl.href ?? workerUrl, baseUrl()), { type: 'module' })
+    : new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  return {
+    post: (message) => worker.postMessage(message),
+    listen(onMessage, onFailure) {
+      worker.addEventListener('message', (event) => onMessage(event.data));
+      // A script that cannot be loaded fires an error event without a message.
+      worker.addEventListener('error', (event) => onFailure(event.message || 'its script could not be loaded or run'));
+      worker.addEventListener('messageerror', () => onFailure('a message could not be read'));
+    },
+    setBusy() {},
+    terminate: () => worker.terminate(),
+  };
+}
+
+/** The calling thread's end of one worker: requests and their replies, and the proxies of the worker's objects. */
+class Connection {
+  #worker;
+  #pending = new Map(); // request id -> { label, resolve, reject, callbacks, cleanup }
+  #nextId = 1;
+  #stopped = null; // why calls are refused, once the worker has stopped
+  #proxies = new Map(); // object id -> WeakRef of its proxy: one proxy per object
+  #collected = new FinalizationRegistry((id) => this.release(id).catch(() => {}));
+  classes = new Map(); // class name -> the proxy class
+
+  constructor(worker) {
+    this.#worker = worker;
+    worker.listen((message) => this.#receive(message), (reason) => this.stop(`the worker stopped: ${reason}`));
+  }
+
+  /** Sends one request; resolves to its result with the worker's objects as proxies. */
+  request(label, message, { raw = false } = {}) {
+    if (this.#stopped) return Promise.reject(new Error(`${label}: ${this.#stopped}`));
+    return new Promise((resolve, reject) => {
+      const id = this.#nextId++;
+      const callbacks = [];
+      let signal = null;
+      let args;
+      try {
+        args = message.args && this.#outgoing(message.args, label, callbacks, (s) => (signal = s));
+      } catch (error) {
+        return reject(error);
+      }
+      if (signal?.aborted) return reject(signal.reason);
+      // The caller's stack, for the Error the worker's reply may become (its own stack would name only this file).
+      const { stack } = new Error();
+      const fail = (text) => reject(Object.assign(new Error(text), { stack: `Error: ${text}\n${stack.split('\n').slice(2).join('\n')}` }));
+      const entry = { label, callbacks, raw, resolve, reject, fail, cleanup: () => {} };
+      if (signal) {
+        // Stop waiting at once; the worker stops what it can (loadPretrained between pieces).
+        const onAbort = () => {
+          this.#settle(id);
+          reject(signal.reason);
+          this.#worker.post({ op: 'abort', id });
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        entry.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      try {
+        this.#worker.post({ ...message, args, id });
+      } catch (error) {
+        entry.cleanup();
+        return reject(new Error(`${label}: could not send its arguments to the worker: ${error.message}`));
+      }
+      this.#pending.set(id, entry);
+      this.#worker.setBusy(true);
+    });
+  }
+
+  /** Frees an object in the worker; later calls on its proxy are refused there. */
+  release(id) {
+    this.#proxies.delete(id);
+    return this.request('dispose', { op: 'release', target: id });
+  }
+
+  /** Refuses every call from now on and fails the pending ones with `reason`. */
+  stop(reason) {
+    if (this.#stopped) return;
+    this.#stopped = `${reason}; create another API with createAttention({ worker: true })`;
+    for (const id of [...this.#pending.keys()]) {
+      const { label, fail } = this.#pending.get(id);
+      this.#settle(id);
+      fail(`${label}: ${reason}`);
+    }
+    this.#worker.terminate();
+  }
+
+  get stopped() {
+    return this.#stopped !== null;
+  }
+
+  /** The proxy of the worker's object `id`, made the first time it is seen. */
+  proxy(id, className) {
+    const existing = this.#proxies.get(id)?.deref();
+    if (existing) return existing;
+    const Class = this.classes.get(className);
+    const proxy = new Class(INTERNAL, this, id);
+    this.#proxies.set(id, new WeakRef(proxy));
+    this.#collected.register(proxy, id, proxy);
+    return proxy;
+  }
+
+  forget(proxy) {
+    this.#collected.unregister(proxy);
+  }
+
+  #settle(id) {
+    this.#pending.get(id)?.cleanup();
+    this.#pending.delete(id);
+    if (this.#pending.size === 0) this.#worker.setBusy(false);
+  }
+
+  #receive(message) {
+    const entry = this.#pending.get(message.id);
+    if (!entry) {
+      // An aborted call's late reply: objects it made have no proxy, and nobody to free them but us.
+      if (message.op === 'result') this.#releaseUnclaimed(message.value);
+      return;
+    }
+    if (message.op === 'callback') {
+      entry.callbacks[message.index](...message.args);
+      return;
+    }
+    this.#settle(message.id);
+    if (message.op === 'error') entry.fail(message.message);
+    else entry.resolve(entry.raw ? message.value : this.#incoming(message.value));
+  }
+
+  #releaseUnclaimed(value) {
+    mapDeep(value, (v) => {
+      if (v === null || typeof v !== 'object' || !(REF in v)) return undefined;
+      if (!this.#proxies.get(v[REF])?.deref()) this.release(v[REF]).catch(() => {});
+      return v;
+    });
+  }
+
+  #incoming(value) {
+    return mapDeep(value, (v) => (v !== null && typeof v === 'object' && REF in v ? this.proxy(v[REF], v.className) : undefined));
+  }
+
+  #outgoing(args, label, callbacks, foundSignal) {
+    return mapDeep(args, (v) => {
+      if (v instanceof RemoteObject) {
+        if (v._connection !== this) throw otherInstance(label, v.constructor.name);
+        return { [REF]: v._id };
+      }
+      if (v instanceof Module) throw otherInstance(label, v.constructor.name);
+      if (typeof v === 'function') return { [CALLBACK]: callbacks.push(v) - 1 };
+      if (isSignal(v)) {
+        foundSignal(v);
+        return { [SIGNAL]: true };
+      }
+      // A URL object cannot be cloned; its address can.
+      if (typeof URL !== 'undefined' && v instanceof URL) return v.href;
+      return undefined;
+    });
+  }
+}
+
+/** A proxy of an object in the worker: its methods and getters return Promises. */
+class RemoteObject {
+  #connection;
+  #id;
+  #disposed = false;
+  constructor(token, connection, id) {
+    if (token !== INTERNAL) throw new Error('a proxy is made by the API');
+    this.#connection = connection;
+    this.#id = id;
+  }
+  get _connection() {
+    return this.#connection;
+  }
+  get _id() {
+    return this.#id;
+  }
+  _request(label, message, options) {
+    if (this.#disposed) return Promise.reject(new Error(`${this.constructor.name}: used after dispose()`));
+    return this.#connection.request(label, { ...message, target: this.#id }, options);
+  }
+  /** Frees the object in the worker. Safe to call twice. */
+  dispose() {
+    if (this.#disposed) return Promise.resolve();
+    this.#disposed = true;
+    this.#connection.forget(this);
+    return this.#connection.stopped ? Promise.resolve() : this.#connection.release(this.#id);
+  }
+  [disposeSymbol]() {
+    this.dispose().catch(() => {});
+  }
+  [asyncDisposeSymbol]() {
+    return this.dispose();
+  }
+}
+
+/** The proxy class of one class of the worker's API, as described by worker.js. */
+function remoteClass(connection, { name, methods, getters, statics }, Parent) {
+  const Class = class extends Parent {
+    constructor(...args) {
+      if (args[0] === INTERNAL) {
+        super(...args);
+        return;
+      }
+      // `new` cannot wait for the worker: it returns a Promise of the object, as `await new attn.GPT(config)`.
+      return connection.request(name, { op: 'new', className: name, args });
+    }
+  };
+  Object.defineProperty(Class, 'name', { value: name });
+  for (const method of methods) {
+    Class.prototype[method] = function (...args) {
+      return this._request(`${name}.${method}`, { op: 'call', name: method, args });
+    };
+  }
+  for (const getter of getters) {
+    Object.defineProperty(Class.prototype, getter, {
+      get() {
+        return this._request(`${name}.${getter}`, { op: 'get', name: getter });
+      },
+      configurable: true,
+    });
+  }
+  for (const method of statics) {
+    Class[method] = (...args) => connection.request(`${name}.${method}`, { op: 'static', className: name, name: method, args });
+  }
+  return Class;
+}
+
+/**
+ * One generation in the worker as an async iterator of each step's tokens. It closes (and frees
+ * its session) when it ends, fails, is left by `break`, or when `signal` aborts: a pending next()
+ * then rejects with the signal's reason at once.
+ */
+class RemoteGenerationStream {
+  #model;
+  #opened; // Promise of the session's id in the worker
+  #signal;
+  #done = false;
+  constructor(model, prompt, opts) {
+    this.#model = model;
+    // The signal stays here; the rest of the options are the worker's to check.
+    const { signal, ...rest } = opts !== null && typeof opts === 'object' ? opts : {};
+    if (signal !== undefined && !isSignal(signal)) {
+      this.#opened = Promise.reject(new Error(`GPT.stream: expected signal as an AbortSignal, got ${typeof signal}`));
+    } else {
+      const args = [prompt, signal === undefined ? opts : rest];
+      this.#opened = model._request('GPT.stream', { op: 'call', name: 'stream', args }, { raw: true }).then((ref) => ref[REF]);
+    }
+    this.#opened.catch(() => {}); // reported by next(), if it is ever called
+    this.#signal = isSignal(signal) ? signal : null;
+    this.#signal?.addEventListener('abort', () => this.close(), { once: true });
+  }
+  async next() {
+    // An aborted stream throws, as an aborted fetch does, however far it got.
+    this.#signal?.throwIfAborted();
+    if (this.#done) return { value: undefined, done: true };
+    try {
+      const id = await this.#opened;
+      const step = this.#model._connection.request('GenerationStream.next', { op: 'call', target: id, name: 'next', args: [] });
+      const result = await (this.#signal ? abortable(step, this.#signal) : step);
+      if (result.done) this.close();
+      return result;
+    } catch (error) {
+      this.close();
+      throw error;
+    }
+  }
+  async return(value) {
+    this.close();
+    return { value, done: true };
+  }
+  async throw(error) {
+    this.close();
+    throw error;
+  }
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+  /** Stops the generation and frees its session in the worker. Safe to call twice. */
+  close() {
+    if (this.#done) return;
+    this.#done = true;
+    const connection = this.#model._connection;
+    this.#opened.then((id) => connection.stopped || connection.release(id).catch(() => {}), () => {});
+  }
+  [disposeSymbol]() {
+    this.close();
+  }
+  [asyncDisposeSymbol]() {
+    this.close();
+    return Promise.resolve();
+  }
+}
+
+/** `promise`, or the signal's reason as soon as it aborts. */
+function abortable(promise, signal) {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** The GPT proxy's own generate and stream: a callback cannot stop a run from here, an async iterator can. */
+function withGeneration(GPT) {
+  GPT.prototype.generate = function (prompt, opts) {
+    if (opts !== null && typeof opts === 'object' && opts.onToken !== undefined) {
+      return Promise.reject(new Error('GPT.generate: onToken cannot run in a worker (it could not stop the run); ' +
+        'iterate model.stream(prompt, options) with for await, and break or abort to stop'));
+    }
+    return this._request('GPT.generate', { op: 'call', name: 'generate', args: [prompt, opts] });
+  };
+  GPT.prototype.stream = function (prompt, opts = {}) {
+    return new RemoteGenerationStream(this, prompt, opts);
+  };
+}
+
+/** createAttention({ worker: true }): starts the worker, loads the module there and mirrors its API. */
+export async function createAttentionInWorker({ wasmBinary, wasmUrl, workerUrl }) {
+  const fn = 'createAttention';
+  let worker;
+  try {
+    worker = startWorker(workerUrl);
+  } catch (error) {
+    throw new Error(error.message.startsWith(fn) ? error.message : `${fn}: could not start the worker: ${error.message}`);
+  }
+  const description = await new Promise((resolve, reject) => {
+    const hint = workerUrl ? '' : "; a bundler that does not bundle it can be given its URL: bundle 'attention-step-by-step/worker' and pass createAttention({ worker: true, workerUrl })";
+    let ready = false;
+    worker.listen((message) => {
+      if (message.op !== 'ready' || ready) return;
+      ready = true;
+      if (message.error) {
+        worker.terminate();
+        reject(new Error(message.error));
+      } else {
+        resolve(message.api);
+      }
+    }, (reason) => {
+      if (ready) return;
+      ready = true;
+      worker.terminate();
+      reject(new Error(`${fn}: could not start the worker: ${reason}${hint}`));
+    });
+    worker.setBusy(true);
+    worker.post({ op: 'init', wasmBinary, wasmUrl: wasmUrl?.href ?? wasmUrl, pageUrl: baseUrl() });
+  });
+  worker.setBusy(false);
+  const connection = new Connection(worker);
+  const api = { tensor, toArray, format };
+  for (const name of description.functions) {
+    if (!(name in api)) api[name] = (...args) => connection.request(name, { op: 'call', target: 0, name, args });
+  }
+  // Parents first, so that each class extends its parent's proxy class (attn.CharTokenizer extends attn.Tokenizer).
+  const pending = [...description.classes];
+  while (pending.length > 0) {
+    const i = pending.findIndex((c) => c.parent === null || connection.classes.has(c.parent));
+    const [desc] = pending.splice(i, 1);
+    const Class = remoteClass(connection, desc, desc.parent ? connection.classes.get(desc.parent) : RemoteObject);
+    connection.classes.set(desc.name, Class);
+    api[desc.name] = Class;
+  }
+  withGeneration(connection.classes.get('GPT'));
+  /** Stops the worker; every pending call rejects and later calls are refused. */
+  api.dispose = async () => connection.stop('the API was disposed (attn.dispose())');
+  api[disposeSymbol] = () => void api.dispose();
+  api[asyncDisposeSymbol] = () => api.dispose();
+  return api;
+}
