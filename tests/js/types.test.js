@@ -27,13 +27,15 @@ for (const setup of ['browser', 'bundler', 'node16', 'commonjs']) {
   });
 }
 
-test('what type-checks runs: the node16 build of the usage file', () => {
+test('what type-checks runs: the node16 build of the usage files', () => {
   // Emitted inside the repository so that Node resolves 'attention-step-by-step' to this package.
   const out = 'build/types-usage';
   rmSync(`${ROOT}/${out}`, { recursive: true, force: true });
   assert.equal(tsc('-p', 'tests/types/tsconfig.node16.json', '--outDir', out, '--rootDir', '.'), '');
   const printed = execFileSync(process.execPath, [`${out}/tests/types/usage.js`], { cwd: ROOT, encoding: 'utf8' });
   assert.deepEqual(JSON.parse(printed), { ok: true, loss: true, iter: 1, verified: true, memory: true });
+  const inWorker = execFileSync(process.execPath, [`${out}/tests/types/worker.js`], { cwd: ROOT, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(inWorker), { text: true, loss: true, iter: 5, weights: [2, 2], nLayer: 1 });
 });
 
 test('what type-checks runs: a CommonJS file requires the package (Node ≥ 20.19 loads its ES module)', () => {

@@ -23,6 +23,11 @@ declare global {
 // Bringing your own model (pretrained.js) has its types in pretrained.d.ts: used here, and exported with the rest.
 import type { BPETokenizer, HeadMap, HeadSummary, LoadedPretrained, LoadPretrainedOptions, ModelFolder } from './pretrained.js';
 export type { BPETokenizer, HeadMap, HeadSummary, LoadedPretrained, LoadPretrainedOptions, ModelFolder } from './pretrained.js';
+// The same API in a worker (remote.js) has its types in remote.d.ts, derived from these.
+import type { AsyncAttention } from './remote.js';
+export type {
+  AsyncAttention, AsyncGenerationStream, AsyncGPT, AsyncMultiHeadAttention, AsyncTorchMultiheadAttention, InWorker, Remote, RemoteHandle,
+} from './remote.js';
 
 /** A dense float32 tensor, row-major. Arrays returned by the API are JS-owned copies. */
 export interface Tensor {
@@ -665,7 +670,7 @@ export interface Attention {
  */
 export type UrlLike = string | { readonly href: string };
 
-/** Where createAttention finds the WebAssembly module; give at most one. */
+/** Where createAttention finds the WebAssembly module (give at most one of wasmUrl and wasmBinary), and where it runs. */
 export interface CreateAttentionOptions {
   /**
    * The .wasm file's URL or (in Node) path, for bundlers that do not copy it themselves:
@@ -674,6 +679,16 @@ export interface CreateAttentionOptions {
   wasmUrl?: UrlLike;
   /** The .wasm file's bytes. */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /**
+   * true: run the module in a Web Worker (a worker_thread in Node) and return {@link AsyncAttention},
+   * whose every call returns a Promise, so that a page's main thread never waits for a computation.
+   */
+  worker?: boolean;
+  /**
+   * With `worker: true`, the worker script's URL, for bundlers that do not bundle it themselves
+   * (Vite and webpack do): bundle `attention-step-by-step/worker` as an entry of its own.
+   */
+  workerUrl?: UrlLike;
 }
 
 /**
@@ -684,7 +699,12 @@ export interface CreateAttentionOptions {
  * Every function of the API throws an `Error` whose message names the function,
  * what it expected and what it got.
  */
-export function createAttention(options?: CreateAttentionOptions): Promise<Attention>;
+export function createAttention(options: CreateAttentionOptions & { worker: true }): Promise<AsyncAttention>;
+/**
+ * Loads the WASM module on this thread: every call of the API computes at once and returns its result.
+ * A page that must keep painting while a model trains or generates passes `{ worker: true }`.
+ */
+export function createAttention(options?: CreateAttentionOptions & { worker?: false; workerUrl?: undefined }): Promise<Attention>;
 
 /** A tensor's values as nested arrays: toArray's result. */
 export type NestedArray = number | NestedArray[];

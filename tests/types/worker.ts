@@ -1,0 +1,49 @@
+// The API in a worker (createAttention({ worker: true })) as the README's recipes use it, type-checked
+// under every set-up and run by tests/js/types.test.js: every call a Promise, objects as proxies,
+// generation with for await, and what the types refuse is refused at run time too.
+import { createAttention, type AsyncGPT, type AsyncAttention, type GPTTrace, type Tensor } from 'attention-step-by-step';
+
+const attn: AsyncAttention = await createAttention({ worker: true });
+await attn.manualSeed(123);
+const x: Tensor = attn.tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66]]); // tensor() stays synchronous
+const weights: Tensor = (await attn.scaledDotProductAttention(x, x, x, { causal: true })).weights;
+
+// Streaming generation into a UI, stoppable.
+const { model, tokenizer } = await attn.loadDefaultModel();
+const ids: number[] = await tokenizer.encode('The cats, which slept near the dog,');
+const controller = new AbortController();
+let text = '';
+for await (const [token] of model.stream([ids], { maxNewTokens: 4, temperature: 0, signal: controller.signal })) {
+  text += await tokenizer.decode([token]);
+}
+
+// Attention maps of a model trained here.
+const trainer = await new attn.Trainer({ model: { nLayer: 1, nEmbd: 16, nHead: 2, blockSize: 8 },
+  training: { batchSize: 2, tokenizer: 'word', warmupIters: 2, lrDecayIters: 5 }, text: 'abc abd abe '.repeat(40) });
+let loss = 0;
+for (let i = 0; i < 5; i++) loss = (await trainer.step()).loss;
+const trained: AsyncGPT = await trainer.snapshot();
+const trace: GPTTrace = (await trained.forward([[0, 1, 2]], { trace: true })).trace; // { trace: true }: never null
+const maps: Tensor = await attn.layerAttention(trained, [0, 1, 2], 0);
+if (!(trained instanceof attn.GPT) || maps.shape[0] !== 2 || trace.layers.length !== 1) throw new Error('maps');
+
+// Saving: the checkpoint's bytes, read back anywhere.
+const bytes: Uint8Array = await trainer.checkpoint();
+const { model: reloaded, iter } = await attn.loadCheckpoint(bytes);
+const config = await reloaded.config;
+
+const refused = [
+  // @ts-expect-error a callback cannot stop a run in the worker: stream() instead
+  () => model.generate([ids], { onToken: () => false }),
+  // @ts-expect-error a proxy is a Promise until awaited
+  () => attn.probeAgreement(new attn.GPT(), tokenizer),
+];
+for (const call of refused) {
+  let rejected = false;
+  try { await call(); } catch { rejected = true; }
+  if (!rejected) throw new Error('expected a rejection');
+}
+await Promise.all([trainer.dispose(), trained.dispose(), reloaded.dispose(), model.dispose(), tokenizer.dispose()]);
+await attn.dispose();
+console.log(JSON.stringify({ text: text.length > 0, loss: Number.isFinite(loss), iter, weights: weights.shape, nLayer: config.nLayer }));
+export {};
