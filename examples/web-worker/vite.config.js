@@ -1,4 +1,5 @@
 import { defineConfig } from 'vite';
 
-// The worker is an ES module (it imports the package and uses top-level await).
+// The page uses top-level await; the package's worker is bundled by Vite from its
+// new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }).
 export default defineConfig({ build: { target: 'es2022' }, worker: { format: 'es' } });

@@ -130,10 +130,36 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
     assert.deepEqual(await shown(dir, { 'content-security-policy': CSP }), expected);
   });
 
-  test('web-worker: the module and the model in a worker (Vite)', async () => {
+  test('web-worker: createAttention({ worker: true }) streams and trains while the main thread never blocks for 50 ms (Vite)', async () => {
     const dir = installProject('web-worker', tarball, example('web-worker'));
     build(dir);
-    assert.deepEqual(await shown(join(dir, 'dist'), { 'content-security-policy': CSP }), expected);
+    // Long tasks (over 50 ms on the main thread) from the moment the page starts, and the frames painted meanwhile.
+    const before = (page) => page.addInitScript(() => {
+      window.longTasks = [];
+      new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => Math.round(e.duration))))
+        .observe({ type: 'longtask' });
+      window.frames = 0;
+      const count = () => { window.frames++; requestAnimationFrame(count); };
+      requestAnimationFrame(count);
+    });
+    const result = await withServedPage(browser, join(dir, 'dist'), { headers: { 'content-security-policy': CSP }, before }, async (page) => {
+      await page.waitForFunction(() => document.querySelector('#trained').value === 'done', null, { timeout: 120000 });
+      return page.evaluate(() => ({
+        weights: document.querySelector('#weights').value,
+        nextWord: document.querySelector('#next-word').value,
+        streamed: document.querySelector('#continuation').value,
+        loss: Number(document.querySelector('#loss').value),
+        longTasks: window.longTasks,
+        frames: window.frames,
+        since: performance.now(),
+      }));
+    });
+    assert.deepEqual({ weights: result.weights, nextWord: result.nextWord }, expected);
+    assert.ok(result.streamed.startsWith(expected.nextWord) && result.streamed.length > 40, result.streamed);
+    assert.ok(result.loss > 0 && result.loss < 3, `loss after 200 steps: ${result.loss}`);
+    assert.deepEqual(result.longTasks, [], 'the main thread was blocked for more than 50 ms');
+    // The page kept painting: at least one frame in every 100 ms, where a blocked page paints none.
+    assert.ok(result.frames > result.since / 100, `${result.frames} frames in ${Math.round(result.since)} ms`);
   });
 
   test('heads-table: a Hugging Face GPT-2 folder, every head measured, as the library measures it here', async () => {

@@ -142,6 +142,12 @@ export async function load(browser, server, path, viewport, options) {
   return opened;
 }
 
+/**
+ * Waits until the page has drawn what the latest edit asked for: a redraw may take several frames
+ * (components/page.js, perFrame), and <body> has data-drawing until the last.
+ */
+export const drawn = (page) => page.waitForSelector('body:not([data-drawing])', { state: 'attached' });
+
 /** No page error, console error, failed response or request to another host. */
 export function assertClean(problems) {
   assert.deepEqual(problems.pageErrors, []);

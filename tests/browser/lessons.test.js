@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, useSite } from './harness.js';
+import { artifactPath, assertClean, drawn, useSite } from './harness.js';
 
 const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
 const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', '7-language-model', '8-your-model'];
@@ -75,6 +75,7 @@ describe('1. errors appear beside their cause, and figures that no longer match 
     const words = Array.from({ length: 20 }, (_, i) => `w${i + 1}`).join(' ');
     await page.fill('#sentence', words);
     await page.waitForSelector('[data-figure="grid"]:not(.stale)');
+    await drawn(page);
     assert.equal(await page.textContent('#sentence-note'), 'The sentence has 20 words; the model reads at most 16, so it was cut after “w16”.');
     assert.equal(await page.locator('[data-figure="grid"] figure[data-head="0"] g.heatmap-row').count(), 16);
     await context.close();
@@ -126,6 +127,7 @@ describe('2. descriptions follow the model that is shown', () => {
 
     const { page, context, problems } = await load('chapters/7-language-model');
     await page.waitForSelector('#probe-summary[data-best]');
+    await drawn(page);
     assert.equal(await page.getAttribute('#active-model', 'data-active'), 'shipped');
     assert.match(await page.textContent('#active-model'), /^Active model: the shipped one/);
     const shippedClaim = await page.textContent('#probe-claim');
@@ -136,6 +138,7 @@ describe('2. descriptions follow the model that is shown', () => {
     await page.waitForFunction(() => document.querySelector('#active-model').dataset.active !== 'shipped');
     assert.match(await page.textContent('#active-model'), /^Active model: yours, “tiny” \(1 layers, 2 heads, words, trained 5 steps\)/);
     await page.waitForSelector('#probe-summary[data-best]');
+    await drawn(page);
     const [l, h] = (await page.getAttribute('#probe-summary', 'data-best-head')).split(',').map(Number);
     assert.equal(l, 0);
     assert.match(await page.textContent('#probe-claim'), new RegExp(`^In this model, layer 1, head ${h + 1} is the head`));
@@ -149,6 +152,7 @@ describe('2. descriptions follow the model that is shown', () => {
     assert.match(await page.textContent('#active-model'), /^Active model: yours, “tiny”/);
     await page.click('#use-shipped');
     await page.waitForFunction(() => document.querySelector('#active-model').dataset.active === 'shipped');
+    await drawn(page); // the grid is drawn a frame after the text's figures
     assert.equal(await page.locator('[data-figure="model-attention"] g.thumb').count(), 8);
     await context.close();
     assertClean(problems);
@@ -453,6 +457,7 @@ describe('10. the head view teaches', () => {
   test('chapter 7: a head view of the trained model, its subject head first', async () => {
     const { page, context, problems } = await load('chapters/7-language-model');
     await page.waitForSelector('#probe-summary[data-best]');
+    await drawn(page);
     const [l, h] = (await page.getAttribute('#probe-summary', 'data-best-head')).split(',');
     await page.waitForFunction((layer) => document.querySelector('#head-view-layer').value === layer, l);
     const shown = await page.$$eval('[data-figure="trained-head-view"] svg.head-view line', (lines) => [...new Set(lines.map((e) => e.dataset.head))]);

@@ -19,6 +19,17 @@ const aborts = new Map(); // call id -> the AbortController standing in for the 
 
 const isStream = (value) => typeof value?.next === 'function' && typeof value?.close === 'function';
 
+let classNames = new Map(); // each class of the API -> its name there (a bundler may rename the class itself)
+
+/** The name under which the API exports the class of `value`, or of the nearest class it derives from. */
+function classNameOf(value) {
+  for (let proto = Object.getPrototypeOf(value); proto; proto = Object.getPrototypeOf(proto)) {
+    const name = classNames.get(proto.constructor);
+    if (name) return name;
+  }
+  return 'GenerationStream';
+}
+
 /** An object of the API as a reference the page turns into a proxy. */
 function refTo(value) {
   let id = ids.get(value);
@@ -27,7 +38,7 @@ function refTo(value) {
     ids.set(value, id);
     objects.set(id, value);
   }
-  return { [REF]: id, className: value instanceof Module ? value.constructor.name : 'GenerationStream' };
+  return { [REF]: id, className: classNameOf(value) };
 }
 
 const outgoing = (value) => mapDeep(value, (v) => (v instanceof Module || isStream(v) ? refTo(v) : undefined));
@@ -106,6 +117,7 @@ async function receive(message) {
     setPageUrl(message.pageUrl);
     try {
       api = await createAttentionHere(message);
+      classNames = new Map(Object.entries(api).filter(([, v]) => v?.prototype instanceof Module).map(([name, v]) => [v, name]));
       post({ op: 'ready', api: describe() });
     } catch (error) {
       post({ op: 'ready', error: error.message });

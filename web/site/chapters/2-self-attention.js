@@ -63,13 +63,15 @@ chapter(async (attn) => {
       heatmap(fig('scores'), t.scores, { title: 'Scores Ω = X Xᵀ', ...tokens });
       heatmap(fig('weights'), t.weights, { title: 'Attention weights A = softmax(Ω)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
       heatmap(fig('context'), t.context, { title: 'Context vectors Z = A X', rowLabels: TOKENS, colLabels: dims(3, 'z') });
-      hero.update([
-        { name: 'X', title: 'the embeddings', kind: 'x', tensor: inputs, rowLabels: TOKENS, colLabels: dims(3, 'x') },
+      report(null);
+      // The hero in the next frame, so that neither frame blocks the page for long (page.js, perFrame).
+      const x = inputs; // `inputs` may be another tensor by then
+      return [() => hero.update([
+        { name: 'X', title: 'the embeddings', kind: 'x', tensor: x, rowLabels: TOKENS, colLabels: dims(3, 'x') },
         { name: 'Ω', title: 'X Xᵀ', kind: 'score', tensor: t.scores, rowLabels: TOKENS, colLabels: TOKENS, op: 'X Xᵀ' },
         { name: 'A', title: 'softmax by row', kind: 'score', tensor: t.weights, rowLabels: TOKENS, colLabels: TOKENS, domain: WEIGHTS_DOMAIN, op: 'softmax' },
         { name: 'Z', title: 'A X', kind: 'z', tensor: t.context, rowLabels: TOKENS, colLabels: dims(3, 'z'), op: 'A X' },
-      ]);
-      report(null);
+      ])];
     } catch (error) {
       report(error);
     }

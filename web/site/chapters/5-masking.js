@@ -82,11 +82,21 @@ chapter(async (attn) => {
       heatmap(fig('masked-scores'), after.maskedScores, {
         title: 'Masked scaled scores', ...tokens, digits: 2, masked, maskLabel: fillValue === -Infinity ? '−∞' : '−1e9', ...traceable,
       });
-      heatmap(fig('weights-before'), before.weights, { title: 'Weights without a mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
-      heatmap(fig('weights-after'), after.weights, { title: 'Weights with the mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
+      report(null);
+      // The other figures in the frames that follow, so that no frame blocks the page for long (page.js, perFrame).
       const dims = ['d1', 'd2'];
       const shown = { rowLabels: TOKENS, colLabels: TOKENS };
-      hero.update([
+      return [() => {
+        heatmap(fig('weights-before'), before.weights, { title: 'Weights without a mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
+        heatmap(fig('weights-after'), after.weights, { title: 'Weights with the mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
+        if (traced) {
+          const e = attn.explainScore({ queries, keys, values, weights: after.weights }, ...traced);
+          panel.show(e, { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS, context: masked(...traced) ? 'a masked key' : '' });
+        } else {
+          panel.clear();
+        }
+        pytorch.update(chapter5({ inputs: attn.tensor(NOTEBOOK_INPUTS), tokens: TOKENS, causal: $('#causal').checked, length, cells: clickedCells(), fillValue, mask: after.mask }));
+      }, () => hero.update([
         { name: 'Q', title: 'X W_q', kind: 'q', tensor: queries, rowLabels: TOKENS, colLabels: dims },
         { name: 'K', title: 'X W_k', kind: 'k', tensor: keys, rowLabels: TOKENS, colLabels: dims },
         { name: 'Ω / √d_k', title: 'Q Kᵀ ÷ √2', kind: 'score', tensor: after.scaledScores, ...shown, op: 'Q Kᵀ ÷ √2' },
@@ -95,15 +105,7 @@ chapter(async (attn) => {
         { name: 'A', title: 'softmax by row', kind: 'score', tensor: after.weights, ...shown, domain: WEIGHTS_DOMAIN, op: 'softmax' },
         { name: 'V', title: 'X W_v', kind: 'v', tensor: values, rowLabels: TOKENS, colLabels: dims },
         { name: 'Z', title: 'A V', kind: 'z', tensor: after.output, rowLabels: TOKENS, colLabels: dims, op: 'A V' },
-      ]);
-      if (traced) {
-        const e = attn.explainScore({ queries, keys, values, weights: after.weights }, ...traced);
-        panel.show(e, { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS, context: masked(...traced) ? 'a masked key' : '' });
-      } else {
-        panel.clear();
-      }
-      pytorch.update(chapter5({ inputs: attn.tensor(NOTEBOOK_INPUTS), tokens: TOKENS, causal: $('#causal').checked, length, cells: clickedCells(), fillValue, mask: after.mask }));
-      report(null);
+      ])];
     } catch (error) {
       report(error);
     }

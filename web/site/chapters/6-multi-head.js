@@ -75,13 +75,21 @@ chapter(async (attn) => {
       const headColumns = Array.from({ length: D_MODEL }, (_, k) => `h${Math.floor(k / dk) + 1}·${(k % dk) + 1}`);
       const split = { rowLabels: words, colLabels: headColumns, digits: 2, groupEvery: dk, cellSize: 40 };
       heatmap($('[data-figure="split-queries"]'), { data: q, shape: [T, D_MODEL] }, { title: `Q = X W_q, cut into ${numHeads} heads of d_k = ${dk} columns`, ...split });
-      heatmap($('[data-figure="concat"]'), { data: t.concat.data, shape: [T, D_MODEL] }, { title: 'Concat(head₁, …, head_h): each head\'s output in its own columns', ...split });
-      grid.replaceChildren();
-      for (let h = 0; h < numHeads; h++) {
-        const cell = document.createElement('figure');
-        cell.dataset.head = String(h);
-        grid.appendChild(cell);
-        heatmap(cell, { data: t.weights.data.subarray(h * T * T, (h + 1) * T * T), shape: [T, T] }, {
+      report(null);
+      // The other figures, a frame each: drawn in one, the redraw took ~100 ms, and the page could not answer
+      // meanwhile (page.js, perFrame).
+      return [() => {
+        heatmap($('[data-figure="concat"]'), { data: t.concat.data, shape: [T, D_MODEL] }, { title: 'Concat(head₁, …, head_h): each head\'s output in its own columns', ...split });
+      }, () => {
+        // A figure per head, kept while their number is: each is redrawn in place in a frame of its own.
+        if (grid.children.length === numHeads) return;
+        grid.replaceChildren(...Array.from({ length: numHeads }, (_, h) => {
+          const cell = document.createElement('figure');
+          cell.dataset.head = String(h);
+          return cell;
+        }));
+      }, ...Array.from({ length: numHeads }, (_, h) => () => {
+        heatmap(grid.children[h], { data: t.weights.data.subarray(h * T * T, (h + 1) * T * T), shape: [T, T] }, {
           title: `Head ${h + 1}`,
           rowLabels: words,
           colLabels: words,
@@ -97,20 +105,20 @@ chapter(async (attn) => {
           cellPressed: (i, j) => traced?.[0] === h && traced?.[1] === i && traced?.[2] === j,
           cellAction: 'traces one below the maps',
         });
-      }
-      if (traced && (traced[0] >= numHeads || traced[1] >= T || traced[2] >= T)) {
-        traced = null; // the sentence or the heads changed under it
-        panel.clear();
-      }
-      if (!traced) panel.clear();
-      else {
-        const [h, i, j] = traced;
-        const e = attn.explainScore(oneHead(t, h), i, j);
-        panel.show(e, { i, j, queryLabel: words[i], keyLabels: words, context: `head ${h + 1}` });
-      }
-      drawHero(t, words, numHeads, q);
-      headView($('[data-figure="head-view"]'), t.weights.data, words, { heads: numHeads, shown: shownHeads, label: 'Head view of the untrained module' });
-      report(null);
+      }), () => {
+        if (traced && (traced[0] >= numHeads || traced[1] >= T || traced[2] >= T)) {
+          traced = null; // the sentence or the heads changed under it
+          panel.clear();
+        }
+        if (!traced) panel.clear();
+        else {
+          const [h, i, j] = traced;
+          const e = attn.explainScore(oneHead(t, h), i, j);
+          panel.show(e, { i, j, queryLabel: words[i], keyLabels: words, context: `head ${h + 1}` });
+        }
+      }, () => drawHero(t, words, numHeads, q), () => {
+        headView($('[data-figure="head-view"]'), t.weights.data, words, { heads: numHeads, shown: shownHeads, label: 'Head view of the untrained module' });
+      }];
     } catch (error) {
       report(error);
     } finally {

@@ -264,9 +264,8 @@ export function linkState(schema, { restore }) {
     nextFrame = true;
     requestAnimationFrame(() => {
       nextFrame = false;
-      const wait = last.at + MIN_INTERVAL_MS - performance.now();
-      if (wait <= 0) write();
-      else later = setTimeout(write, wait);
+      // A task of its own, not this frame's: history's pushState takes milliseconds the redraw needs.
+      later = setTimeout(write, Math.max(0, last.at + MIN_INTERVAL_MS - performance.now()));
     });
   };
   for (const type of ['input', 'change', 'click']) document.addEventListener(type, record);

@@ -115,8 +115,9 @@ export async function page(setup) {
   renderMath(document);
   try {
     await setup();
-    // Figures draw in animation frames (perFrame): this frame's callback runs after theirs.
-    await new Promise((resolve) => requestAnimationFrame(resolve));
+    // Figures draw in animation frames (perFrame), some over several: ready once none is left to draw.
+    do await new Promise((resolve) => requestAnimationFrame(resolve));
+    while (drawing > 0);
     ready();
   } catch (error) {
     failed(error);
@@ -141,14 +142,54 @@ function failed(error) {
   throw error;
 }
 
+// Redraws requested and not yet finished, of all the page's figures: while there is one, <body> has
+// data-drawing (what the browser tests wait on before reading a figure drawn in a later frame).
+let drawing = 0;
+function countDrawing(delta) {
+  drawing += delta;
+  if (drawing > 0) document.body.dataset.drawing = '';
+  else delete document.body.dataset.drawing;
+}
+
 /**
- * Calls fn at most once per animation frame, with the latest arguments. The latest redraw is kept in the
- * performance timeline as a 'redraw' measure, from the first request to the end of fn (what the browser tests
- * log as edit latency).
+ * Calls fn at most once per animation frame, with the latest arguments. fn may return more drawing to do, as
+ * an array of functions: each runs in a frame of its own after fn's, so that no frame of a redraw blocks the
+ * page for long (a frame over 50 ms is felt; tests/browser/responsiveness.test.js); a newer call drops what an
+ * older one had left to draw, since it draws everything again. The latest redraw, from the first request to
+ * its last step, is kept in the performance timeline as a 'redraw' measure (what the browser tests log as edit
+ * latency).
  */
 export function perFrame(fn) {
   let pending = null;
+  let latestRun = 0;
+  let busy = false; // a request of this figure is not drawn yet
+  const step = (draw) => {
+    try {
+      return draw();
+    } catch (error) {
+      report(error);
+      return undefined;
+    }
+  };
+  const finish = (start) => {
+    performance.clearMeasures('redraw'); // the latest only: a long session would keep every one
+    performance.measure('redraw', { start, end: performance.now() });
+    if (busy && !pending) {
+      busy = false;
+      countDrawing(-1);
+    }
+  };
+  const drawInTurns = (steps, start, run) => requestAnimationFrame(() => {
+    if (run !== latestRun) return;
+    step(steps[0]);
+    if (steps.length > 1) drawInTurns(steps.slice(1), start, run);
+    else finish(start);
+  });
   return (...args) => {
+    if (!busy) {
+      busy = true;
+      countDrawing(+1);
+    }
     if (pending) {
       pending.args = args;
       return;
@@ -157,9 +198,10 @@ export function perFrame(fn) {
     requestAnimationFrame(() => {
       const { args: latest, start } = pending;
       pending = null;
-      fn(...latest);
-      performance.clearMeasures('redraw'); // the latest only: a long session would keep every one
-      performance.measure('redraw', { start, end: performance.now() });
+      const run = ++latestRun;
+      const later = step(() => fn(...latest));
+      if (Array.isArray(later) && later.length > 0) drawInTurns(later, start, run);
+      else finish(start);
     });
   };
 }

@@ -175,14 +175,17 @@ export function attentionView(state) {
         off: state.switchedOff,
       });
       lastShown = { pieces };
-      modelView(trace, pieces, H);
-      showTraced(trace, pieces, H);
-      $('#probe-claim').textContent = claim(state.probeReport, pieces, focusOf, H);
-      const layer = Number($('#head-view-layer').value) || 0;
-      headView($('[data-figure="trained-head-view"]'), trace.layers[layer].weights.data, pieces.map(shown), {
-        heads: H, shown: chosen.heads, label: `Head view of layer ${layer + 1} of the active model`,
-      });
       report(null);
+      // The maps in the next frame, so that neither frame blocks the page for long (page.js, perFrame).
+      return [() => {
+        modelView(trace, pieces, H);
+        showTraced(trace, pieces, H);
+        $('#probe-claim').textContent = claim(state.probeReport, pieces, focusOf, H);
+        const layer = Number($('#head-view-layer').value) || 0;
+        headView($('[data-figure="trained-head-view"]'), trace.layers[layer].weights.data, pieces.map(shown), {
+          heads: H, shown: chosen.heads, label: `Head view of layer ${layer + 1} of the active model`,
+        });
+      }];
     } catch (error) {
       report(error);
     }

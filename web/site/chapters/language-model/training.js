@@ -189,7 +189,7 @@ export function training(state, settings, models) {
     showProblem($('#data-file'), fromFile && !file ? 'Choose a text file first (or train on the agreement corpus).' : '');
     const settled = plan(fromFile);
     if (settled === null || (fromFile && !file)) return;
-    const text = fromFile ? await file.text() : attn.agreementCorpus(RECIPE.corpusSentences, RECIPE.corpusSeed);
+    const text = fromFile ? await file.text() : null; // null: the worker makes the agreement corpus
     $('#train-error').hidden = true;
     delete status.dataset.firstVal;
     run = {
