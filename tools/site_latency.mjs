@@ -1,5 +1,7 @@
-// How fast the site's chapters draw: the first figure after navigation (the page's 'first-figure' mark) and an
-// edit until its last figure is redrawn (the last DOM change after the edit), in headless Chromium at 1280 px.
+// How fast the site's chapters draw: the first figure after navigation (the page's 'first-figure' mark), an
+// edit until its last figure is redrawn (the last DOM change after the edit), and the longest task the edit
+// blocked the page with (a long-task observer: only tasks over 50 ms are seen, so "≤ 50" means none was),
+// in headless Chromium at 1280 px.
 // Give one built site (dist/) or two to compare them in one run, interleaved:
 //
 //   node tools/site_latency.mjs dist                    # this build
@@ -38,11 +40,17 @@ try {
       for (const [chapter, [selector, value]] of Object.entries(EDITS)) {
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
         const page = await context.newPage();
+        await page.addInitScript(() => {
+          window.longTasks = [];
+          new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
+        });
         await page.goto(`${servers[i].url}chapters/${chapter}.html`);
         await page.waitForSelector('body[data-ready="true"]');
         const first = await page.evaluate(() => performance.getEntriesByName('first-figure')[0].startTime);
         const edits = [];
+        const blocked = [];
         for (let k = 0; k < EDITS_PER_LOAD; k++) {
+          await page.evaluate(() => (window.longTasks.length = 0));
           edits.push(await page.evaluate(([sel, v]) => new Promise((done) => {
             const input = document.querySelector(sel);
             let last = null;
@@ -60,11 +68,13 @@ try {
               done(last === null ? NaN : last - start);
             }, 800);
           }), [selector, value ? value(k) : null]));
+          blocked.push(await page.evaluate(() => Math.max(0, ...window.longTasks)));
         }
         const key = `${chapter}\t${dists[i]}`;
-        const r = results.get(key) ?? { first: [], edit: [] };
+        const r = results.get(key) ?? { first: [], edit: [], blocked: [] };
         r.first.push(first);
         r.edit.push(...edits);
+        r.blocked.push(...blocked);
         results.set(key, r);
         await context.close();
       }
@@ -74,7 +84,9 @@ try {
   await browser.close();
   servers.forEach((s) => s.close());
 }
-console.log('chapter\tbuild\tfirst figure (ms)\tedit redrawn (ms)\tedit range');
-for (const [key, { first, edit }] of results) {
-  console.log(`${key}\t${median(first).toFixed(0)}\t${median(edit).toFixed(0)}\t${Math.min(...edit).toFixed(0)}–${Math.max(...edit).toFixed(0)}`);
+const longest = (ms) => (ms === 0 ? '≤ 50' : ms.toFixed(0));
+console.log('chapter\tbuild\tfirst figure (ms)\tedit redrawn (ms)\tedit range\tlongest task of an edit, median / worst (ms)');
+for (const [key, { first, edit, blocked }] of results) {
+  console.log(`${key}\t${median(first).toFixed(0)}\t${median(edit).toFixed(0)}\t${Math.min(...edit).toFixed(0)}–${Math.max(...edit).toFixed(0)}\t` +
+    `${longest(median(blocked))} / ${longest(Math.max(...blocked))}`);
 }

@@ -44,34 +44,36 @@ chapter(async (attn) => {
     pytorch.update(inputs === null ? null : chapter2({ inputs, tokens: TOKENS, query: Number(query.value), factor: k }));
     if (inputs === null) return;
     try {
-      const q = Number(query.value);
-      const scores = attn.attentionScoresForQuery(inputs, q);
-      bars(fig('query-scores'), scores.data, { title: `ω for the query “${TOKENS[q]}”`, labels: TOKENS });
-      if (k !== null) {
-        const scaled = { data: scores.data.map((s) => s * k), shape: scores.shape };
-        const sum = attn.normalizeSum(scaled).data;
-        // One 0-1 axis for the three, widened only if ω/Σω leaves it (negative scores).
-        const finite = Array.from(sum).filter(Number.isFinite);
-        const domain = [Math.min(0, ...finite), Math.max(1, ...finite)];
-        bars(fig('sum-normalised'), sum, { title: 'ω / Σω', labels: TOKENS, domain });
-        bars(fig('naive-softmax'), attn.softmaxNaive(scaled).data, { title: 'naive softmax', labels: TOKENS, domain });
-        bars(fig('softmax'), attn.softmax(scaled).data, { title: 'softmax (stable)', labels: TOKENS, domain });
-      }
-      document.querySelector('#overflow-note').textContent = k === null ? '' : overflowNote(scores.data.map((s) => s * k));
+      // The hero first (it is the chapter's first figure), the rest in the next frame, so that neither frame
+      // blocks the page for long (page.js, perFrame).
       const t = attn.simpleSelfAttention(inputs);
-      const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
-      heatmap(fig('scores'), t.scores, { title: 'Scores Ω = X Xᵀ', ...tokens });
-      heatmap(fig('weights'), t.weights, { title: 'Attention weights A = softmax(Ω)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
-      heatmap(fig('context'), t.context, { title: 'Context vectors Z = A X', rowLabels: TOKENS, colLabels: dims(3, 'z') });
-      report(null);
-      // The hero in the next frame, so that neither frame blocks the page for long (page.js, perFrame).
-      const x = inputs; // `inputs` may be another tensor by then
-      return [() => hero.update([
-        { name: 'X', title: 'the embeddings', kind: 'x', tensor: x, rowLabels: TOKENS, colLabels: dims(3, 'x') },
+      hero.update([
+        { name: 'X', title: 'the embeddings', kind: 'x', tensor: inputs, rowLabels: TOKENS, colLabels: dims(3, 'x') },
         { name: 'Ω', title: 'X Xᵀ', kind: 'score', tensor: t.scores, rowLabels: TOKENS, colLabels: TOKENS, op: 'X Xᵀ' },
         { name: 'A', title: 'softmax by row', kind: 'score', tensor: t.weights, rowLabels: TOKENS, colLabels: TOKENS, domain: WEIGHTS_DOMAIN, op: 'softmax' },
         { name: 'Z', title: 'A X', kind: 'z', tensor: t.context, rowLabels: TOKENS, colLabels: dims(3, 'z'), op: 'A X' },
-      ])];
+      ]);
+      const q = Number(query.value);
+      const scores = attn.attentionScoresForQuery(inputs, q);
+      report(null);
+      return [() => {
+        bars(fig('query-scores'), scores.data, { title: `ω for the query “${TOKENS[q]}”`, labels: TOKENS });
+        if (k !== null) {
+          const scaled = { data: scores.data.map((s) => s * k), shape: scores.shape };
+          const sum = attn.normalizeSum(scaled).data;
+          // One 0-1 axis for the three, widened only if ω/Σω leaves it (negative scores).
+          const finite = Array.from(sum).filter(Number.isFinite);
+          const domain = [Math.min(0, ...finite), Math.max(1, ...finite)];
+          bars(fig('sum-normalised'), sum, { title: 'ω / Σω', labels: TOKENS, domain });
+          bars(fig('naive-softmax'), attn.softmaxNaive(scaled).data, { title: 'naive softmax', labels: TOKENS, domain });
+          bars(fig('softmax'), attn.softmax(scaled).data, { title: 'softmax (stable)', labels: TOKENS, domain });
+        }
+        document.querySelector('#overflow-note').textContent = k === null ? '' : overflowNote(scores.data.map((s) => s * k));
+        const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
+        heatmap(fig('scores'), t.scores, { title: 'Scores Ω = X Xᵀ', ...tokens });
+        heatmap(fig('weights'), t.weights, { title: 'Attention weights A = softmax(Ω)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
+        heatmap(fig('context'), t.context, { title: 'Context vectors Z = A X', rowLabels: TOKENS, colLabels: dims(3, 'z') });
+      }];
     } catch (error) {
       report(error);
     }

@@ -80,30 +80,31 @@ chapter(async (attn) => {
       const inLabels = dims(inputs.shape[1], 'x');
       const outLabels = dims(dOut, 'd');
       const weightsOf = (name, notebook) => ({ title: `${name} (the notebook's ${notebook})`, rowLabels: inLabels, colLabels: outLabels });
-      heatmap(fig('W_query'), sa.W_query, weightsOf('W_q', 'W_query'));
-      heatmap(fig('W_key'), sa.W_key, weightsOf('W_k', 'W_key'));
-      heatmap(fig('W_value'), sa.W_value, weightsOf('W_v', 'W_value'));
-      heatmap(fig('queries'), t.queries, { title: 'Queries Q = X W_q', rowLabels: TOKENS, colLabels: outLabels });
-      heatmap(fig('keys'), t.keys, { title: 'Keys K = X W_k', rowLabels: TOKENS, colLabels: outLabels });
-      heatmap(fig('values'), t.values, { title: 'Values V = X W_v', rowLabels: TOKENS, colLabels: outLabels });
-      report(null);
-      // The other figures in the frames that follow, so that no frame blocks the page for long (page.js, perFrame).
+      const W = { query: sa.W_query, key: sa.W_key, value: sa.W_value }; // read now: `sa` is freed when this returns
       const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
       // One colour scale for the scores and the scaled scores, so that dividing by √d_k is seen as the colours
       // drawing together (each map on its own scale looked the same; chapter 4 is about that difference).
       const both = [...t.scores.data, ...t.scaledScores.data].filter(Number.isFinite);
       const shared = { domain: [Math.min(...both), Math.max(...both)], note: 'one colour scale for both score maps' };
+      // The hero first (it is the chapter's first figure), the rest in the frames that follow, so that no frame
+      // blocks the page for long (page.js, perFrame).
+      hero.update(heroStages(t, dOut, outLabels, shared.domain));
+      report(null);
       return [() => {
+        heatmap(fig('W_query'), W.query, weightsOf('W_q', 'W_query'));
+        heatmap(fig('W_key'), W.key, weightsOf('W_k', 'W_key'));
+        heatmap(fig('W_value'), W.value, weightsOf('W_v', 'W_value'));
+        heatmap(fig('queries'), t.queries, { title: 'Queries Q = X W_q', rowLabels: TOKENS, colLabels: outLabels });
+        heatmap(fig('keys'), t.keys, { title: 'Keys K = X W_k', rowLabels: TOKENS, colLabels: outLabels });
+        heatmap(fig('values'), t.values, { title: 'Values V = X W_v', rowLabels: TOKENS, colLabels: outLabels });
+      }, () => drawSpaces(t, dOut, outLabels), () => drawProjections(t, dOut, outLabels), () => {
         heatmap(fig('attn-scores'), t.scores, { title: 'Scores Q Kᵀ', ...tokens, ...shared, ...traceable });
         heatmap(fig('scaled-scores'), t.scaledScores, { title: `Scaled scores Q Kᵀ / √d_k, d_k = ${dOut}`, ...tokens, ...shared, ...traceable });
         heatmap(fig('trainable-weights'), t.weights, { title: 'Attention weights A = softmax(Q Kᵀ / √d_k)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
         if (traced) panel.show(attn.explainScore(t, ...traced), { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS });
         else panel.clear();
         heatmap(fig('trainable-context'), t.context, { title: 'Context vectors Z = A V', rowLabels: TOKENS, colLabels: outLabels });
-      },
-      () => hero.update(heroStages(t, dOut, outLabels, shared.domain)),
-      () => drawSpaces(t, dOut, outLabels),
-      () => drawProjections(t, dOut, outLabels)];
+      }];
     } catch (error) {
       report(error);
     } finally {

@@ -67,26 +67,38 @@ chapter(async (attn) => {
         fillValue,
       });
       const masked = (i, j) => after.mask.data[i * T + j] === 0;
-      heatmap(fig('mask'), after.mask, {
-        title: 'Mask (1 = attend, 0 = masked)',
-        ...tokens,
-        digits: 0,
-        domain: [0, 1],
-        onCellClick: (i, j) => {
-          clicked[i * T + j] ^= 1;
-          draw();
-        },
-        cellPressed: (i, j) => clicked[i * T + j] === 1,
-        cellLabel: (i, j, text) => `query ${TOKENS[i]}, key ${TOKENS[j]}: ${text} (${text === '1' ? 'attends' : 'masked'})`,
-      });
-      heatmap(fig('masked-scores'), after.maskedScores, {
-        title: 'Masked scaled scores', ...tokens, digits: 2, masked, maskLabel: fillValue === -Infinity ? '−∞' : '−1e9', ...traceable,
-      });
-      report(null);
-      // The other figures in the frames that follow, so that no frame blocks the page for long (page.js, perFrame).
       const dims = ['d1', 'd2'];
       const shown = { rowLabels: TOKENS, colLabels: TOKENS };
+      // The hero first (it is the chapter's first figure), the rest in the frames that follow, so that no frame
+      // blocks the page for long (page.js, perFrame).
+      hero.update([
+        { name: 'Q', title: 'X W_q', kind: 'q', tensor: queries, rowLabels: TOKENS, colLabels: dims },
+        { name: 'K', title: 'X W_k', kind: 'k', tensor: keys, rowLabels: TOKENS, colLabels: dims },
+        { name: 'Ω / √d_k', title: 'Q Kᵀ ÷ √2', kind: 'score', tensor: after.scaledScores, ...shown, op: 'Q Kᵀ ÷ √2' },
+        { name: 'M', title: '1 = attend, 0 = masked', kind: 'score', tensor: after.mask, ...shown, domain: [0, 1], digits: 0, op: 'mask' },
+        { name: 'Ω + M', title: `masked → ${fillValue === -Infinity ? '−∞' : '−1e9'}`, kind: 'score', tensor: after.maskedScores, ...shown, masked, op: '+ M' },
+        { name: 'A', title: 'softmax by row', kind: 'score', tensor: after.weights, ...shown, domain: WEIGHTS_DOMAIN, op: 'softmax' },
+        { name: 'V', title: 'X W_v', kind: 'v', tensor: values, rowLabels: TOKENS, colLabels: dims },
+        { name: 'Z', title: 'A V', kind: 'z', tensor: after.output, rowLabels: TOKENS, colLabels: dims, op: 'A V' },
+      ]);
+      report(null);
       return [() => {
+        heatmap(fig('mask'), after.mask, {
+          title: 'Mask (1 = attend, 0 = masked)',
+          ...tokens,
+          digits: 0,
+          domain: [0, 1],
+          onCellClick: (i, j) => {
+            clicked[i * T + j] ^= 1;
+            draw();
+          },
+          cellPressed: (i, j) => clicked[i * T + j] === 1,
+          cellLabel: (i, j, text) => `query ${TOKENS[i]}, key ${TOKENS[j]}: ${text} (${text === '1' ? 'attends' : 'masked'})`,
+        });
+        heatmap(fig('masked-scores'), after.maskedScores, {
+          title: 'Masked scaled scores', ...tokens, digits: 2, masked, maskLabel: fillValue === -Infinity ? '−∞' : '−1e9', ...traceable,
+        });
+      }, () => {
         heatmap(fig('weights-before'), before.weights, { title: 'Weights without a mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
         heatmap(fig('weights-after'), after.weights, { title: 'Weights with the mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
         if (traced) {
@@ -96,16 +108,7 @@ chapter(async (attn) => {
           panel.clear();
         }
         pytorch.update(chapter5({ inputs: attn.tensor(NOTEBOOK_INPUTS), tokens: TOKENS, causal: $('#causal').checked, length, cells: clickedCells(), fillValue, mask: after.mask }));
-      }, () => hero.update([
-        { name: 'Q', title: 'X W_q', kind: 'q', tensor: queries, rowLabels: TOKENS, colLabels: dims },
-        { name: 'K', title: 'X W_k', kind: 'k', tensor: keys, rowLabels: TOKENS, colLabels: dims },
-        { name: 'Ω / √d_k', title: 'Q Kᵀ ÷ √2', kind: 'score', tensor: after.scaledScores, ...shown, op: 'Q Kᵀ ÷ √2' },
-        { name: 'M', title: '1 = attend, 0 = masked', kind: 'score', tensor: after.mask, ...shown, domain: [0, 1], digits: 0, op: 'mask' },
-        { name: 'Ω + M', title: `masked → ${fillValue === -Infinity ? '−∞' : '−1e9'}`, kind: 'score', tensor: after.maskedScores, ...shown, masked, op: '+ M' },
-        { name: 'A', title: 'softmax by row', kind: 'score', tensor: after.weights, ...shown, domain: WEIGHTS_DOMAIN, op: 'softmax' },
-        { name: 'V', title: 'X W_v', kind: 'v', tensor: values, rowLabels: TOKENS, colLabels: dims },
-        { name: 'Z', title: 'A V', kind: 'z', tensor: after.output, rowLabels: TOKENS, colLabels: dims, op: 'A V' },
-      ])];
+      }];
     } catch (error) {
       report(error);
     }

@@ -74,11 +74,12 @@ chapter(async (attn) => {
           for (let c = 0; c < dk; c++) q[i * D_MODEL + h * dk + c] = t.queries.data[(h * T + i) * dk + c];
       const headColumns = Array.from({ length: D_MODEL }, (_, k) => `h${Math.floor(k / dk) + 1}·${(k % dk) + 1}`);
       const split = { rowLabels: words, colLabels: headColumns, digits: 2, groupEvery: dk, cellSize: 40 };
-      heatmap($('[data-figure="split-queries"]'), { data: q, shape: [T, D_MODEL] }, { title: `Q = X W_q, cut into ${numHeads} heads of d_k = ${dk} columns`, ...split });
       report(null);
-      // The other figures, a frame each: drawn in one, the redraw took ~100 ms, and the page could not answer
-      // meanwhile (page.js, perFrame).
-      return [() => {
+      // The figures, a frame each, the hero first (it is the chapter's first figure): drawn in one, the redraw
+      // took ~100 ms, and the page could not answer meanwhile (page.js, perFrame).
+      return [() => drawHero(t, words, numHeads, q), () => {
+        heatmap($('[data-figure="split-queries"]'), { data: q, shape: [T, D_MODEL] }, { title: `Q = X W_q, cut into ${numHeads} heads of d_k = ${dk} columns`, ...split });
+      }, () => {
         heatmap($('[data-figure="concat"]'), { data: t.concat.data, shape: [T, D_MODEL] }, { title: 'Concat(head₁, …, head_h): each head\'s output in its own columns', ...split });
       }, () => {
         // A figure per head, kept while their number is: each is redrawn in place in a frame of its own.
@@ -116,7 +117,7 @@ chapter(async (attn) => {
           const e = attn.explainScore(oneHead(t, h), i, j);
           panel.show(e, { i, j, queryLabel: words[i], keyLabels: words, context: `head ${h + 1}` });
         }
-      }, () => drawHero(t, words, numHeads, q), () => {
+      }, () => {
         headView($('[data-figure="head-view"]'), t.weights.data, words, { heads: numHeads, shown: shownHeads, label: 'Head view of the untrained module' });
       }];
     } catch (error) {

@@ -153,11 +153,11 @@ function countDrawing(delta) {
 
 /**
  * Calls fn at most once per animation frame, with the latest arguments. fn may return more drawing to do, as
- * an array of functions: each runs in a frame of its own after fn's, so that no frame of a redraw blocks the
- * page for long (a frame over 50 ms is felt; tests/browser/responsiveness.test.js); a newer call drops what an
- * older one had left to draw, since it draws everything again. The latest redraw, from the first request to
- * its last step, is kept in the performance timeline as a 'redraw' measure (what the browser tests log as edit
- * latency).
+ * an array of functions: each runs in a frame of its own after fn's, so that a redraw of many figures spreads
+ * over frames instead of blocking the page in one long task (a task over 50 ms is felt;
+ * tests/browser/responsiveness.test.js). A newer call drops what an older one had left to draw, since it draws
+ * everything again. The latest redraw, from the first request to its last step, is kept in the performance
+ * timeline as a 'redraw' measure (what the browser tests log as edit latency).
  */
 export function perFrame(fn) {
   let pending = null;
@@ -179,12 +179,18 @@ export function perFrame(fn) {
       countDrawing(-1);
     }
   };
-  const drawInTurns = (steps, start, run) => requestAnimationFrame(() => {
-    if (run !== latestRun) return;
-    step(steps[0]);
-    if (steps.length > 1) drawInTurns(steps.slice(1), start, run);
-    else finish(start);
-  });
+  /** The steps left, one per frame, unless a newer redraw has begun. */
+  const drawSteps = (steps, start, run) => {
+    if (steps.length === 0) {
+      finish(start);
+      return;
+    }
+    requestAnimationFrame(() => {
+      if (run !== latestRun) return;
+      step(steps[0]);
+      drawSteps(steps.slice(1), start, run);
+    });
+  };
   return (...args) => {
     if (!busy) {
       busy = true;
@@ -200,8 +206,7 @@ export function perFrame(fn) {
       pending = null;
       const run = ++latestRun;
       const later = step(() => fn(...latest));
-      if (Array.isArray(later) && later.length > 0) drawInTurns(later, start, run);
-      else finish(start);
+      drawSteps(Array.isArray(later) ? later : [], start, run);
     });
   };
 }
