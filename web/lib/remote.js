@@ -67,7 +67,7 @@ function startWorker(workerUrl) {
 /** The calling thread's end of one worker: requests and their replies, and the proxies of the worker's objects. */
 class Connection {
   #worker;
-  #pending = new Map(); // request id -> { label, resolve, reject, callbacks, cleanup }
+  #pending = new Map(); // request id -> { label, callbacks, raw, resolve, reject, fail, cleanup }
   #nextId = 1;
   #stopped = null; // why calls are refused, once the worker has stopped
   #proxies = new Map(); // object id -> WeakRef of its proxy: one proxy per object
