@@ -32,6 +32,10 @@ const bytes: Uint8Array = await trainer.checkpoint();
 const { model: reloaded, iter } = await attn.loadCheckpoint(bytes);
 const config = await reloaded.config;
 
+// `worker` decided at run time: either API.
+const either = await createAttention({ worker: Math.random() > 2 });
+if ((await either.softmax([0, 0])).data[0] !== 0.5) throw new Error('either API computes');
+
 const refused = [
   // @ts-expect-error a callback cannot stop a run in the worker: stream() instead
   () => model.generate([ids], { onToken: () => false }),

@@ -705,6 +705,8 @@ export function createAttention(options: CreateAttentionOptions & { worker: true
  * A page that must keep painting while a model trains or generates passes `{ worker: true }`.
  */
 export function createAttention(options?: CreateAttentionOptions & { worker?: false; workerUrl?: undefined }): Promise<Attention>;
+/** `worker` known only at run time: the API on this thread or in a worker, as it says. */
+export function createAttention(options: CreateAttentionOptions): Promise<Attention | AsyncAttention>;
 
 /** A tensor's values as nested arrays: toArray's result. */
 export type NestedArray = number | NestedArray[];
