@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { assertClean, assertDrawnAlikeAlone, comparePngs, dataUrl, download, useSite } from './harness.js';
+import { assertClean, assertDrawnAlikeAlone, comparePngs, dataUrl, download, measured, useSite } from './harness.js';
 
 const site = useSite();
 
@@ -45,7 +45,7 @@ test('chapter 5: the masked scores downloaded as JSON, CSV, SVG and PNG', async 
 
 test('chapter 7: the head shown in full and the head view download their numbers', async () => {
   const { page, context, problems } = await site.load('chapters/7-language-model');
-  await page.waitForSelector('#probe-summary[data-best]');
+  await measured(page);
   const map = '[data-figure="head-map"]';
   assert.equal(await page.textContent(`${map} .heatmap-title`), 'Layer 2, head 4'); // the measured subject head, at first
   const parsed = JSON.parse((await download(page, map, 'json')).bytes.toString('utf8'));
@@ -64,7 +64,7 @@ test('chapter 7: the head shown in full and the head view download their numbers
 
 test('chapter 7: the layers × heads grid downloads as SVG and PNG: one picture per head, its axes named', async () => {
   const { page, context, problems } = await site.load('chapters/7-language-model');
-  await page.waitForSelector('#probe-summary[data-best]');
+  await measured(page);
   const grid = '[data-figure="model-attention"]';
   const svg = (await download(page, grid, 'svg')).bytes.toString('utf8');
   const parsed = await page.evaluate((text) => {

@@ -148,6 +148,15 @@ export async function load(browser, server, path, viewport, options) {
  */
 export const drawn = (page) => page.waitForSelector('body:not([data-drawing])', { state: 'attached' });
 
+/**
+ * Chapter 7 has measured its model's heads (the probe's worker answered) and redrawn what the measurement picks:
+ * the head shown in full, the head view's head.
+ */
+export async function measured(page) {
+  await page.waitForSelector('#probe-summary[data-best]');
+  await drawn(page);
+}
+
 /** No page error, console error, failed response or request to another host. */
 export function assertClean(problems) {
   assert.deepEqual(problems.pageErrors, []);

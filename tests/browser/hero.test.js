@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { assertClean, download, useSite } from './harness.js';
+import { assertClean, download, measured, useSite } from './harness.js';
 
 const site = useSite();
 const HERO = '[data-figure="pipeline"]';
@@ -96,7 +96,7 @@ test('chapter 5: masked scores read as masked, get a weight of exactly 0, and th
 
 test('chapter 7: the text flows up through the blocks; each curve is a weight of the maps below, the bars are the next-token guesses', async () => {
   const { page, context, problems } = await site.load('chapters/7-language-model');
-  await page.waitForSelector('#probe-summary[data-best]');
+  await measured(page);
   const FLOW = '[data-figure="flow"]';
   assert.deepEqual(await page.$$eval(`${FLOW} .stage-name`, (t) => t.map((e) => e.textContent)), ['embed', 'block 1', 'block 2', 'next token']);
   // Block 2's curves are the last row of each layer-2 head's map (weights ≥ 0.05): the subject head's is the one shown in full.

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, drawn, useSite } from './harness.js';
+import { artifactPath, assertClean, drawn, measured, useSite } from './harness.js';
 
 const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
 const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', '7-language-model', '8-your-model'];
@@ -126,8 +126,7 @@ describe('2. descriptions follow the model that is shown', () => {
     trainer.dispose();
 
     const { page, context, problems } = await load('chapters/7-language-model');
-    await page.waitForSelector('#probe-summary[data-best]');
-    await drawn(page);
+    await measured(page);
     assert.equal(await page.getAttribute('#active-model', 'data-active'), 'shipped');
     assert.match(await page.textContent('#active-model'), /^Active model: the shipped one/);
     const shippedClaim = await page.textContent('#probe-claim');
@@ -137,8 +136,7 @@ describe('2. descriptions follow the model that is shown', () => {
     await page.setInputFiles('#upload', { name: 'tiny.safetensors', mimeType: 'application/octet-stream', buffer: bytes });
     await page.waitForFunction(() => document.querySelector('#active-model').dataset.active !== 'shipped');
     assert.match(await page.textContent('#active-model'), /^Active model: yours, “tiny” \(1 layers, 2 heads, words, trained 5 steps\)/);
-    await page.waitForSelector('#probe-summary[data-best]');
-    await drawn(page);
+    await measured(page);
     const [l, h] = (await page.getAttribute('#probe-summary', 'data-best-head')).split(',').map(Number);
     assert.equal(l, 0);
     assert.match(await page.textContent('#probe-claim'), new RegExp(`^In this model, layer 1, head ${h + 1} is the head`));
@@ -183,6 +181,8 @@ describe('3. every attention map says which axis is which', () => {
 
   test('chapter 7 (every head of the model) and chapter 4 (notebook 004\'s transposed convention)', async () => {
     const { page, context, problems } = await load('chapters/7-language-model');
+    // The probe's measurement (from its worker) picks the head shown in full; the maps redraw after it.
+    await measured(page);
     // The grid names its axes (layers down, heads across) and says how to move; the head shown in full has the
     // axes and the note of every other chapter's maps.
     assert.match(await page.getAttribute('[data-figure="model-attention"] svg', 'aria-label'), /: 2 layers by 4 heads\. Arrow keys move between heads, Enter shows one in full\.$/);
@@ -456,8 +456,7 @@ describe('10. the head view teaches', () => {
 
   test('chapter 7: a head view of the trained model, its subject head first', async () => {
     const { page, context, problems } = await load('chapters/7-language-model');
-    await page.waitForSelector('#probe-summary[data-best]');
-    await drawn(page);
+    await measured(page);
     const [l, h] = (await page.getAttribute('#probe-summary', 'data-best-head')).split(',');
     await page.waitForFunction((layer) => document.querySelector('#head-view-layer').value === layer, l);
     const shown = await page.$$eval('[data-figure="trained-head-view"] svg.head-view line', (lines) => [...new Set(lines.map((e) => e.dataset.head))]);
@@ -624,7 +623,7 @@ describe('accessibility and contrast, measured', () => {
       for (const [viewport, colorScheme] of [[DESKTOP, 'light'], [PHONE, 'light'], [DESKTOP, 'dark'], [PHONE, 'dark']]) {
         const { page, context, problems } = await load(path, viewport, { colorScheme });
         assert.equal(await page.getAttribute('html', 'data-theme'), colorScheme, 'the page follows the system theme');
-        if (path.endsWith('7-language-model')) await page.waitForSelector('#probe-summary[data-best]');
+        if (path.endsWith('7-language-model')) await measured(page);
         // the views a reader opens are checked too: a traced number and the PyTorch script
         const traceable = { '3-trainable-weights': 'trainable-weights', '5-masking': 'weights-after', '6-multi-head': 'grid' }[path.split('/').pop()];
         if (traceable) {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { artifactPath, assertClean, comparePngs, dataUrl, openPage, useSite } from './harness.js';
+import { artifactPath, assertClean, comparePngs, dataUrl, measured, openPage, useSite } from './harness.js';
 
 const site = useSite();
 const VIEWPORT = { width: 1280, height: 900 };
@@ -158,11 +158,10 @@ test('a figure repainted in part (one cell) screenshots like the same figure dra
 });
 
 test('chapter 7: the model, switched-off heads, the traced number, the head shown in full, the head view and the settings travel in the link', async () => {
-  const measured = (page) => page.waitForSelector('#probe-summary[data-best]');
   const { link } = await copiedLinkRestores('chapters/7-language-model', async (page) => {
     await page.fill('#probe', 'The dogs, which slept near the cat,');
     await page.click('#head-switches input[data-layer="1"][data-head="3"]');
-    await page.waitForSelector('#probe-summary[data-best]');
+    await measured(page);
     await page.selectOption('#head-view-layer', '0');
     await page.click('[data-figure="trained-head-view"] .head-picker button[data-head="2"]');
     await page.click('[data-figure="model-attention"] g.thumb[data-layer="1"][data-head="0"]');
@@ -301,7 +300,7 @@ test('a malformed or hostile link: the defaults, a note saying what was refused,
       }
     }
     await page.waitForFunction(() => !/[<>]|%3C|mystery|__proto__|seed=|d_out=|masked=/.test(location.search));
-    if (path.endsWith('7-language-model')) await page.waitForSelector('#probe-summary[data-best]');
+    if (path.endsWith('7-language-model')) await measured(page);
     await page.click('.link-note button');
     assert.equal(await page.isVisible('.link-note'), false, 'the note can be dismissed');
     assert.deepEqual(dialogs, []);
@@ -310,7 +309,7 @@ test('a malformed or hostile link: the defaults, a note saying what was refused,
   }
   const { page, context } = await openPage(site.browser, site.server.origin, VIEWPORT);
   await page.goto(`${site.server.url}chapters/7-language-model.html${HOSTILE.at(-1)[1]}`);
-  await page.waitForSelector('#probe-summary[data-best]');
+  await measured(page);
   await page.screenshot({ path: artifactPath('link-refused-note.png') });
   await context.close();
 });

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { artifactPath, assertClean, assertDrawnAlikeAlone, DIST, download, drawn, openPage, SUB_PATH, useSite } from './harness.js';
+import { artifactPath, assertClean, assertDrawnAlikeAlone, DIST, download, drawn, measured, openPage, SUB_PATH, useSite } from './harness.js';
 
 const PAGES = [
   'index',
@@ -223,7 +223,7 @@ test('chapter 6: the number of heads changes the grid and the head view', async 
 
 test('chapter 7: one weight of the trained model traced, by clicking its map or choosing it', async () => {
   const { page, context, problems } = await load('chapters/7-language-model');
-  await page.waitForSelector('#probe-summary[data-best]');
+  await measured(page);
   // Before anything is traced the selects already name a cell (they started blank): layer 1, head 1, the last query.
   assert.deepEqual(await Promise.all(['#trace-layer', '#trace-head', '#trace-query', '#trace-key'].map((s) => page.inputValue(s))), ['0', '0', '8', '0']);
   // layer 2, head 4 (the subject head): the last token's weight on " cats", as the list under the maps gives it
@@ -378,7 +378,7 @@ test('chapter 7: generation streams; training in the worker lowers the loss, kee
   assert.ok(new Set(lengths).size > 1, `streamed lengths ${lengths}`);
   assert.equal(await page.locator('[data-figure="model-attention"] g.thumb').count(), 8); // 2 layers x 4 heads
   // Measured in a worker over 200 held-out sentences: agreement, and a head that looks at the subject.
-  await page.waitForSelector('#probe-summary[data-best]');
+  await measured(page);
   assert.ok(Number(await page.getAttribute('#probe-summary', 'data-accuracy')) >= 0.95);
   assert.ok(Number(await page.getAttribute('#probe-summary', 'data-best')) >= 0.8);
   assert.equal(await page.locator('[data-figure="subject-attention"] g.bar').count(), 8);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { artifactPath, assertClean, download, useSite } from './harness.js';
+import { artifactPath, assertClean, download, measured, useSite } from './harness.js';
 
 const site = useSite();
 const LIGHT_PAPER = 'rgb(251, 251, 248)';
@@ -44,7 +44,7 @@ test('the system theme, then the reader\'s choice: kept across pages and visits,
 
   // Another chapter opens light too; its maps' labels follow the theme at once.
   await page.goto(`${site.server.url}chapters/7-language-model.html`);
-  await page.waitForSelector('#probe-summary[data-best]');
+  await measured(page);
   assert.equal(await paper(page), LIGHT_PAPER);
   const label = () => page.$eval('[data-figure="head-map"] .row-label', (t) => getComputedStyle(t).fill);
   assert.equal(await label(), 'rgb(29, 29, 36)');
