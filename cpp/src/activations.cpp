@@ -1,5 +1,7 @@
 #include "attn/activations.hpp"
 
+#include "thread_pool.hpp"
+
 #include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>
 
@@ -12,14 +14,18 @@ void relu_forward(float* x, int64_t n) {
 }
 
 // Eigen's vectorised erf (a rational approximation good to float precision)
-// is what keeps GELU from dominating a training step.
+// is what keeps GELU from dominating a training step. Each function runs over
+// fixed chunks of the elements on the library's threads (thread_pool.hpp).
+constexpr int64_t kChunk = 1 << 14;
 using Values = Eigen::Map<Eigen::ArrayXf>;
 using ConstValues = Eigen::Map<const Eigen::ArrayXf>;
 
 void gelu_forward(float* x, int64_t n) {
     constexpr float kInvSqrt2 = 0.70710678118654752f;
-    Values v(x, n);
-    v = 0.5f * v * (1.0f + (v * kInvSqrt2).erf());
+    parallel_chunks(n, kChunk, [&](int64_t i0, int64_t i1) {
+        Values v(x + i0, i1 - i0);
+        v = 0.5f * v * (1.0f + (v * kInvSqrt2).erf());
+    });
 }
 
 void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n) {
@@ -30,8 +36,11 @@ void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n) 
     // d/dx [x Φ(x)] = Φ(x) + x φ(x)
     constexpr float kInvSqrt2 = 0.70710678118654752f;
     constexpr float kInvSqrt2Pi = 0.39894228040143268f;
-    const ConstValues x(inp, n);
-    Values(dinp, n) = ConstValues(dout, n) * (0.5f * (1.0f + (x * kInvSqrt2).erf()) + x * kInvSqrt2Pi * (-0.5f * x * x).exp());
+    parallel_chunks(n, kChunk, [&](int64_t i0, int64_t i1) {
+        const ConstValues x(inp + i0, i1 - i0);
+        Values(dinp + i0, i1 - i0) = ConstValues(dout + i0, i1 - i0) *
+                                     (0.5f * (1.0f + (x * kInvSqrt2).erf()) + x * kInvSqrt2Pi * (-0.5f * x * x).exp());
+    });
 }
 
 // GPT-2's gelu_new, in float as PyTorch computes it (x³ as x·x·x).
@@ -39,16 +48,20 @@ constexpr float kSqrt2OverPi = 0.79788456080286536f;
 constexpr float kCubic = 0.044715f;
 
 void gelu_tanh_forward(float* x, int64_t n) {
-    Values v(x, n);
-    v = 0.5f * v * (1.0f + (kSqrt2OverPi * (v + kCubic * v * v * v)).tanh());
+    parallel_chunks(n, kChunk, [&](int64_t i0, int64_t i1) {
+        Values v(x + i0, i1 - i0);
+        v = 0.5f * v * (1.0f + (kSqrt2OverPi * (v + kCubic * v * v * v)).tanh());
+    });
 }
 
 void gelu_tanh_backward(float* dinp, const float* inp, const float* dout, int64_t n) {
     // d/dx 0.5·x·(1 + tanh u) = 0.5·(1 + tanh u) + 0.5·x·(1 − tanh² u)·u',  u' = √(2/π)·(1 + 3·0.044715·x²)
-    const ConstValues x(inp, n);
-    const Eigen::ArrayXf t = (kSqrt2OverPi * (x + kCubic * x * x * x)).tanh();
-    Values(dinp, n) = ConstValues(dout, n) *
-                      (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * kSqrt2OverPi * (1.0f + 3.0f * kCubic * x * x));
+    parallel_chunks(n, kChunk, [&](int64_t i0, int64_t i1) {
+        const ConstValues x(inp + i0, i1 - i0);
+        const Eigen::ArrayXf t = (kSqrt2OverPi * (x + kCubic * x * x * x)).tanh();
+        Values(dinp + i0, i1 - i0) = ConstValues(dout + i0, i1 - i0) * (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) *
+                                                                      kSqrt2OverPi * (1.0f + 3.0f * kCubic * x * x));
+    });
 }
 
 }  // namespace attn

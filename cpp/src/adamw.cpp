@@ -1,11 +1,15 @@
 #include "attn/adamw.hpp"
 
+#include "thread_pool.hpp"
+
+#include <atomic>
 #include <cmath>
 
 namespace attn {
 
-// Below this many elements a tensor's update is not worth waking a second core.
-constexpr int64_t kParallelElements = 1 << 15;
+// A tensor's update runs in chunks of this many elements on the library's threads
+// (a smaller tensor is one chunk: not worth waking a second core).
+constexpr int64_t kChunkElements = 1 << 15;
 
 AdamW::AdamW(const GPT& model, const AdamWOptions& o) : options(o) {
     for (const auto& [name, t] : model.named_parameters()) {
@@ -33,7 +37,7 @@ void AdamW::step(GPT& model, const GPT& grads, float lr) {
     // Two passes: the first computes every new value and checks it, so that a
     // non-finite one is refused before anything changes; the second writes.
     // Both are branch-free loops the compiler vectorises, and large tensors
-    // are split between cores (natively, with OpenMP).
+    // are split between the library's threads in fixed chunks (thread_pool.hpp).
     for (size_t i = 0; i < params.size(); ++i) {
         const float* p = params[i].second->data.data();
         const float* g = gs[i].second->data.data();
@@ -41,13 +45,16 @@ void AdamW::step(GPT& model, const GPT& grads, float lr) {
         const float* v = exp_avg_sq[i].data.data();
         const float decay = params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f;
         const int64_t n = params[i].second->numel();
-        int bad = 0;
-#pragma omp parallel for reduction(| : bad) schedule(static) if (n >= kParallelElements)
-        for (int64_t j = 0; j < n; ++j) {
-            float pj = p[j], mj = m[j], vj = v[j];
-            update(decay, pj, g[j], mj, vj);
-            bad |= (pj * 0.0f + mj * 0.0f + vj * 0.0f) != 0.0f;  // x * 0 is NaN exactly when x is not finite
-        }
+        std::atomic<bool> bad{false};
+        parallel_chunks(n, kChunkElements, [&](int64_t j0, int64_t j1) {
+            int chunk_bad = 0;
+            for (int64_t j = j0; j < j1; ++j) {
+                float pj = p[j], mj = m[j], vj = v[j];
+                update(decay, pj, g[j], mj, vj);
+                chunk_bad |= (pj * 0.0f + mj * 0.0f + vj * 0.0f) != 0.0f;  // x * 0 is NaN exactly when x is not finite
+            }
+            if (chunk_bad) bad = true;
+        });
         if (bad) {
             throw Error("AdamW: the update of " + params[i].first + " at step " + std::to_string(t) +
                         " gives non-finite values; nothing was changed");
@@ -60,8 +67,9 @@ void AdamW::step(GPT& model, const GPT& grads, float lr) {
         float* v = exp_avg_sq[i].data.data();
         const float decay = params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f;
         const int64_t n = params[i].second->numel();
-#pragma omp parallel for schedule(static) if (n >= kParallelElements)
-        for (int64_t j = 0; j < n; ++j) update(decay, p[j], g[j], m[j], v[j]);
+        parallel_chunks(n, kChunkElements, [&](int64_t j0, int64_t j1) {
+            for (int64_t j = j0; j < j1; ++j) update(decay, p[j], g[j], m[j], v[j]);
+        });
     }
     steps = t;
 }

@@ -5,6 +5,7 @@
 #include "attn/softmax.hpp"
 
 #include "simd.hpp"
+#include "thread_pool.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -136,20 +137,19 @@ void slice_with_weights(const Problem& p, int64_t b, int64_t h, const float* q, 
 // algorithm 1): keys in blocks of BK, a running maximum m and sum l per query,
 // the output rescaled as the maximum grows. Memory is BQ × BK scores, whatever
 // T is; with a fill of -Infinity, blocks that every query of a block masks
-// are skipped. Same numbers as the slice above to rounding.
+// are skipped. Same numbers as the slice above to rounding. Blocks of queries
+// are independent (each its own m, l and output rows), so a slice that runs
+// alone (one long sequence) spreads them over the threads.
 void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int64_t ldq, const float* k,
-                     int64_t ldk, const float* v, int64_t ldv, float* y, int64_t ldy, std::vector<float>& work) {
+                     int64_t ldk, const float* v, int64_t ldv, float* y, int64_t ldy) {
     constexpr int64_t BQ = 64, BK = 256;
     const int64_t d_v = p.d_v;
     // Kᵀ and V are read once per block of queries: packed once per slice for the SIMD kernel.
     thread_local PackedB kt, vp;
     kt.pack(p.d_k, p.T_k, {k, ldk, true});
     vp.pack(p.T_k, d_v, {v, ldv});
-    work.resize(static_cast<size_t>(BQ * BK + BQ * d_v + 2 * BQ));
-    float* s = work.data();
-    float* acc = s + BQ * BK;
-    float* m = acc + BQ * d_v;
-    float* l = m + BQ;
+    const PackedB& keys = kt;
+    const PackedB& values = vp;
     const bool skip_masked = p.o.fill_value == kNegInf;
     // The scale is folded into the exponent, e^(c·(s - max s)), when it is
     // positive (it then keeps the maximum where it is): one pass over the
@@ -157,8 +157,14 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
     const float c = p.o.scale ? *p.o.scale : 1.0f / p.root;
     const bool folded = c > 0.0f && std::isfinite(c);
     const float raw_fill = folded && !skip_masked ? p.o.fill_value / c : p.o.fill_value;
-    for (int64_t i0 = 0; i0 < p.T_q; i0 += BQ) {
-        const int64_t bq = std::min(BQ, p.T_q - i0);
+    parallel_for((p.T_q + BQ - 1) / BQ, [&](int64_t block) {
+        thread_local std::vector<float> work;
+        work.resize(static_cast<size_t>(BQ * BK + BQ * d_v + 2 * BQ));
+        float* s = work.data();
+        float* acc = s + BQ * BK;
+        float* m = acc + BQ * d_v;
+        float* l = m + BQ;
+        const int64_t i0 = block * BQ, bq = std::min(BQ, p.T_q - i0);
         std::fill_n(acc, bq * d_v, 0.0f);
         std::fill_n(m, bq, kNegInf);
         std::fill_n(l, bq, 0.0f);
@@ -166,7 +172,7 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
         const int64_t key_end = skip_masked ? p.limit(b, i0 + bq - 1) : p.T_k;
         for (int64_t j0 = 0; j0 < key_end; j0 += BK) {
             const int64_t bk = std::min(BK, key_end - j0);
-            gemm_packed(bq, bk, p.d_k, {q + i0 * ldq, ldq}, kt, j0, 0, s, bk, false);  // S = Q Kᵀ for the block
+            gemm_packed(bq, bk, p.d_k, {q + i0 * ldq, ldq}, keys, j0, 0, s, bk, false);  // S = Q Kᵀ for the block
             for (int64_t r = 0; r < bq; ++r) {
                 float* row = s + r * bk;
                 if (folded) {
@@ -184,40 +190,40 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
                 l[r] = l[r] * rescale + exp_minus(row, bk, new_max, scale);
                 m[r] = new_max;
                 if (rescale != 1.0f) {
-                    for (int64_t c = 0; c < d_v; ++c) acc[r * d_v + c] *= rescale;
+                    for (int64_t e = 0; e < d_v; ++e) acc[r * d_v + e] *= rescale;
                 }
             }
-            gemm_packed(bq, d_v, bk, {s, bk}, vp, 0, j0, acc, d_v, true);  // acc += P V for the block
+            gemm_packed(bq, d_v, bk, {s, bk}, values, 0, j0, acc, d_v, true);  // acc += P V for the block
         }
         for (int64_t r = 0; r < bq; ++r) {
             float* out = y + (i0 + r) * ldy;
             // A query with every key masked (l = 0): zeros, as softmax() documents.
-            for (int64_t c = 0; c < d_v; ++c) out[c] = l[r] == 0.0f ? 0.0f : acc[r * d_v + c] / l[r];
+            for (int64_t e = 0; e < d_v; ++e) out[e] = l[r] == 0.0f ? 0.0f : acc[r * d_v + e] / l[r];
         }
-    }
+    });
 }
 
-// Runs every (b, h) slice of a problem: with every intermediate kept when any
-// is asked for, streaming otherwise. Slice (b, h) of X starts at
-// X + b·T·ld + h·d (heads are column blocks, batches row blocks).
+// Runs every (b, h) slice of a problem, the slices spread over the threads:
+// with every intermediate kept when any is asked for, streaming otherwise.
+// Slice (b, h) of X starts at X + b·T·ld + h·d (heads are column blocks,
+// batches row blocks), so slices write disjoint parts of every output.
 void run_slices(const Problem& p, const float* q, int64_t ldq, const float* k, int64_t ldk, const float* v, int64_t ldv,
                 float* y, int64_t ldy, float* scores, float* weights, const float* keep) {
     const bool streaming = !scores && !weights && !keep;
-    thread_local std::vector<float> work;  // reused across calls: no allocation per forward
-    for (int64_t b = 0; b < p.B; ++b) {
-        for (int64_t h = 0; h < p.H; ++h) {
-            const float* qs = q + b * p.T_q * ldq + h * p.d_k;
-            const float* ks = k + b * p.T_k * ldk + h * p.d_k;
-            const float* vs = v + b * p.T_k * ldv + h * p.d_v;
-            float* ys = y + b * p.T_q * ldy + h * p.d_v;
-            if (streaming) {
-                slice_streaming(p, b, h, qs, ldq, ks, ldk, vs, ldv, ys, ldy, work);
-            } else {
-                slice_with_weights(p, b, h, qs, ldq, ks, ldk, vs, ldv, ys, ldy, scores, weights, keep, work);
-            }
+    parallel_for(p.B * p.H, [&](int64_t slice) {
+        const int64_t b = slice / p.H, h = slice % p.H;
+        const float* qs = q + b * p.T_q * ldq + h * p.d_k;
+        const float* ks = k + b * p.T_k * ldk + h * p.d_k;
+        const float* vs = v + b * p.T_k * ldv + h * p.d_v;
+        float* ys = y + b * p.T_q * ldy + h * p.d_v;
+        if (streaming) {
+            slice_streaming(p, b, h, qs, ldq, ks, ldk, vs, ldv, ys, ldy);
+        } else {
+            thread_local std::vector<float> work;  // reused across calls: no allocation per forward
+            slice_with_weights(p, b, h, qs, ldq, ks, ldk, vs, ldv, ys, ldy, scores, weights, keep, work);
+            release_if_large(work);
         }
-    }
-    release_if_large(work);
+    });
 }
 }  // namespace
 
@@ -248,45 +254,45 @@ void multi_head_attention_backward(MatrixRef dq, MatrixRef dk, MatrixRef dv, Con
     const int64_t T_q = q.rows() / B, T_k = k.rows() / B;
     const int64_t d_k = q.cols() / H, d_v = v.cols() / H;
     const float scale = 1.0f / std::sqrt(static_cast<float>(d_k));
-    thread_local std::vector<float> dp_buffer, pd_buffer;
-    dp_buffer.resize(static_cast<size_t>(T_q * T_k));
-    float* dp = dp_buffer.data();
-    for (int64_t b = 0; b < B; ++b) {
-        for (int64_t h = 0; h < H; ++h) {
-            const int64_t slice = (b * H + h) * T_q * T_k;
-            const float* p = weights + slice;
-            const float* dY = dy.data() + b * T_q * dy.outerStride() + h * d_v;
-            const float* V = v.data() + b * T_k * v.outerStride() + h * d_v;
-            float* dV = dv.data() + b * T_k * dv.outerStride() + h * d_v;
-            gemm(T_q, T_k, d_v, {dY, dy.outerStride()}, {V, v.outerStride(), true}, dp, T_k, false);  // dP = dY Vᵀ
-            if (keep) {
-                pd_buffer.resize(static_cast<size_t>(T_q * T_k));
-                for (int64_t e = 0; e < T_q * T_k; ++e) {
-                    pd_buffer[static_cast<size_t>(e)] = p[e] * keep[slice + e];
-                    dp[e] *= keep[slice + e];
-                }
-                gemm(T_k, d_v, T_q, {pd_buffer.data(), T_k, true}, {dY, dy.outerStride()}, dV, dv.outerStride(), true);
-            } else {
-                gemm(T_k, d_v, T_q, {p, T_k, true}, {dY, dy.outerStride()}, dV, dv.outerStride(), true);  // dV += Pᵀ dY
+    // Slices write disjoint blocks of dq, dk and dv: spread over the threads.
+    parallel_for(B * H, [&](int64_t slice_index) {
+        const int64_t b = slice_index / H, h = slice_index % H;
+        thread_local std::vector<float> dp_buffer, pd_buffer;
+        dp_buffer.resize(static_cast<size_t>(T_q * T_k));
+        float* dp = dp_buffer.data();
+        const int64_t slice = (b * H + h) * T_q * T_k;
+        const float* p = weights + slice;
+        const float* dY = dy.data() + b * T_q * dy.outerStride() + h * d_v;
+        const float* V = v.data() + b * T_k * v.outerStride() + h * d_v;
+        float* dV = dv.data() + b * T_k * dv.outerStride() + h * d_v;
+        gemm(T_q, T_k, d_v, {dY, dy.outerStride()}, {V, v.outerStride(), true}, dp, T_k, false);  // dP = dY Vᵀ
+        if (keep) {
+            pd_buffer.resize(static_cast<size_t>(T_q * T_k));
+            for (int64_t e = 0; e < T_q * T_k; ++e) {
+                pd_buffer[static_cast<size_t>(e)] = p[e] * keep[slice + e];
+                dp[e] *= keep[slice + e];
             }
-            // softmax backward, row by row: dS = P ⊙ (dP - Σ_j dP_j P_j), times the scale
-            for (int64_t i = 0; i < T_q; ++i) {
-                const float* pi = p + i * T_k;
-                float* di = dp + i * T_k;
-                float dot = 0;
-                for (int64_t j = 0; j < T_k; ++j) dot += di[j] * pi[j];
-                for (int64_t j = 0; j < T_k; ++j) di[j] = pi[j] * (di[j] - dot) * scale;
-            }
-            const float* Q = q.data() + b * T_q * q.outerStride() + h * d_k;
-            const float* K = k.data() + b * T_k * k.outerStride() + h * d_k;
-            gemm(T_q, d_k, T_k, {dp, T_k}, {K, k.outerStride()},  // dQ += dS K
-                 dq.data() + b * T_q * dq.outerStride() + h * d_k, dq.outerStride(), true);
-            gemm(T_k, d_k, T_q, {dp, T_k, true}, {Q, q.outerStride()},  // dK += dSᵀ Q
-                 dk.data() + b * T_k * dk.outerStride() + h * d_k, dk.outerStride(), true);
+            gemm(T_k, d_v, T_q, {pd_buffer.data(), T_k, true}, {dY, dy.outerStride()}, dV, dv.outerStride(), true);
+        } else {
+            gemm(T_k, d_v, T_q, {p, T_k, true}, {dY, dy.outerStride()}, dV, dv.outerStride(), true);  // dV += Pᵀ dY
         }
-    }
-    release_if_large(dp_buffer);
-    release_if_large(pd_buffer);
+        // softmax backward, row by row: dS = P ⊙ (dP - Σ_j dP_j P_j), times the scale
+        for (int64_t i = 0; i < T_q; ++i) {
+            const float* pi = p + i * T_k;
+            float* di = dp + i * T_k;
+            float dot = 0;
+            for (int64_t j = 0; j < T_k; ++j) dot += di[j] * pi[j];
+            for (int64_t j = 0; j < T_k; ++j) di[j] = pi[j] * (di[j] - dot) * scale;
+        }
+        const float* Q = q.data() + b * T_q * q.outerStride() + h * d_k;
+        const float* K = k.data() + b * T_k * k.outerStride() + h * d_k;
+        gemm(T_q, d_k, T_k, {dp, T_k}, {K, k.outerStride()},  // dQ += dS K
+             dq.data() + b * T_q * dq.outerStride() + h * d_k, dq.outerStride(), true);
+        gemm(T_k, d_k, T_q, {dp, T_k, true}, {Q, q.outerStride()},  // dK += dSᵀ Q
+             dk.data() + b * T_k * dk.outerStride() + h * d_k, dk.outerStride(), true);
+        release_if_large(dp_buffer);
+        release_if_large(pd_buffer);
+    });
 }
 
 Tensor split_heads(ConstMatrixRef x, int64_t B, int64_t H) {

@@ -1,6 +1,7 @@
 #include "gemm.hpp"
 
 #include "simd.hpp"
+#include "thread_pool.hpp"
 
 #include <Eigen/Core>
 
@@ -178,14 +179,12 @@ void zero_or_keep(int64_t M, int64_t N, float* C, int64_t ldc, bool accumulate) 
     if (accumulate) return;
     for (int64_t i = 0; i < M; ++i) std::fill_n(C + i * ldc, N, 0.0f);
 }
-}  // namespace
 
-void gemm_simd(int64_t M, int64_t N, int64_t K, GemmOperand A, GemmOperand B, float* C, int64_t ldc,
-               bool accumulate) {
-    if (M <= 0 || N <= 0) return;
-    if (K <= 0) return zero_or_keep(M, N, C, ldc, accumulate);
-    if (M < MR) return few_rows(M, N, K, A, B, C, ldc, accumulate);
-    // Packing buffers, kept between calls: a forward pass makes hundreds of products.
+// The blocked product for M >= MR rows overall (a block of fewer rows, the
+// last of a split, goes through the same micro-kernel as a full one).
+void blocked(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C, int64_t ldc,
+             bool accumulate) {
+    // Packing buffers, one set per thread, kept between calls: a forward pass makes hundreds of products.
     thread_local std::vector<float> Bp, Ap;
     Bp.resize(static_cast<size_t>(KC * ((NC + NR - 1) / NR) * NR));
     for (int64_t jc = 0; jc < N; jc += NC) {
@@ -199,6 +198,40 @@ void gemm_simd(int64_t M, int64_t N, int64_t K, GemmOperand A, GemmOperand B, fl
             }
         }
     }
+}
+
+// Parts of op(A)'s rows or op(B)'s columns, whichever is longer (the rows of
+// attention's and the columns of a vocabulary head's products), one per
+// thread, in whole register tiles. Every element of C is the same sum in the
+// same order whichever part computes it (the K loop is never split), so the
+// split cannot change a bit.
+void split(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C, int64_t ldc,
+           bool accumulate) {
+    const bool by_rows = M >= N;
+    const int64_t unit = by_rows ? MR : NR, length = by_rows ? M : N;
+    const int64_t parts = parts_for_work(static_cast<double>(M) * N * K, (length + unit - 1) / unit);
+    if (parts == 1) return blocked(M, N, K, A, B, C, ldc, accumulate);
+    const int64_t step = ((length + parts - 1) / parts + unit - 1) / unit * unit;
+    parallel_for((length + step - 1) / step, [&](int64_t part) {
+        const int64_t at = part * step, n = std::min(step, length - at);
+        if (by_rows) {
+            const GemmOperand a{A.transposed ? A.data + at : A.data + at * A.ld, A.ld, A.transposed};
+            blocked(n, N, K, a, B, C + at * ldc, ldc, accumulate);
+        } else {
+            const GemmOperand b{B.transposed ? B.data + at * B.ld : B.data + at, B.ld, B.transposed};
+            blocked(M, n, K, A, b, C + at, ldc, accumulate);
+        }
+    });
+}
+
+}  // namespace
+
+void gemm_simd(int64_t M, int64_t N, int64_t K, GemmOperand A, GemmOperand B, float* C, int64_t ldc,
+               bool accumulate) {
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) return zero_or_keep(M, N, C, ldc, accumulate);
+    if (M < MR) return few_rows(M, N, K, A, B, C, ldc, accumulate);
+    split(M, N, K, A, B, C, ldc, accumulate);
 }
 
 void PackedB::pack(int64_t K_, int64_t N_, GemmOperand B) {
@@ -221,10 +254,9 @@ void gemm_packed(int64_t M, int64_t n, int64_t kc, GemmOperand A, const PackedB&
     }
 }
 
-void gemm_eigen(int64_t M, int64_t N, int64_t K, GemmOperand A, GemmOperand B, float* C, int64_t ldc,
-                bool accumulate) {
-    if (M <= 0 || N <= 0) return;
-    if (K <= 0) return zero_or_keep(M, N, C, ldc, accumulate);
+namespace {
+void eigen_product(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C,
+                   int64_t ldc, bool accumulate) {
     StridedMap c(C, M, N, Stride(ldc));
     const ConstStridedMap a(A.data, A.transposed ? K : M, A.transposed ? M : K, Stride(A.ld));
     const ConstStridedMap b(B.data, B.transposed ? N : K, B.transposed ? K : N, Stride(B.ld));
@@ -246,6 +278,34 @@ void gemm_eigen(int64_t M, int64_t N, int64_t K, GemmOperand A, GemmOperand B, f
     } else {
         product(a, b);
     }
+}
+
+// Eigen's product picks its blocking, and for small products a different
+// summation, from the shape it is given; so the tiles a product is split into
+// are a function of its shape alone (rows of 128, else columns of 256), never
+// of the thread count, and each is computed whole by one thread.
+constexpr int64_t kEigenTileRows = 128, kEigenTileCols = 256;
+constexpr double kEigenTiledWork = 1 << 20;
+}  // namespace
+
+void gemm_eigen(int64_t M, int64_t N, int64_t K, GemmOperand A, GemmOperand B, float* C, int64_t ldc,
+                bool accumulate) {
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) return zero_or_keep(M, N, C, ldc, accumulate);
+    const double work = static_cast<double>(M) * N * K;
+    const bool by_rows = M >= 2 * kEigenTileRows, by_cols = !by_rows && N >= 2 * kEigenTileCols;
+    if (work < kEigenTiledWork || (!by_rows && !by_cols)) return eigen_product(M, N, K, A, B, C, ldc, accumulate);
+    const int64_t step = by_rows ? kEigenTileRows : kEigenTileCols, length = by_rows ? M : N;
+    parallel_for((length + step - 1) / step, [&](int64_t tile) {
+        const int64_t at = tile * step, n = std::min(step, length - at);
+        if (by_rows) {
+            const GemmOperand a{A.transposed ? A.data + at : A.data + at * A.ld, A.ld, A.transposed};
+            eigen_product(n, N, K, a, B, C + at * ldc, ldc, accumulate);
+        } else {
+            const GemmOperand b{B.transposed ? B.data + at * B.ld : B.data + at, B.ld, B.transposed};
+            eigen_product(M, n, K, A, b, C + at, ldc, accumulate);
+        }
+    });
 }
 
 void gemm(int64_t M, int64_t N, int64_t K, GemmOperand A, GemmOperand B, float* C, int64_t ldc, bool accumulate) {

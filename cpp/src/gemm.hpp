@@ -9,6 +9,10 @@
 // SIMD128 in the WebAssembly build, where Eigen 3.4 has no vector back end and
 // falls back to scalar code (docs/toolchain.md). gemm() picks gemm_simd in the
 // WebAssembly build and gemm_eigen natively; tests hold the two equal in both.
+//
+// Both split a large product over the library's threads (thread_pool.hpp) by
+// rows or columns of C, never along K: every element is one thread's sum, so
+// the result does not depend on the thread count.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,7 @@
 #include "attn/layer_norm.hpp"
 
+#include "thread_pool.hpp"
+
 #include <cmath>
 #include <string>
 
@@ -14,7 +16,8 @@ LayerNorm::LayerNorm(int64_t c, float e) : eps(e) {
 
 void layer_norm_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t N,
                         int64_t C, float eps, float* mean_out, float* rstd_out) {
-    for (int64_t r = 0; r < N; ++r) {
+    // Rows are independent: spread over the library's threads.
+    parallel_for(N, [&](int64_t r) {
         const float* in = inp + r * C;
         float* o = out + r * C;
         float mean = 0, var = 0;
@@ -25,12 +28,13 @@ void layer_norm_forward(float* out, const float* inp, const float* weight, const
         for (int64_t j = 0; j < C; ++j) o[j] = (in[j] - mean) * inv_std * weight[j] + (bias ? bias[j] : 0.0f);
         if (mean_out) mean_out[r] = mean;
         if (rstd_out) rstd_out[r] = inv_std;
-    }
+    }, 16);
 }
 
 void layer_norm_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                          const float* weight, const float* mean, const float* rstd, int64_t N, int64_t C) {
-    for (int64_t r = 0; r < N; ++r) {
+    // dx row by row, the rows spread over the threads.
+    parallel_for(N, [&](int64_t r) {
         const float* dy = dout + r * C;
         const float* x = inp + r * C;
         float* dx = dinp + r * C;
@@ -47,11 +51,22 @@ void layer_norm_backward(float* dinp, float* dweight, float* dbias, const float*
         for (int64_t j = 0; j < C; ++j) {
             const float norm = (x[j] - mean[r]) * rstd[r];
             const float dnorm = weight[j] * dy[j];
-            if (dbias) dbias[j] += dy[j];
-            dweight[j] += norm * dy[j];
             dx[j] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd[r];
         }
-    }
+    }, 16);
+    // dγ and dβ are sums over rows: split by columns, each summed over the rows in order by one thread.
+    constexpr int64_t kColumns = 16;
+    parallel_chunks(C, kColumns, [&](int64_t j0, int64_t j1) {
+        for (int64_t r = 0; r < N; ++r) {
+            const float* dy = dout + r * C;
+            const float* x = inp + r * C;
+            for (int64_t j = j0; j < j1; ++j) {
+                const float norm = (x[j] - mean[r]) * rstd[r];
+                if (dbias) dbias[j] += dy[j];
+                dweight[j] += norm * dy[j];
+            }
+        }
+    });
 }
 
 Tensor LayerNorm::forward(const Tensor& x) const {

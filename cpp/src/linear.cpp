@@ -1,6 +1,7 @@
 #include "attn/linear.hpp"
 
 #include "gemm.hpp"
+#include "thread_pool.hpp"
 
 #include <cmath>
 #include <string>
@@ -28,7 +29,14 @@ void linear_backward(float* dinp, float* dweight, float* dbias, const float* dou
                      const float* weight, int64_t N, int64_t C, int64_t OC) {
     if (dinp) gemm(N, C, OC, {dout, OC}, {weight, C}, dinp, C, false);               // dout W
     gemm(OC, C, N, {dout, OC, /*transposed=*/true}, {inp, C}, dweight, C, true);     // += doutᵀ inp
-    if (dbias) Eigen::Map<Eigen::RowVectorXf>(dbias, OC) += ConstMatrixMap(dout, N, OC).colwise().sum();
+    // dbias += Σ_rows dout, each column summed over the rows in order by one thread: Eigen's colwise().sum()
+    // vectorises from wherever the buffer happens to be aligned, which changed the last bit between runs.
+    if (dbias) {
+        parallel_chunks(OC, 64, [&](int64_t j0, int64_t j1) {
+            for (int64_t r = 0; r < N; ++r)
+                for (int64_t j = j0; j < j1; ++j) dbias[j] += dout[r * OC + j];
+        });
+    }
 }
 
 void linear_init_(Tensor& weight, Tensor* bias, Generator& gen) {

@@ -31,6 +31,7 @@
 // Files, in the order the notebooks introduce them (docs/notebooks.md); each
 // includes only files above it:
 //   tensor.hpp                       the (shape, float data) type and shape checks
+//   threads.hpp                      how many threads the kernels use (results never depend on it)
 //   torch_rng.hpp                    PyTorch's CPU random numbers, bit for bit
 //   softmax.hpp                      sum-normalisation, naive and stable softmax
 //   simple_attention.hpp             attention without trainable weights
@@ -57,7 +58,8 @@
 //   agreement_probe.hpp              the agreement corpus and what a model learned from it
 //
 // Internals, not installed (cpp/src): gemm.hpp, the matrix product every layer
-// runs, with its own WASM SIMD kernel; attention_kernel.hpp, the fused
+// runs, with its own WASM SIMD kernel; thread_pool.hpp, the pool and the
+// parallel_for every threaded kernel is written with; attention_kernel.hpp, the fused
 // multi-head kernel the modules and the model run, forward and backward;
 // simd.hpp, the 128-bit vector helpers of both; unicode_classes.hpp, the
 // letter, number and space classes of GPT-2's pre-tokenizer.
@@ -91,6 +93,7 @@
 #include "attn/softmax.hpp"
 #include "attn/synthetic_corpus.hpp"
 #include "attn/tensor.hpp"
+#include "attn/threads.hpp"
 #include "attn/tokenizer.hpp"
 #include "attn/torch_rng.hpp"
 #include "attn/trainer.hpp"

@@ -56,16 +56,15 @@ public:
 private:
     float loss(const Batch& batch) const;
     [[noreturn]] void diverged(const std::string& what) const;
-    // Forward and backward of one batch; without dropout the batch is split
-    // across the machine's cores (data parallel, gradients summed).
+    // Forward and backward of one batch into grads_ (the kernels use the library's threads: threads.hpp).
     float forward_backward(const Batch& batch);
     TrainConfig config_;
     Generator gen_;
     TextDataset data_;
     GPT model_;
-    std::vector<GPT> grads_;              // one gradient buffer per part; [0] gets the sum
+    GPT grads_;                           // the step's gradients, shaped like the model
     AdamW optimizer_;
-    std::vector<GPTActivations> acts_;    // one per part
+    GPTActivations acts_;                 // what the forward keeps for the backward
     Batch next_;
     int64_t iter_ = 0;
 };
