@@ -20,6 +20,19 @@ case "${1:-}" in
     cmake --build build/wasm -j "$jobs"
     mkdir -p web/lib/wasm
     cp build/wasm/attention_wasm.mjs build/wasm/attention_wasm.wasm web/lib/wasm/
+    # The threaded module (web/lib/threads.js loads it). Its glue would start a worker with
+    # `new Worker(new URL(…, import.meta.url))` when not given locateFile; the loader always gives it, but
+    # bundlers see that spelling and try to bundle Emscripten's classic worker script as a module worker,
+    # so the build spells it through locateFile, and fails if Emscripten's spelling ever changes.
+    glue=build/wasm/attention_wasm_threads.mjs
+    pattern='new Worker(new URL("attention_wasm_threads.worker.js",import.meta.url))'
+    grep -qF "$pattern" "$glue" || { echo "build.sh: the threaded glue no longer starts its workers as expected" >&2; exit 1; }
+    sed "s|new Worker(new URL(\"attention_wasm_threads.worker.js\",import.meta.url))|new Worker(locateFile(\"attention_wasm_threads.worker.js\"))|" \
+      "$glue" > web/lib/wasm/attention_wasm_threads.mjs
+    cp build/wasm/attention_wasm_threads.wasm build/wasm/attention_wasm_threads.worker.js web/lib/wasm/
+    # Emscripten's worker script is CommonJS in Node (it calls require), where this package's "type":
+    # "module" would make every .js an ES module.
+    echo '{ "type": "commonjs" }' > web/lib/wasm/package.json
     ;;
   *)
     echo "usage: tools/build.sh native|wasm" >&2

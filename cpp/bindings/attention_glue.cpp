@@ -9,6 +9,7 @@
 #include "attn/score_explanation.hpp"
 #include "attn/simple_attention.hpp"
 #include "attn/softmax.hpp"
+#include "attn/threads.hpp"
 #include "attn/torch_rng.hpp"
 
 #include <emscripten/stack.h>
@@ -79,6 +80,20 @@ val memory_usage() {
     out.set("stackBytes", static_cast<double>(emscripten_stack_get_base() - emscripten_stack_get_current()));
     return out;
 }
+
+// ---- threads: set once by the JS loader (web/lib/threads.js) ------------------
+
+val set_threads(double n) {
+    return guarded("createAttention", [&] {
+        if (n != std::floor(n) || !(std::abs(n) < 1e9)) {
+            throw Error("createAttention: expected threads as an integer, got " + format_number(n));
+        }
+        attn::set_num_threads(static_cast<int>(n), "createAttention");
+        return attn::num_threads();
+    });
+}
+
+int max_threads() { return attn::kMaxThreads; }
 
 // ---- random numbers ---------------------------------------------------------
 

@@ -25,6 +25,8 @@ EMSCRIPTEN_BINDINGS(attn) {
 
     // ---- attention_glue.cpp
     function("memoryUsage", &js::memory_usage);
+    function("setThreads", &js::set_threads);
+    function("maxThreads", &js::max_threads);
     function("manualSeed", &js::manual_seed);
     function("rand", &js::rand_uniform);
     function("randn", &js::rand_normal);

@@ -34,6 +34,8 @@ struct JsAttentionOptions {
 };
 
 val memory_usage();
+val set_threads(double n);
+int max_threads();
 val manual_seed(double seed);
 val rand_uniform(const val& shape);
 val rand_normal(const val& shape);

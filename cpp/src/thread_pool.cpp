@@ -1,11 +1,13 @@
 #include "thread_pool.hpp"
 
-#include "attn/tensor.hpp"
+#include "attn/error.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
+#include <new>
+#include <stdexcept>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -16,6 +18,39 @@ namespace attn {
 
 namespace {
 thread_local bool tls_in_region = false;
+
+// What a task threw, carried to the caller as a value and thrown again there as
+// the same type with the same message. (Emscripten 3.1.6's WebAssembly exceptions
+// rethrow a std::exception_ptr as an exception of no type a catch clause knows.)
+struct Carried {
+    enum Kind { None, LibraryError, OutOfMemory, TooLong, Other } kind = None;
+    std::string what;
+
+    static Carried current() {
+        try {
+            throw;
+        } catch (const Error& e) {
+            return {LibraryError, e.what()};
+        } catch (const std::bad_alloc&) {
+            return {OutOfMemory, {}};
+        } catch (const std::length_error& e) {
+            return {TooLong, e.what()};
+        } catch (const std::exception& e) {
+            return {Other, e.what()};
+        } catch (...) {
+            return {Other, "unexpected C++ exception"};
+        }
+    }
+
+    [[noreturn]] void rethrow() const {
+        switch (kind) {
+            case LibraryError: throw Error(what);
+            case OutOfMemory: throw std::bad_alloc();
+            case TooLong: throw std::length_error(what);
+            default: throw std::runtime_error(what);
+        }
+    }
+};
 
 int default_threads() {
 #if defined(__EMSCRIPTEN__)
@@ -63,18 +98,19 @@ public:
             grain_ = grain;
             next_.store(0, std::memory_order_relaxed);
             helpers_ = helpers;
-            running_ = helpers;
-            error_ = nullptr;
-            ++generation_;
+            running_.store(helpers, std::memory_order_relaxed);
+            error_ = Carried();
+            generation_.fetch_add(1, std::memory_order_release);
         }
         wake_.notify_all();
         tls_in_region = true;
         work();
         tls_in_region = false;
+        spin_until([&] { return running_.load(std::memory_order_acquire) == 0; });
         std::unique_lock<std::mutex> lock(mutex_);
-        finished_.wait(lock, [&] { return running_ == 0; });
+        finished_.wait(lock, [&] { return running_.load(std::memory_order_acquire) == 0; });
         body_ = nullptr;
-        if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+        if (error_.kind != Carried::None) std::exchange(error_, Carried()).rethrow();
     }
 
 private:
@@ -100,8 +136,9 @@ private:
                 for (int64_t i = start; i < end; ++i) (*body_)(i);
             } catch (...) {
                 next_.store(n_, std::memory_order_relaxed);
+                Carried error = Carried::current();
                 std::lock_guard<std::mutex> lock(mutex_);
-                if (!error_) error_ = std::current_exception();
+                if (error_.kind == Carried::None) error_ = std::move(error);
             }
         }
     }
@@ -113,20 +150,33 @@ private:
         }
     }
 
+    // A forward pass is dozens of short parallel loops: a thread that finds the
+    // next one published within a few tens of microseconds skips the cost of
+    // sleeping and being woken (a futex round trip, slower still in WebAssembly).
+    template <typename Ready>
+    static void spin_until(Ready ready) {
+        constexpr int kSpins = 1 << 14;
+        for (int i = 0; i < kSpins && !ready(); ++i) {
+        }
+    }
+
     void worker_loop(int index) {
         tls_in_region = true;
         uint64_t seen = 0;
         for (;;) {
+            spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
             {
                 std::unique_lock<std::mutex> lock(mutex_);
-                wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+                wake_.wait(lock, [&] { return stopping_ || generation_.load(std::memory_order_relaxed) != seen; });
                 if (stopping_) return;
-                seen = generation_;
+                seen = generation_.load(std::memory_order_relaxed);
                 if (index >= helpers_) continue;  // not needed for this job
             }
             work();
-            std::lock_guard<std::mutex> lock(mutex_);
-            if (--running_ == 0) finished_.notify_one();
+            if (running_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+                std::lock_guard<std::mutex> lock(mutex_);  // the caller checks running_ under the lock before it sleeps
+                finished_.notify_one();
+            }
         }
     }
 
@@ -136,12 +186,13 @@ private:
     std::condition_variable wake_, finished_;
     std::vector<std::thread> workers_;
     bool stopping_ = false;
-    uint64_t generation_ = 0;
+    std::atomic<uint64_t> generation_{0};  // written under mutex_, read by spinning workers
     const std::function<void(int64_t)>* body_ = nullptr;
     int64_t n_ = 0, grain_ = 1;
     std::atomic<int64_t> next_{0};
-    int helpers_ = 0, running_ = 0;
-    std::exception_ptr error_;
+    int helpers_ = 0;
+    std::atomic<int> running_{0};  // helpers still working on the current job
+    Carried error_;
 };
 
 Pool& pool() {

@@ -20,7 +20,8 @@ namespace attn {
 // A parallel_for inside another (a kernel called from a parallel task) runs
 // sequentially on its thread; so does any with n = 1 or one thread set.
 // An exception thrown by a body is rethrown on the caller after every task
-// has finished (the first one thrown).
+// has finished (the first one thrown; an attn::Error, std::bad_alloc and
+// std::length_error keep their type, any other becomes a std::runtime_error).
 void parallel_for(int64_t n, const std::function<void(int64_t)>& body, int64_t grain = 1);
 
 // body(begin, end) over [0, n) cut into chunks of `chunk` elements (the last

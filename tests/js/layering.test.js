@@ -26,7 +26,7 @@ function readingOrder() {
 // Internals a public file's .cpp splits off and includes (they include its header in turn).
 const OWN_PARTS = { gpt: 'gpt_blocks', config: 'schema' };
 // Internals (cpp/src) and the public file whose place they take in the order.
-const INTERNAL_PLACE = { simd: 'tensor', gemm: 'tensor', json_limits: 'tensor', attention_kernel: 'attention_options', schema: 'config', gpt_blocks: 'gpt',
+const INTERNAL_PLACE = { thread_pool: 'threads', simd: 'tensor', gemm: 'tensor', json_limits: 'tensor', attention_kernel: 'attention_options', schema: 'config', gpt_blocks: 'gpt',
   unicode_classes: 'tokenizer' };
 
 test('attn.hpp lists every public header once, and includes each', () => {

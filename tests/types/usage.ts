@@ -8,8 +8,9 @@ import {
   type AttentionTrace, type GPTConfig, type IntTensor, type NestedArray, type Tensor, type Tokenizer,
 } from 'attention-step-by-step';
 
-const attn = await createAttention();
+const attn = await createAttention({ threads: 'auto' });
 attn.manualSeed(123);
+if (attn.threads.count < 1 || attn.threads.requested !== 'auto') throw new Error('unexpected threads');
 
 // Every accepted form of a tensor argument.
 const nested: Tensor = tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66]]);
@@ -26,12 +27,15 @@ if (idRows[1].length !== 3 || !printed.startsWith('tensor([[') || !Array.isArray
 for (const bad of [() => {
   // @ts-expect-error strings are not numbers
   attn.softmax(['1', '2']);
+}, async () => {
+  // @ts-expect-error a thread count is a number or 'auto'
+  await createAttention({ threads: '2' });
 }, () => {
   // @ts-expect-error a tensor needs a shape
   attn.softmax({ data: [1, 2] });
 }]) {
   let threw = false;
-  try { bad(); } catch { threw = true; }
+  try { await bad(); } catch { threw = true; }
   if (!threw) throw new Error('expected a throw');
 }
 

@@ -3,8 +3,11 @@
 // generation with for await, and what the types refuse is refused at run time too.
 import { createAttention, type AsyncGPT, type AsyncAttention, type GPTTrace, type Tensor } from 'attention-step-by-step';
 
-const attn: AsyncAttention = await createAttention({ worker: true });
+const attn: AsyncAttention = await createAttention({ worker: true, threads: 2 });
 await attn.manualSeed(123);
+// What the worker computes on is a plain value, read without await.
+const threadCount: number = attn.threads.count;
+if (threadCount !== 2 || typeof attn.threads.reason !== 'string') throw new Error('unexpected threads');
 const x: Tensor = attn.tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66]]); // tensor() stays synchronous
 const weights: Tensor = (await attn.scaledDotProductAttention(x, x, x, { causal: true })).weights;
 

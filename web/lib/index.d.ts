@@ -390,6 +390,8 @@ export interface Attention {
   layerAttention(model: GPT, ids: ArrayLike<number>, layer: number, options?: { headMask?: TensorLike | null }): Tensor;
   /** What the WASM module holds: for tests and apps that watch their memory. */
   memoryUsage(): MemoryUsage;
+  /** The threads this API computes on, and why that many (see {@link CreateAttentionOptions.threads}). */
+  readonly threads: Threads;
   /**
    * The pretrained model shipped with the package (synthetic agreement corpus, word tokens), read
    * from next to this module (Node, an unbundled page), from `url`, or from `bytes` you loaded
@@ -446,6 +448,24 @@ export interface CreateAttentionOptions {
    * (Vite and webpack do): bundle `attention-step-by-step/worker` as an entry of its own.
    */
   workerUrl?: UrlLike;
+  /**
+   * The threads the module computes on: `'auto'` (the default: the machine's cores, at most 8) or a count
+   * from 1 to 16. Results are bit-identical on any count; only speed changes. More than one thread loads the
+   * package's threaded module, which needs shared memory: always there in Node, and in a browser only in a
+   * cross-origin-isolated page (headers `Cross-Origin-Opener-Policy: same-origin` and
+   * `Cross-Origin-Embedder-Policy: require-corp`), in a worker: a page's main thread may not wait for
+   * other threads, so there it runs behind `worker: true`. Where it cannot, the API runs on one thread
+   * and {@link Attention.threads} says why; a threaded module that fails to start does the same, with a
+   * console warning. `wasmUrl` and `wasmBinary` name the single-threaded module, so they mean one thread.
+   */
+  threads?: 'auto' | number;
+}
+
+/** What `createAttention({ threads })` got: `count` threads (this one and count − 1 workers), and why. */
+export interface Threads {
+  readonly count: number;
+  readonly requested: 'auto' | number;
+  readonly reason: string;
 }
 
 /**

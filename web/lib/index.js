@@ -26,6 +26,7 @@ import { fail, options } from './arguments.js';
 import { createAttentionHere } from './core.js';
 import { isUrlLike } from './loading.js';
 import { createAttentionInWorker } from './remote.js';
+import { checkThreads } from './threads.js';
 import { format, tensor, toArray } from './tensors.js';
 
 export { format, tensor, toArray };
@@ -36,7 +37,8 @@ export { format, tensor, toArray };
  */
 export async function createAttention(opts) {
   const fn = 'createAttention';
-  const { wasmBinary, wasmUrl, worker = false, workerUrl } = options(opts, ['wasmBinary', 'wasmUrl', 'worker', 'workerUrl'], fn);
+  const { wasmBinary, wasmUrl, worker = false, workerUrl, threads = 'auto' } =
+    options(opts, ['wasmBinary', 'wasmUrl', 'worker', 'workerUrl', 'threads'], fn);
   if (wasmBinary !== undefined && wasmUrl !== undefined) fail(fn, 'either wasmBinary or wasmUrl, not both', opts);
   if (wasmUrl !== undefined && !isUrlLike(wasmUrl)) fail(fn, 'wasmUrl as a string or a URL', wasmUrl);
   if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer || ArrayBuffer.isView(wasmBinary))) {
@@ -45,5 +47,8 @@ export async function createAttention(opts) {
   if (typeof worker !== 'boolean') fail(fn, 'worker as true or false', worker);
   if (workerUrl !== undefined && !worker) fail(fn, 'workerUrl only with worker: true', opts);
   if (workerUrl !== undefined && !isUrlLike(workerUrl)) fail(fn, 'workerUrl as a string or a URL', workerUrl);
-  return worker ? createAttentionInWorker({ wasmBinary, wasmUrl, workerUrl }) : createAttentionHere({ wasmBinary, wasmUrl });
+  // Checked here, before a worker is started for it; the worker plans with its own environment (threads.js).
+  checkThreads(threads, fn);
+  return worker ? createAttentionInWorker({ wasmBinary, wasmUrl, workerUrl, threads })
+    : createAttentionHere({ wasmBinary, wasmUrl, threads });
 }

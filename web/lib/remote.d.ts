@@ -99,7 +99,7 @@ type AsyncClass<C> =
  */
 export type AsyncAttention = {
   [K in keyof Attention]:
-    K extends 'tensor' | 'toArray' | 'format' ? Attention[K] :
+    K extends 'tensor' | 'toArray' | 'format' | 'threads' ? Attention[K] :
     Attention[K] extends abstract new (...args: any[]) => any ? AsyncClass<Attention[K]> :
     Attention[K] extends (...args: infer A) => infer R ? (...args: Args<A>) => Promise<InWorker<Awaited<R>>> : never;
 } & {

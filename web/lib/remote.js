@@ -365,7 +365,7 @@ function withGeneration(GPT) {
 }
 
 /** createAttention({ worker: true }): starts the worker, loads the module there and mirrors its API. */
-export async function createAttentionInWorker({ wasmBinary, wasmUrl, workerUrl }) {
+export async function createAttentionInWorker({ wasmBinary, wasmUrl, workerUrl, threads }) {
   const fn = 'createAttention';
   let worker;
   try {
@@ -392,11 +392,11 @@ export async function createAttentionInWorker({ wasmBinary, wasmUrl, workerUrl }
       reject(new Error(`${fn}: could not start the worker: ${reason}${hint}`));
     });
     worker.setBusy(true);
-    worker.post({ op: 'init', wasmBinary, wasmUrl: wasmUrl?.href ?? wasmUrl, pageUrl: baseUrl() });
+    worker.post({ op: 'init', wasmBinary, wasmUrl: wasmUrl?.href ?? wasmUrl, threads, pageUrl: baseUrl() });
   });
   worker.setBusy(false);
   const connection = new Connection(worker);
-  const api = { tensor, toArray, format };
+  const api = { tensor, toArray, format, ...description.values };
   for (const name of description.functions) {
     if (!(name in api)) api[name] = (...args) => connection.request(name, { op: 'call', target: 0, name, args });
   }

@@ -64,12 +64,19 @@ function incoming(args, id) {
   });
 }
 
-/** The classes of the API and its functions, so that remote.js can build the same API of Promises. */
+/**
+ * The classes of the API, its functions and its plain values (attn.threads), so that remote.js can build the
+ * same API of Promises.
+ */
 function describe() {
   const classes = [];
   const functions = [];
+  const values = {};
   for (const [name, value] of Object.entries(api)) {
-    if (typeof value !== 'function') continue;
+    if (typeof value !== 'function') {
+      values[name] = value;
+      continue;
+    }
     if (!(value.prototype instanceof Module)) {
       functions.push(name);
       continue;
@@ -89,7 +96,7 @@ function describe() {
     const parent = Object.entries(api).find(([, v]) => v === Object.getPrototypeOf(value))?.[0] ?? null;
     classes.push({ name, parent, methods: [...methods], getters: [...getters], statics: [...statics] });
   }
-  return { functions, classes };
+  return { functions, classes, values };
 }
 
 async function run({ op, target, className, name, args }, id) {

@@ -30,8 +30,9 @@
 //
 // Files, in the order the notebooks introduce them (docs/notebooks.md); each
 // includes only files above it:
-//   tensor.hpp                       the (shape, float data) type and shape checks
+//   error.hpp                        attn::Error, what every refused call throws
 //   threads.hpp                      how many threads the kernels use (results never depend on it)
+//   tensor.hpp                       the (shape, float data) type and shape checks
 //   torch_rng.hpp                    PyTorch's CPU random numbers, bit for bit
 //   softmax.hpp                      sum-normalisation, naive and stable softmax
 //   simple_attention.hpp             attention without trainable weights
@@ -75,6 +76,7 @@
 #include "attn/cross_entropy.hpp"
 #include "attn/dataset.hpp"
 #include "attn/dropout.hpp"
+#include "attn/error.hpp"
 #include "attn/embedding.hpp"
 #include "attn/generate.hpp"
 #include "attn/gpt.hpp"

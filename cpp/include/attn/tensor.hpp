@@ -6,6 +6,8 @@
 // maths reads like the notebooks' `inputs @ W_query`.
 #pragma once
 
+#include "attn/error.hpp"
+
 #include <Eigen/Core>
 
 #include <cstdint>
@@ -22,15 +24,6 @@ using Shape = std::vector<int64_t>;
 using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using MatrixMap = Eigen::Map<Matrix>;
 using ConstMatrixMap = Eigen::Map<const Matrix>;
-
-// Thrown for every misuse of a public function: wrong shapes, non-finite
-// values, bad options. The message names the function, what it expected and
-// what it was given, e.g. "SelfAttentionV1.forward: expected x of shape
-// [T, 3], got [6, 4]".
-class Error : public std::invalid_argument {
-public:
-    using std::invalid_argument::invalid_argument;
-};
 
 // The largest tensor the library will allocate (elements). Larger requests are
 // almost always a mistake (a typo in a size) and would otherwise exhaust memory
