@@ -32,6 +32,11 @@ const CSP = [
   "base-uri 'self'",
 ].join('; ');
 
+const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 function pageHead() {
   return {
     name: 'attn-page-head',
@@ -59,7 +64,7 @@ function apiReferenceAndServiceWorker() {
       const dist = resolve(import.meta.dirname, 'dist');
       await buildApiReference(resolve(dist, 'api'), CSP);
       const files = readdirSync(dist, { recursive: true })
-        .filter((f) => /\.(html|js|css|wasm|svg|woff2|safetensors)$/.test(f) && f !== 'sw.js')
+        .filter((f) => /\.(html|m?js|css|wasm|svg|woff2|safetensors)$/.test(f) && f !== 'sw.js')
         .sort();
       const hash = createHash('sha256');
       for (const f of files) hash.update(f).update(readFileSync(resolve(dist, f)));
@@ -149,12 +154,16 @@ export default defineConfig({
       },
     },
   },
+  // Both servers send the headers that make a page cross-origin isolated (docs/site.md), so that the module
+  // runs threaded in the site's workers; a static host gets them from the site's service worker instead.
   server: {
     host: '127.0.0.1',
     port: 5173,
+    headers: ISOLATION_HEADERS,
   },
   preview: {
     host: '127.0.0.1',
     port: 4173,
+    headers: ISOLATION_HEADERS,
   },
 });

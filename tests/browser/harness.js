@@ -89,9 +89,12 @@ export async function launchBrowser() {
 /**
  * A page that records console errors, uncaught exceptions and every request
  * to a host other than `origin`. colorScheme: the system theme the page sees ('light' unless said).
+ * serviceWorkers: 'block' unless said, because the site's service worker reloads a page it did not serve
+ * once it takes control (to make it cross-origin isolated, page.js), which would cut into a test that reads
+ * the page meanwhile; the tests of the service worker itself say 'allow'.
  */
-export async function openPage(browser, origin, viewport = { width: 1280, height: 900 }, { colorScheme = 'light' } = {}) {
-  const context = await browser.newContext({ viewport, colorScheme });
+export async function openPage(browser, origin, viewport = { width: 1280, height: 900 }, { colorScheme = 'light', serviceWorkers = 'block' } = {}) {
+  const context = await browser.newContext({ viewport, colorScheme, serviceWorkers });
   const page = await context.newPage();
   const problems = { consoleErrors: [], pageErrors: [], foreignRequests: [], failedResponses: [] };
   page.on('console', (msg) => {

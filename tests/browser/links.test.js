@@ -49,7 +49,7 @@ async function figures(page) {
  * context (a fresh profile) and compares every figure pixel for pixel: the link.
  */
 async function copiedLinkRestores(path, edit, { ready = async () => {} } = {}) {
-  const context = await site.browser.newContext({ viewport: VIEWPORT, permissions: ['clipboard-read', 'clipboard-write'] });
+  const context = await site.browser.newContext({ viewport: VIEWPORT, permissions: ['clipboard-read', 'clipboard-write'], serviceWorkers: 'block' });
   const page = await context.newPage();
   await page.goto(`${site.server.url}${path}.html`);
   await page.waitForSelector('body[data-ready="true"]');

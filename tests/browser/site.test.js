@@ -441,14 +441,15 @@ test('chapter 7: generation streams; training in the worker lowers the loss, kee
   assert.deepEqual(problems.foreignRequests, []);
 });
 
-test('after one visit the site works offline', async () => {
-  const { page, context } = await load('index');
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  await page.reload(); // now controlled by the service worker
+test('after one visit the site works offline, cross-origin isolated', async () => {
+  const { page, context } = await load('index', undefined, { serviceWorkers: 'allow' });
+  // The service worker takes control and the page reloads into isolation (tests/browser/isolation.test.js).
+  await page.waitForFunction(() => window.crossOriginIsolated, null, { timeout: 30000 });
   await page.waitForSelector('body[data-ready="true"]');
   await context.setOffline(true);
   await page.goto(`${site.server.url}chapters/2-self-attention.html`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
   assert.deepEqual(await rowValues(page, 'weights', 1), JOURNEY_WEIGHTS);
+  assert.equal(await page.evaluate(() => window.crossOriginIsolated), true);
   await context.close();
 });

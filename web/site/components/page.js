@@ -101,9 +101,30 @@ export function report(error, where = document.querySelector('.status')) {
 // page the reader opened.
 function registerServiceWorker() {
   if (!('serviceWorker' in navigator) || import.meta.env.DEV) return;
-  const register = () => navigator.serviceWorker.register(`${document.body.dataset.root}/sw.js`).catch(() => {});
+  const register = () => navigator.serviceWorker.register(`${document.body.dataset.root}/sw.js`).then(isolateOnce).catch(() => {});
   if ('requestIdleCallback' in window) requestIdleCallback(register, { timeout: 2000 });
   else setTimeout(register, 0);
+}
+
+// Whether the reader has begun (a key, a click, an edit) since the page opened: a reload would lose work.
+let touched = false;
+for (const type of ['keydown', 'pointerdown', 'input']) addEventListener(type, () => (touched = true), { capture: true, once: true });
+
+// The service worker gives the pages it serves the headers of cross-origin isolation (service-worker.js),
+// which lets the site's workers compute on every core. A page it did not serve (a first visit) is reloaded
+// once it is in control, unless the reader has begun: then the next page they open is isolated. One reload
+// a session at most: a browser that stays unisolated (no support, or a private window) just runs on one thread.
+function isolateOnce(registration) {
+  const key = 'attention-step-by-step:isolation-reload';
+  if (window.crossOriginIsolated || sessionStorage.getItem(key)) return;
+  const reload = () => {
+    if (touched) return;
+    sessionStorage.setItem(key, '1');
+    location.reload();
+  };
+  // A worker still installing (a first visit, or a new build) serves the page once it takes control.
+  if (navigator.serviceWorker.controller && !registration.installing && !registration.waiting) reload();
+  else navigator.serviceWorker.addEventListener('controllerchange', reload, { once: true });
 }
 
 /**

@@ -2,7 +2,7 @@
 // measurements follow the chapter's recipe (chapters/settings.js). Messages in:
 //   {type: 'start', text, model, training, iters, evalEvery, sampleEvery, probeEvery}: text null for the agreement corpus
 //   {type: 'pause'} | {type: 'resume'} | {type: 'stop'}
-// Messages out: {type: 'started', vocabSize}, {type: 'progress', iter, loss, lr, iters, stepMs, tokens},
+// Messages out: {type: 'started', vocabSize, threads} (threads: what attn.threads counts), {type: 'progress', iter, loss, lr, iters, stepMs, tokens},
 //   {type: 'eval', iter, train, val}, {type: 'sample', iter, text},
 //   {type: 'heads', iter, accuracy, subjectAttention, nHead} (every probeEvery steps, 0 = never),
 //   {type: 'checkpoint', iter, bytes, done}, {type: 'error', message, started}
@@ -73,7 +73,7 @@ async function run({ text, model, training, iters, evalEvery, sampleEvery, probe
   paused = false;
   stopped = false;
   running = true;
-  postMessage({ type: 'started', vocabSize: trainer.modelConfig.vocabSize });
+  postMessage({ type: 'started', vocabSize: trainer.modelConfig.vocabSize, threads: attn.threads.count });
   if (probeEvery > 0) probeHeads(); // where the untrained heads look, for the chart's first point
   while (trainer.iter < iters && !stopped) {
     if (paused) {

@@ -17,7 +17,7 @@ const EMERGED = 0.8; // a head "has emerged" once it looks hardest at the subjec
 export function training(state, settings, models) {
   const { attn } = state;
   const worker = new Worker(new URL('./training-worker.js', import.meta.url), { type: 'module' });
-  let run = null; // the run in progress: {meta, curve, samples, headShares, stepMs}
+  let run = null; // the run in progress: {meta, curve, samples, headShares, stepMs, threads}
   const status = $('#train-status');
 
   /** The curve and samples of the run in progress, else of the active model. */
@@ -113,6 +113,8 @@ export function training(state, settings, models) {
 
   worker.onmessage = async ({ data }) => {
     if (data.type === 'started') {
+      run.threads = data.threads;
+      status.dataset.threads = data.threads;
       setRunning('running');
       redrawChart();
     } else if (data.type === 'progress') {
@@ -124,7 +126,8 @@ export function training(state, settings, models) {
       status.dataset.stepsPerSecond = stepsPerSecond.toFixed(2);
       status.textContent =
         `step ${data.iter} of ${data.iters}: loss ${data.loss.toFixed(4)}, learning rate ${data.lr.toExponential(2)} · ` +
-        `${stepsPerSecond.toFixed(1)} steps/s (${Math.round(stepsPerSecond * data.tokens).toLocaleString('en')} tokens/s)`;
+        `${stepsPerSecond.toFixed(1)} steps/s (${Math.round(stepsPerSecond * data.tokens).toLocaleString('en')} tokens/s` +
+        `${run.threads > 1 ? ` on ${run.threads} threads` : ''})`;
       run.curve.x.push(data.iter);
       run.curve.loss.push(data.loss);
       run.curve.val.push(null);
