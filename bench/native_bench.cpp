@@ -1,12 +1,13 @@
 // The native anchor of `npm run bench` (bench/run.mjs): the cases the JS
-// benchmark times, run by the C++ library natively, one thread. Prints one
-// JSON object, case name -> median milliseconds.
+// benchmark times, run by the C++ library natively, on one thread unless
+// --threads says more. Prints one JSON object, case name -> median milliseconds.
 //
-//   build/native/attn-bench [--quick] TEXT_FILE
+//   build/native/attn-bench [--quick] [--threads N] TEXT_FILE
 #include "attn/attn.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -40,12 +41,25 @@ double median_ms(const std::function<void()>& f, int rounds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-    if (argc < 2 + (quick ? 1 : 0)) {
-        std::fprintf(stderr, "usage: attn-bench [--quick] TEXT_FILE\n");
+    bool quick = false;
+    int threads = 1;
+    std::string text_path;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--quick") {
+            quick = true;
+        } else if (arg == "--threads" && i + 1 < argc) {
+            threads = std::atoi(argv[++i]);
+        } else {
+            text_path = arg;
+        }
+    }
+    if (text_path.empty()) {
+        std::fprintf(stderr, "usage: attn-bench [--quick] [--threads N] TEXT_FILE\n");
         return 2;
     }
-    std::ifstream file(argv[quick ? 2 : 1], std::ios::binary);
+    set_num_threads(threads, "attn-bench");
+    std::ifstream file(text_path, std::ios::binary);
     const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     const int rounds = quick ? 3 : 7;
     std::string out = "{";

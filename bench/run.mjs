@@ -1,14 +1,18 @@
 // npm run bench: this library against the JS runtimes a user would otherwise
 // pick, on the same work, in one Node process: onnxruntime-web (its wasm
-// backend: SIMD, one thread) running graphs exported from PyTorch
-// (bench/export_onnx.py), and TF.js with its wasm backend (XNNPACK, SIMD, one
-// thread) used as its authors advise (2-D matMul with an explicit transpose, a
-// mask built once). Rounds are interleaved, runtime by runtime, and each
+// backend: SIMD) running graphs exported from PyTorch (bench/export_onnx.py),
+// and TF.js with its wasm backend (XNNPACK, SIMD) used as its authors advise
+// (2-D matMul with an explicit transpose, a mask built once), all on the same
+// number of threads. Rounds are interleaved, runtime by runtime, and each
 // figure is a median. The native build (bench/native_bench.cpp) and PyTorch on
-// the CPU (bench/torch_bench.py), both one thread, are anchors, run after.
-// Every case checks that the runtimes agree on the output before timing it.
+// the CPU (bench/torch_bench.py, on OpenBLAS), at the same thread count, are
+// anchors, run after. Every case checks that the runtimes agree on the output
+// before timing it.
 //
-//   npm run bench                  the full table, also written to bench/results.md
+//   npm run bench                  the full table at one thread, also written to bench/results.md
+//   npm run bench -- --threads 2   every runtime at 2 threads, with each one's scaling from 1 thread
+//                                  (this library's and the native build's measured in the same run);
+//                                  its table replaces the 2-thread section of bench/results.md
 //   npm run bench -- --quick       fewer sizes and rounds (a smoke test)
 //   npm run bench -- --only gpt    one group of cases: attention, mha, linear, gpt, gpt2 (GPT-2 small's shape)
 //                                  or tokenizer (GPT-2's, beside js-tiktoken)
@@ -30,6 +34,8 @@ const ONNX = join(WORK, 'onnx');
 const quick = process.argv.includes('--quick');
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 const ROUNDS = quick ? 5 : 15;
+const THREADS = process.argv.includes('--threads') ? Number(process.argv[process.argv.indexOf('--threads') + 1]) : 1;
+if (!Number.isInteger(THREADS) || THREADS < 1) throw new Error(`bench: --threads takes a count from 1, got ${process.argv[process.argv.indexOf('--threads') + 1]}`);
 const LENGTHS = quick ? [256, 1024] : [64, 256, 1024, 4096];
 const run = (cmd, args, env = {}) =>
   execFileSync(cmd, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
@@ -58,17 +64,27 @@ function trainingText() {
   return { text, path };
 }
 
+/**
+ * This library at THREADS threads (and, for its scaling, at one: `attn1`), and the peers at THREADS.
+ * TF.js's wasm backend threads only in a browser (its threaded build needs a page's Worker), so in Node
+ * it runs one thread whatever it is asked: its column says so.
+ */
 async function loadRuntimes() {
-  const attn = await createAttention();
-  ort.env.wasm.numThreads = 1;
+  const attn = await createAttention({ threads: THREADS });
+  if (attn.threads.count !== THREADS) throw new Error(`bench: asked for ${THREADS} threads, got ${attn.threads.count}: ${attn.threads.reason}`);
+  const attn1 = THREADS > 1 ? await createAttention({ threads: 1 }) : null;
+  ort.env.wasm.numThreads = THREADS;
   ort.env.wasm.simd = true;
   ort.env.logLevel = 'error';
   setWasmPaths(join(ROOT, 'node_modules', '@tensorflow', 'tfjs-backend-wasm', 'dist') + '/');
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
   await tf.setBackend('wasm');
   if (!tf.env().getBool('WASM_HAS_SIMD_SUPPORT')) throw new Error('bench: TF.js has no WASM SIMD here');
-  return { attn };
+  return { attn, attn1 };
 }
+
+/** The implementations of a case: ours at THREADS, and at one thread when THREADS > 1 (for its scaling). */
+const oursAt = ({ attn1 }, make) => ({ ours: make('threads'), ...(attn1 ? { 'ours-1': make('one') } : {}) });
 
 const session = (name) => ort.InferenceSession.create(name.startsWith('/') ? name : join(ONNX, name), { executionProviders: ['wasm'] });
 
@@ -120,7 +136,8 @@ function agree(caseName, ours, others, tolerance) {
 
 // ---- the cases ---------------------------------------------------------------
 
-async function attentionCases({ attn }, table) {
+async function attentionCases(runtimes, table) {
+  const { attn, attn1 } = runtimes;
   const full = await session('attention_full.onnx');
   const causalGraph = await session('attention_causal.onnx');
   for (const T of LENGTHS) {
@@ -134,7 +151,7 @@ async function attentionCases({ attn }, table) {
       tf.tensor2d(bias, [T, T])];
     for (const causal of [false, true]) {
       const name = `attention/${causal ? 'causal' : 'full'}/${T}`;
-      const ours = () => attn.attention(q, k, v, { causal }).data;
+      const ours = oursAt(runtimes, (which) => () => (which === 'one' ? attn1 : attn).attention(q, k, v, { causal }).data);
       const onnx = async () => (await (causal ? causalGraph.run({ ...feeds, bias: new ort.Tensor('float32', bias, [T, T]) })
         : full.run(feeds))).y.data;
       const tfjs = () => {
@@ -146,29 +163,37 @@ async function attentionCases({ attn }, table) {
         y.dispose();
         return data;
       };
-      agree(name, ours(), { 'onnxruntime-web': await onnx(), 'TF.js': tfjs() }, 1e-4);
-      table.push({ name, work: 4 * T * T * 64, ...(await measure({ ours, 'onnxruntime-web': onnx, 'TF.js': tfjs })) });
+      agree(name, ours.ours(), { 'onnxruntime-web': await onnx(), 'TF.js': tfjs() }, 1e-4);
+      table.push({ name, work: 4 * T * T * 64, ...(await measure({ ...ours, 'onnxruntime-web': onnx, 'TF.js': tfjs })) });
     }
     tf.dispose([tq, tk, tv, tbias]);
   }
 }
 
-async function mhaCases({ attn }, table) {
+async function mhaCases(runtimes, table) {
+  const { attn, attn1 } = runtimes;
   const graph = await session('mha.onnx');
   for (const T of [256, 1024]) {
-    attn.manualSeed(0);
-    const mha = new attn.MultiHeadAttention(128, 4);  // torch.manual_seed(0): the exported module's weights
-    const x = attn.randn(1, T, 128);
-    const ours = () => mha.forward(x, { trace: false }).output.data;
+    const made = [];
+    let x;
+    const ours = oursAt(runtimes, (which) => {
+      const api = which === 'one' ? attn1 : attn;
+      api.manualSeed(0);
+      const mha = new api.MultiHeadAttention(128, 4);  // torch.manual_seed(0): the exported module's weights
+      x = api.randn(1, T, 128);  // the same on both: the same seed, the same draws
+      made.push(mha);
+      return () => mha.forward(x, { trace: false }).output.data;
+    });
     const onnx = async () => (await graph.run({ x: new ort.Tensor('float32', x.data, [1, T, 128]) })).y.data;
-    agree(`mha/${T}`, ours(), { 'onnxruntime-web': await onnx() }, 1e-4);
+    agree(`mha/${T}`, ours.ours(), { 'onnxruntime-web': await onnx() }, 1e-4);
     const work = 4 * 2 * T * 128 * 128 + 4 * T * T * 128;
-    table.push({ name: `mha/${T}`, work, ...(await measure({ ours, 'onnxruntime-web': onnx })) });
-    mha.dispose();
+    table.push({ name: `mha/${T}`, work, ...(await measure({ ...ours, 'onnxruntime-web': onnx })) });
+    for (const mha of made) mha.dispose();
   }
 }
 
-async function linearCases({ attn }, table) {
+async function linearCases(runtimes, table) {
+  const { attn, attn1 } = runtimes;
   for (const N of [64, 128, 256, 512, 1024]) {
     const graph = await session(`linear_${N}.onnx`);
     attn.manualSeed(0);
@@ -177,7 +202,9 @@ async function linearCases({ attn }, table) {
     const w = tf.tensor2d(linear.weight.data, [N, N]);
     const wT = tf.transpose(w);  // stored transposed once, as a TF.js dense layer keeps its kernel
     const tx = tf.tensor2d(x.data, [N, N]);
-    const ours = () => linear.forward(x).data;
+    attn1?.manualSeed(0);
+    const linear1 = attn1 ? new attn1.Linear(N, N, false) : null;
+    const ours = oursAt(runtimes, (which) => (which === 'one' ? () => linear1.forward(x).data : () => linear.forward(x).data));
     const onnx = async () => (await graph.run({ x: new ort.Tensor('float32', x.data, [N, N]) })).y.data;
     const tfjs = () => {
       const y = tf.matMul(tx, wT);
@@ -185,31 +212,40 @@ async function linearCases({ attn }, table) {
       y.dispose();
       return data;
     };
-    agree(`linear/${N}`, ours(), { 'onnxruntime-web': await onnx(), 'TF.js': tfjs() }, 1e-4);
-    table.push({ name: `linear/${N}`, work: 2 * N * N * N, ...(await measure({ ours, 'onnxruntime-web': onnx, 'TF.js': tfjs })) });
+    agree(`linear/${N}`, ours.ours(), { 'onnxruntime-web': await onnx(), 'TF.js': tfjs() }, 1e-4);
+    table.push({ name: `linear/${N}`, work: 2 * N * N * N, ...(await measure({ ...ours, 'onnxruntime-web': onnx, 'TF.js': tfjs })) });
     tf.dispose([w, wT, tx]);
     linear.dispose();
+    linear1?.dispose();
   }
 }
 
-async function gptCases({ attn }, table, text) {
+async function gptCases(runtimes, table, text) {
+  const { attn, attn1 } = runtimes;
   const graph = await session('gpt.onnx');
   const config = { ...attn.nanoGPTConfig({ vocabSize: 65, blockSize: 64, nLayer: 4, nHead: 4, nEmbd: 128 }), seed: 0 };
-  const model = new attn.GPT(config);
+  const models = { threads: new attn.GPT(config), one: attn1 ? new attn1.GPT(config) : null };
   const ids = Array.from({ length: 12 * 64 }, (_, i) => (i * 7) % 65);
   const batch = { data: ids, shape: [12, 64] };
-  const ours = () => model.forward(batch).logits.data;
+  const ours = oursAt(runtimes, (which) => () => models[which].forward(batch).logits.data);
   const feeds = { ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [12, 64]) };
   const onnx = async () => (await graph.run(feeds)).y.data;
-  agree('gpt/forward', ours(), { 'onnxruntime-web': await onnx() }, 1e-3);
-  table.push({ name: 'gpt/forward', ...(await measure({ ours, 'onnxruntime-web': onnx })) });
+  agree('gpt/forward', ours.ours(), { 'onnxruntime-web': await onnx() }, 1e-3);
+  table.push({ name: 'gpt/forward', ...(await measure({ ...ours, 'onnxruntime-web': onnx })) });
   // Greedy generation with the KV cache, per token (the peers' graphs have no cache to run).
-  const generated = await measure({ ours: () => model.generate([0], { maxNewTokens: 63, temperature: 0 }) });
-  table.push({ name: 'gpt/generate-token', ours: generated.ours / 63 });
-  model.dispose();
-  const trainer = new attn.Trainer({ model: { nLayer: 4, nHead: 4, nEmbd: 128, blockSize: 64, dropout: 0, seed: 0 }, text });
-  table.push({ name: 'gpt/train-step', ...(await measure({ ours: () => trainer.step() })) });
-  trainer.dispose();
+  const generated = await measure(oursAt(runtimes, (which) => () => models[which].generate([0], { maxNewTokens: 63, temperature: 0 })));
+  table.push({ name: 'gpt/generate-token', ours: generated.ours / 63, 'ours-1': generated['ours-1'] && generated['ours-1'] / 63 });
+  models.threads.dispose();
+  models.one?.dispose();
+  const trainers = [];
+  const steps = oursAt(runtimes, (which) => {
+    const api = which === 'one' ? attn1 : attn;
+    const trainer = new api.Trainer({ model: { nLayer: 4, nHead: 4, nEmbd: 128, blockSize: 64, dropout: 0, seed: 0 }, text });
+    trainers.push(trainer);
+    return () => trainer.step();
+  });
+  table.push({ name: 'gpt/train-step', ...(await measure(steps)) });
+  for (const trainer of trainers) trainer.dispose();
 }
 
 /**
@@ -278,30 +314,42 @@ async function tokenizerCases({ attn }, table) {
 
 // ---- the report --------------------------------------------------------------
 
+/** The native build at THREADS (and at one, for its scaling) and PyTorch at THREADS, on OpenBLAS threads as many. */
 function anchors(textPath) {
-  const args = quick ? ['--quick', textPath] : [textPath];
+  const args = (threads) => [...(quick ? ['--quick'] : []), '--threads', String(threads), textPath];
   run('bash', ['tools/build.sh', 'native']);
-  const native = JSON.parse(run(join(ROOT, 'build', 'native', 'attn-bench'), args, { OMP_NUM_THREADS: '1' }));
-  const torch = JSON.parse(run('/usr/bin/python3', [join(ROOT, 'bench', 'torch_bench.py'), ...args]));
-  return { native, torch };
+  const native = JSON.parse(run(join(ROOT, 'build', 'native', 'attn-bench'), args(THREADS)));
+  const native1 = THREADS > 1 ? JSON.parse(run(join(ROOT, 'build', 'native', 'attn-bench'), args(1))) : null;
+  const torch = JSON.parse(run('/usr/bin/python3', [join(ROOT, 'bench', 'torch_bench.py'), ...args(THREADS)],
+    { OPENBLAS_NUM_THREADS: String(THREADS), OMP_NUM_THREADS: String(THREADS) }));
+  return { native, native1, torch };
 }
 
 const PEERS = ['onnxruntime-web', 'TF.js', 'js-tiktoken'];
 const fmt = (ms) => (ms === undefined ? '—' : ms < 1 ? ms.toFixed(3) : ms < 100 ? ms.toFixed(2) : ms.toFixed(0));
 
-function report(table, { native, torch }) {
-  const lines = [
-    '| case | ours (WASM) | onnxruntime-web | TF.js | js-tiktoken | ours vs the faster peer | native (C++) | PyTorch CPU |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
-  ];
+function report(table, { native, native1, torch }) {
+  const threaded = THREADS > 1;
+  const scaling = (one, many) => (one === undefined || many === undefined ? '—' : `${(one / many).toFixed(2)}×`);
+  const head = threaded
+    ? ['case', `ours (WASM, ${THREADS} threads)`, 'scaling from 1 thread', `onnxruntime-web (${THREADS} threads)`,
+      'TF.js (1 thread: no threads in Node)', 'js-tiktoken', 'ours vs the faster peer', `native (C++, ${THREADS} threads)`,
+      'native scaling', `PyTorch CPU (${THREADS} threads, ${torch._blas})`]
+    : ['case', 'ours (WASM)', 'onnxruntime-web', 'TF.js', 'js-tiktoken', 'ours vs the faster peer', 'native (C++)',
+      `PyTorch CPU (${torch._blas})`];
+  const lines = [`| ${head.join(' | ')} |`, `|${' --- |'.repeat(head.length)}`];
   for (const row of table) {
     const peers = PEERS.map((p) => row[p]).filter((x) => x !== undefined);
     const best = peers.length ? Math.min(...peers) : undefined;
     const ratio = best === undefined ? '—' : best >= row.ours ? `**${(best / row.ours).toFixed(2)}× faster**`
       : `${(row.ours / best).toFixed(2)}× slower`;
     const rate = row.work ? ` (${(row.work / row.ours / 1e6).toFixed(1)} GFLOP/s)` : row.note ? ` (${row.note})` : '';
-    lines.push(`| ${row.name} | ${fmt(row.ours)}${rate} | ${fmt(row['onnxruntime-web'])} | ${fmt(row['TF.js'])} | ${fmt(row['js-tiktoken'])} | ${ratio} | ` +
-      `${fmt(native[row.name])} | ${fmt(torch[row.name])} |`);
+    const cells = threaded
+      ? [row.name, `${fmt(row.ours)}${rate}`, scaling(row['ours-1'], row.ours), fmt(row['onnxruntime-web']), fmt(row['TF.js']),
+        fmt(row['js-tiktoken']), ratio, fmt(native[row.name]), scaling(native1[row.name], native[row.name]), fmt(torch[row.name])]
+      : [row.name, `${fmt(row.ours)}${rate}`, fmt(row['onnxruntime-web']), fmt(row['TF.js']), fmt(row['js-tiktoken']), ratio,
+        fmt(native[row.name]), fmt(torch[row.name])];
+    lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
 }
@@ -328,16 +376,31 @@ async function main() {
   const markdown = report(table, anchors(path));
   console.log(markdown);
   if (!quick && !only) {
-    const results = join(ROOT, 'bench', 'results.md');
-    writeFileSync(results, `# Benchmark results\n\nProduced by \`npm run bench\` (bench/run.mjs) on ${new Date().toISOString().slice(0, 10)}: ` +
-      `${machine()}. Medians of ${ROUNDS} interleaved rounds, milliseconds per call (per token for generate-token); ` +
-      'attention is d = 64, MultiHeadAttention d_model 128 with 4 heads, Linear N × N by N × N, the GPT nanoGPT\'s ' +
-      '4 layers × 4 heads × 128 on a batch of 12 × 64; gpt2-small is GPT-2 small\'s shape (12 layers × 12 heads × 768, ' +
-      'vocabulary 50,257) with random weights, read from a 548 MB Hugging Face folder by loadPretrained, its forward ' +
-      'on one sequence of T tokens (3 rounds); the tokenizer encodes 1 MB of this repository\'s docs with GPT-2\'s ' +
-      'vocabulary. Native and PyTorch run one thread.\n\n' + markdown + '\n');
-    console.log(`bench: written to ${results}`);
+    const section = `## ${THREADS === 1 ? 'One thread' : `${THREADS} threads`}\n\nProduced by \`npm run bench${THREADS === 1 ? '' : ` -- --threads ${THREADS}`}\`` +
+      ` (bench/run.mjs) on ${new Date().toISOString().slice(0, 10)}: ${machine()}. ${THREADS === 1 ? 'Every runtime on one thread.'
+        : `Every runtime on ${THREADS} threads but TF.js, whose wasm backend threads only in a browser; "scaling" is the time at one thread ` +
+          'divided by the time at ' + THREADS + ', measured in the same run (this library in the same interleaved rounds).'}\n\n${markdown}\n`;
+    writeResults(THREADS, section);
   }
+}
+
+// bench/results.md: an introduction, then one section per thread count, each replaced by the run at its count.
+function writeResults(threads, section) {
+  const results = join(ROOT, 'bench', 'results.md');
+  const intro = '# Benchmark results\n\nMedians of interleaved rounds, milliseconds per call (per token for generate-token); ' +
+    'attention is d = 64, MultiHeadAttention d_model 128 with 4 heads, Linear N × N by N × N, the GPT nanoGPT\'s ' +
+    '4 layers × 4 heads × 128 on a batch of 12 × 64; gpt2-small is GPT-2 small\'s shape (12 layers × 12 heads × 768, ' +
+    'vocabulary 50,257) with random weights, read from a 548 MB Hugging Face folder by loadPretrained, its forward ' +
+    'on one sequence of T tokens (3 rounds); the tokenizer encodes 1 MB of this repository\'s docs with GPT-2\'s ' +
+    'vocabulary. The PyTorch column names the BLAS library it ran on. Results are bit-identical on any thread count ' +
+    '(tests/cpp/threads_test.cpp, tests/js/threads.test.js); only the times differ.\n';
+  const sections = new Map();
+  const old = existsSync(results) ? readFileSync(results, 'utf8') : '';
+  for (const [, count, body] of old.matchAll(/<!-- threads=(\d+) -->\n([\s\S]*?)(?=<!-- threads=|$)/g)) sections.set(Number(count), body);
+  sections.set(threads, section);
+  const ordered = [...sections.entries()].sort(([a], [b]) => a - b).map(([count, body]) => `<!-- threads=${count} -->\n${body.trimEnd()}\n\n`);
+  writeFileSync(results, `${intro}\n${ordered.join('')}`.trimEnd() + '\n');
+  console.log(`bench: written to ${results}`);
 }
 
 await main();

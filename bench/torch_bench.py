@@ -1,8 +1,10 @@
 """The PyTorch anchor of `npm run bench` (bench/run.mjs): the same cases in
-PyTorch on the CPU, one thread, with the modules tests/golden is made from.
-Prints one JSON object, case name -> median milliseconds.
+PyTorch on the CPU, on one thread unless --threads says more, with the modules
+tests/golden is made from. Prints one JSON object, case name -> median
+milliseconds, and under "_blas" the BLAS library the process loaded (Debian's
+PyTorch calls whichever libblas.so.3 the system's alternatives point to).
 
-  /usr/bin/python3 bench/torch_bench.py [--quick] TEXT_FILE
+  /usr/bin/python3 bench/torch_bench.py [--quick] [--threads N] TEXT_FILE
 """
 import json
 import math
@@ -18,7 +20,6 @@ import torch.nn.functional as F
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tools"))
 from make_golden import NanoGPT, NotebookMultiHeadAttention  # noqa: E402
 
-torch.set_num_threads(1)
 
 
 def median_ms(f, rounds):
@@ -47,7 +48,8 @@ def attention(q, k, v, bias):
 
 def main():
     args = sys.argv[1:]
-    quick = args[0] == "--quick"
+    quick = "--quick" in args
+    torch.set_num_threads(int(args[args.index("--threads") + 1]) if "--threads" in args else 1)
     text = pathlib.Path(args[-1]).read_text()
     rounds = 3 if quick else 7
     out = {}
@@ -96,7 +98,17 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
     out["gpt/train-step"] = median_ms(step, rounds)
+    out["_blas"] = loaded_blas()
     print(json.dumps(out))
+
+
+def loaded_blas():
+    """The BLAS shared library this process has mapped, as its real file name (e.g. libopenblasp-r0.3.21.so)."""
+    for line in pathlib.Path("/proc/self/maps").read_text().splitlines():
+        path = line.split()[-1]
+        if "blas" in path and ".so" in path:
+            return pathlib.Path(path).resolve().name
+    return "unknown"
 
 
 if __name__ == "__main__":

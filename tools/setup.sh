@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs whatever a fresh Debian/Ubuntu machine lacks to build this project,
-# and with --browser what its tests need (Chromium, clang's libFuzzer, PyTorch).
+# with --browser what its tests need (Chromium, clang's libFuzzer, PyTorch), and
+# with --bench what the benchmark adds (OpenBLAS, for the PyTorch anchor: Debian's
+# PyTorch calls whichever libblas.so.3 is installed, and the reference BLAS is ~20× slower).
 # Idempotent: when everything is present it only checks, which takes well
 # under a second.
 set -euo pipefail
@@ -15,7 +17,18 @@ have em++ || missing+=(emscripten)
 [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || missing+=(nlohmann-json3-dev)
 [ -f /usr/include/xxhash.h ] || missing+=(libxxhash-dev)
-if [ "${1:-}" = "--browser" ]; then
+browser=false bench=false
+for flag in "$@"; do
+  case "$flag" in
+    --browser) browser=true ;;
+    --bench) browser=true bench=true ;;
+    *) echo "usage: tools/setup.sh [--browser] [--bench]" >&2; exit 2 ;;
+  esac
+done
+if $bench; then
+  compgen -G "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3" >/dev/null || missing+=(libopenblas0-pthread)
+fi
+if $browser; then
   # The test suite also needs Chromium and, for the checkpoint fuzzer, clang with libFuzzer.
   have chromium || missing+=(chromium)
   have clang++ || missing+=(clang)

@@ -38,7 +38,7 @@ try {
     if (rep % 2) order.reverse(); // interleaved, neither build always first
     for (const i of order) {
       for (const [chapter, [selector, value]] of Object.entries(EDITS)) {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+        const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
         const page = await context.newPage();
         await page.addInitScript(() => {
           window.longTasks = [];

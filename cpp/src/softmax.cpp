@@ -1,6 +1,7 @@
 #include "attn/softmax.hpp"
 
 #include "simd.hpp"
+#include "thread_pool.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -34,19 +35,19 @@ Tensor map_lines(const Tensor& scores, int64_t dim, const char* fn, F f) {
     const int64_t outer = scores.numel() / (n * inner);
 
     Tensor out = scores;
+    const int64_t grain = std::max<int64_t>(1, 4096 / n);  // lines per task: a few thousand elements
     if (inner == 1) {
-        for (int64_t r = 0; r < outer; ++r) f(out.data.data() + r * n, n);
+        parallel_for(outer, [&](int64_t r) { f(out.data.data() + r * n, n); }, grain);
         return out;
     }
-    std::vector<float> line(n);
-    for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t i = 0; i < inner; ++i) {
-            float* first = out.data.data() + o * n * inner + i;
-            for (int64_t j = 0; j < n; ++j) line[j] = first[j * inner];
-            f(line.data(), n);
-            for (int64_t j = 0; j < n; ++j) first[j * inner] = line[j];
-        }
-    }
+    parallel_for(outer * inner, [&](int64_t index) {
+        thread_local std::vector<float> line;
+        line.resize(static_cast<size_t>(n));
+        float* first = out.data.data() + (index / inner) * n * inner + index % inner;
+        for (int64_t j = 0; j < n; ++j) line[j] = first[j * inner];
+        f(line.data(), n);
+        for (int64_t j = 0; j < n; ++j) first[j * inner] = line[j];
+    }, grain);
     return out;
 }
 }  // namespace

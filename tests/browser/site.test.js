@@ -28,7 +28,7 @@ const printedRow = (key, r) => {
 const JOURNEY_WEIGHTS = printedRow('nb000.attn_weights', 1); // notebook 000 §3.3
 
 const site = useSite();
-const load = (path, viewport) => site.load(path, viewport);
+const load = (path, viewport, options) => site.load(path, viewport, options);
 
 const rowValues = (page, figure, row) =>
   page.$$eval(`[data-figure="${figure}"] g.heatmap-row[data-row="${row}"] g.cell`, (els) => els.map((e) => e.querySelector('text')?.textContent ?? e.dataset.value));

@@ -3,6 +3,7 @@
 // and the thread count's bounds.
 #include "attn/multi_head_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
+#include "attn/softmax.hpp"
 #include "attn/threads.hpp"
 #include "attn/torch_rng.hpp"
 #include "attn/trainer.hpp"
@@ -133,6 +134,11 @@ TEST(ThreadedKernels, AttentionIsBitIdenticalOnAnyThreadCount) {
         expect_same_on_any_thread_count([&] { return attention(q, k, v, causal).data; });
         expect_same_on_any_thread_count([&] { return scaled_dot_product_attention(q, k, v, causal).weights.data; });
     }
+}
+
+TEST(ThreadedKernels, SoftmaxIsBitIdenticalOnAnyThreadCount) {
+    const Tensor scores({30, 70, 50}, random_values(30 * 70 * 50, 7));
+    for (int64_t dim : {-1, 0, 1}) expect_same_on_any_thread_count([&] { return softmax(scores, dim).data; });
 }
 
 // The forward's logits and every gradient of the backward. Bias gradients once differed in the last bit

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { createAttention } from '../../web/lib/index.js';
-import { AUTO_THREADS, MAX_THREADS } from '../../web/lib/threads.js';
+import { AUTO_THREADS, MAX_THREADS, startThreadedModule } from '../../web/lib/threads.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TEXT = Array.from({ length: 200 }, (_, i) =>
@@ -101,12 +101,15 @@ describe('attn.threads', () => {
     assert.match(attn.threads.reason, /^wasmBinary and wasmUrl name the single-threaded module/);
   });
 
-  test("MAX_THREADS is the C++ library's kMaxThreads", async () => {
-    // The largest count the module accepts is MAX_THREADS: one more is refused by its own check.
+  test("MAX_THREADS is the C++ library's kMaxThreads, and that many threads run", async () => {
+    const M = await startThreadedModule(2, console.warn, 'test');
+    assert.equal(M.maxThreads(), MAX_THREADS);
+    assert.match(M.setThreads(MAX_THREADS + 1).message, new RegExp(`^createAttention: expected a thread count from 1 to ${MAX_THREADS}, got ${MAX_THREADS + 1}$`));
     const attn = await createAttention({ threads: MAX_THREADS });
     assert.equal(attn.threads.count, MAX_THREADS);
     attn.manualSeed(1);
-    assert.equal(attn.rand(2).data.length, 2);
+    const x = attn.randn(1, 1, 2000, 32);
+    assert.deepEqual(attn.attention(x, x, x).shape, [1, 1, 2000, 32]);
   });
 });
 
