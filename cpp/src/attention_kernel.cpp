@@ -157,6 +157,7 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
     const float c = p.o.scale ? *p.o.scale : 1.0f / p.root;
     const bool folded = c > 0.0f && std::isfinite(c);
     const float raw_fill = folded && !skip_masked ? p.o.fill_value / c : p.o.fill_value;
+    const double block_work = static_cast<double>(BQ) * p.T_k * (p.d_k + d_v);
     parallel_for((p.T_q + BQ - 1) / BQ, [&](int64_t block) {
         thread_local std::vector<float> work;
         work.resize(static_cast<size_t>(BQ * BK + BQ * d_v + 2 * BQ));
@@ -200,7 +201,7 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
             // A query with every key masked (l = 0): zeros, as softmax() documents.
             for (int64_t e = 0; e < d_v; ++e) out[e] = l[r] == 0.0f ? 0.0f : acc[r * d_v + e] / l[r];
         }
-    });
+    }, grain_for_work(block_work));
 }
 
 // Runs every (b, h) slice of a problem, the slices spread over the threads:
@@ -223,7 +224,7 @@ void run_slices(const Problem& p, const float* q, int64_t ldq, const float* k, i
             slice_with_weights(p, b, h, qs, ldq, ks, ldk, vs, ldv, ys, ldy, scores, weights, keep, work);
             release_if_large(work);
         }
-    });
+    }, grain_for_work(static_cast<double>(p.T_q) * p.T_k * (p.d_k + p.d_v)));
 }
 }  // namespace
 
@@ -292,7 +293,7 @@ void multi_head_attention_backward(MatrixRef dq, MatrixRef dk, MatrixRef dv, Con
              dk.data() + b * T_k * dk.outerStride() + h * d_k, dk.outerStride(), true);
         release_if_large(dp_buffer);
         release_if_large(pd_buffer);
-    });
+    }, grain_for_work(2.0 * T_q * T_k * (d_k + d_v)));
 }
 
 Tensor split_heads(ConstMatrixRef x, int64_t B, int64_t H) {

@@ -25,7 +25,7 @@ float cross_entropy_forward_backward(const float* logits, const int64_t* targets
             for (int64_t j = 0; j < V; ++j) d[j] = static_cast<float>(std::exp(row[j] - log_sum)) * inv_n;
             d[targets[r]] -= inv_n;
         }
-    }, 4);
+    }, grain_for_work(20.0 * static_cast<double>(V)));  // an exp is ~20 operations
     double total = 0;
     for (double loss : losses) total += loss;
     return static_cast<float>(total / static_cast<double>(N));

@@ -28,7 +28,7 @@ void layer_norm_forward(float* out, const float* inp, const float* weight, const
         for (int64_t j = 0; j < C; ++j) o[j] = (in[j] - mean) * inv_std * weight[j] + (bias ? bias[j] : 0.0f);
         if (mean_out) mean_out[r] = mean;
         if (rstd_out) rstd_out[r] = inv_std;
-    }, 16);
+    }, grain_for_work(5.0 * static_cast<double>(C)));
 }
 
 void layer_norm_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
@@ -53,10 +53,10 @@ void layer_norm_backward(float* dinp, float* dweight, float* dbias, const float*
             const float dnorm = weight[j] * dy[j];
             dx[j] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd[r];
         }
-    }, 16);
+    }, grain_for_work(8.0 * static_cast<double>(C)));
     // dγ and dβ are sums over rows: split by columns, each summed over the rows in order by one thread.
-    constexpr int64_t kColumns = 16;
-    parallel_chunks(C, kColumns, [&](int64_t j0, int64_t j1) {
+    // (Each column's sum is the same whatever the chunks, so their width follows the work.)
+    parallel_chunks(C, grain_for_work(4.0 * static_cast<double>(N)), [&](int64_t j0, int64_t j1) {
         for (int64_t r = 0; r < N; ++r) {
             const float* dy = dout + r * C;
             const float* x = inp + r * C;

@@ -32,7 +32,7 @@ void linear_backward(float* dinp, float* dweight, float* dbias, const float* dou
     // dbias += Σ_rows dout, each column summed over the rows in order by one thread: Eigen's colwise().sum()
     // vectorises from wherever the buffer happens to be aligned, which changed the last bit between runs.
     if (dbias) {
-        parallel_chunks(OC, 64, [&](int64_t j0, int64_t j1) {
+        parallel_chunks(OC, grain_for_work(static_cast<double>(N)), [&](int64_t j0, int64_t j1) {
             for (int64_t r = 0; r < N; ++r)
                 for (int64_t j = j0; j < j1; ++j) dbias[j] += dout[r * OC + j];
         });

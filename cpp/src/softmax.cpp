@@ -35,7 +35,7 @@ Tensor map_lines(const Tensor& scores, int64_t dim, const char* fn, F f) {
     const int64_t outer = scores.numel() / (n * inner);
 
     Tensor out = scores;
-    const int64_t grain = std::max<int64_t>(1, 4096 / n);  // lines per task: a few thousand elements
+    const int64_t grain = grain_for_work(20.0 * static_cast<double>(n));  // an exp is ~20 operations
     if (inner == 1) {
         parallel_for(outer, [&](int64_t r) { f(out.data.data() + r * n, n); }, grain);
         return out;

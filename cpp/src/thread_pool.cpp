@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <exception>
 #include <new>
@@ -229,10 +230,19 @@ void parallel_chunks(int64_t n, int64_t chunk, const std::function<void(int64_t,
     parallel_for((n + chunk - 1) / chunk, [&](int64_t c) { body(c * chunk, std::min(n, (c + 1) * chunk)); });
 }
 
+namespace {
+// Operations in one task: ~0.1 ms on one WebAssembly thread, a few times the cost of waking another.
+constexpr double kTaskWork = 1 << 18;
+}  // namespace
+
+int64_t grain_for_work(double work_per_item) {
+    if (!(work_per_item > 0)) return 1;
+    return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(kTaskWork / work_per_item)));
+}
+
 int64_t parts_for_work(double work, int64_t max_parts) {
-    constexpr double kWorkPerPart = 16384;  // below this, waking a thread costs more than it saves
     if (tls_in_region) return 1;
-    const auto by_work = static_cast<int64_t>(work / kWorkPerPart);
+    const auto by_work = static_cast<int64_t>(work / kTaskWork);
     return std::clamp<int64_t>(std::min<int64_t>(by_work, num_threads()), 1, std::max<int64_t>(1, max_parts));
 }
 

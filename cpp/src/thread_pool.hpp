@@ -29,9 +29,15 @@ void parallel_for(int64_t n, const std::function<void(int64_t)>& body, int64_t g
 // vectorised loop splits into the same vector and scalar steps on any thread count.
 void parallel_chunks(int64_t n, int64_t chunk, const std::function<void(int64_t, int64_t)>& body);
 
+// How many indices of work_per_item operations each (multiply-adds, or
+// comparable steps) one task should take, so that a task outweighs the cost of
+// handing it to another thread (tens of microseconds to wake one in WebAssembly).
+// A loop whose whole work is smaller than one task then runs on its thread.
+int64_t grain_for_work(double work_per_item);
+
 // The number of parts worth splitting `work` multiply-adds (or comparable
 // steps) into, for a kernel that splits by thread: at most num_threads(), and
-// 1 below ~16 k of work, where waking a thread costs more than it saves.
+// one per task's worth of work (grain_for_work).
 int64_t parts_for_work(double work, int64_t max_parts);
 
 // True on a pool worker or inside a parallel_for: a kernel called there runs on its own thread.
