@@ -1,6 +1,9 @@
 // The thread pool and the kernels on it: results bit-identical for 1, 2 and 3
 // threads (threads.hpp says why they must be), errors carried out of a task,
 // and the thread count's bounds.
+#include "attn/activations.hpp"
+#include "attn/cross_entropy.hpp"
+#include "attn/layer_norm.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/softmax.hpp"
@@ -126,7 +129,7 @@ TEST(ThreadedKernels, GemmIsBitIdenticalOnAnyThreadCount) {
 
 TEST(ThreadedKernels, AttentionIsBitIdenticalOnAnyThreadCount) {
     // One long causal sequence (the query blocks split), and a batch of heads (the slices split).
-    for (const Shape& shape : {Shape{1, 1, 700, 64}, Shape{3, 4, 50, 16}}) {
+    for (const Shape& shape : {Shape{1, 1, 700, 64}, Shape{3, 4, 200, 16}}) {
         const int64_t n = shape[0] * shape[1] * shape[2] * shape[3];
         const Tensor q(shape, random_values(n, 4)), k(shape, random_values(n, 5)), v(shape, random_values(n, 6));
         AttentionOptions causal;
@@ -139,6 +142,27 @@ TEST(ThreadedKernels, AttentionIsBitIdenticalOnAnyThreadCount) {
 TEST(ThreadedKernels, SoftmaxIsBitIdenticalOnAnyThreadCount) {
     const Tensor scores({30, 70, 50}, random_values(30 * 70 * 50, 7));
     for (int64_t dim : {-1, 0, 1}) expect_same_on_any_thread_count([&] { return softmax(scores, dim).data; });
+}
+
+// Row-wise layers large enough to split (a model of the tests' size keeps its rows on one thread).
+TEST(ThreadedKernels, LayerNormCrossEntropyAndGeluAreBitIdenticalOnAnyThreadCount) {
+    const int64_t N = 8192, C = 128, V = 5000;
+    const std::vector<float> x = random_values(N * C, 8), w = random_values(C, 9), b = random_values(C, 10),
+                             dy = random_values(N * C, 11), logits = random_values(1024 * V, 12);
+    std::vector<int64_t> targets(1024);
+    for (size_t i = 0; i < targets.size(); ++i) targets[i] = static_cast<int64_t>(i * 37 % V);
+    expect_same_on_any_thread_count([&] {
+        std::vector<float> out(static_cast<size_t>(N * C)), mean(N), rstd(N), dx(static_cast<size_t>(N * C)), dw(C), db(C);
+        layer_norm_forward(out.data(), x.data(), w.data(), b.data(), N, C, 1e-5f, mean.data(), rstd.data());
+        layer_norm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(), mean.data(), rstd.data(), N, C);
+        std::vector<float> dlogits(logits.size());
+        const float loss = cross_entropy_forward_backward(logits.data(), targets.data(), 1024, V, dlogits.data());
+        std::vector<float> gelu = x;
+        gelu_forward(gelu.data(), N * C);
+        for (const auto* part : {&dx, &dw, &db, &dlogits, &gelu}) out.insert(out.end(), part->begin(), part->end());
+        out.push_back(loss);
+        return out;
+    });
 }
 
 // The forward's logits and every gradient of the backward. Bias gradients once differed in the last bit

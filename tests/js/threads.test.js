@@ -28,7 +28,7 @@ function compute(attn) {
   // One long causal sequence (its blocks of queries split) and a batch of heads (the slices split).
   const long = [attn.randn(1, 1, 700, 64), attn.randn(1, 1, 700, 64), attn.randn(1, 1, 700, 64)];
   keep(attn.attention(...long, { causal: true }));
-  const heads = [attn.randn(3, 4, 50, 16), attn.randn(3, 4, 50, 16), attn.randn(3, 4, 50, 16)];
+  const heads = [attn.randn(3, 4, 200, 16), attn.randn(3, 4, 200, 16), attn.randn(3, 4, 200, 16)];
   keep(attn.scaledDotProductAttention(...heads, { causal: true }).weights);
   const mha = new attn.MultiHeadAttention(64, 4);
   const x = attn.randn(2, 300, 64);
