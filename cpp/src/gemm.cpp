@@ -200,11 +200,28 @@ void blocked(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOp
     }
 }
 
+// Runs product(rows, cols, A's part, B's part, C's part) on strips of C, `step`
+// rows (by_rows) or columns each, one task per strip: the K loop is never split.
+template <typename Product>
+void over_strips(bool by_rows, int64_t step, int64_t M, int64_t N, const GemmOperand& A, const GemmOperand& B,
+                 float* C, int64_t ldc, Product product) {
+    const int64_t length = by_rows ? M : N;
+    parallel_for((length + step - 1) / step, [&](int64_t strip) {
+        const int64_t at = strip * step, n = std::min(step, length - at);
+        if (by_rows) {
+            product(n, N, GemmOperand{A.transposed ? A.data + at : A.data + at * A.ld, A.ld, A.transposed}, B,
+                    C + at * ldc);
+        } else {
+            product(M, n, A, GemmOperand{B.transposed ? B.data + at * B.ld : B.data + at, B.ld, B.transposed},
+                    C + at);
+        }
+    });
+}
+
 // Parts of op(A)'s rows or op(B)'s columns, whichever is longer (the rows of
 // attention's and the columns of a vocabulary head's products), one per
 // thread, in whole register tiles. Every element of C is the same sum in the
-// same order whichever part computes it (the K loop is never split), so the
-// split cannot change a bit.
+// same order whichever part computes it, so the split cannot change a bit.
 void split(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C, int64_t ldc,
            bool accumulate) {
     const bool by_rows = M >= N;
@@ -212,15 +229,8 @@ void split(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOper
     const int64_t parts = parts_for_work(static_cast<double>(M) * N * K, (length + unit - 1) / unit);
     if (parts == 1) return blocked(M, N, K, A, B, C, ldc, accumulate);
     const int64_t step = ((length + parts - 1) / parts + unit - 1) / unit * unit;
-    parallel_for((length + step - 1) / step, [&](int64_t part) {
-        const int64_t at = part * step, n = std::min(step, length - at);
-        if (by_rows) {
-            const GemmOperand a{A.transposed ? A.data + at : A.data + at * A.ld, A.ld, A.transposed};
-            blocked(n, N, K, a, B, C + at * ldc, ldc, accumulate);
-        } else {
-            const GemmOperand b{B.transposed ? B.data + at * B.ld : B.data + at, B.ld, B.transposed};
-            blocked(M, n, K, A, b, C + at, ldc, accumulate);
-        }
+    over_strips(by_rows, step, M, N, A, B, C, ldc, [&](int64_t m, int64_t n, const GemmOperand& a, const GemmOperand& b, float* c) {
+        blocked(m, n, K, a, b, c, ldc, accumulate);
     });
 }
 
@@ -295,17 +305,10 @@ void gemm_eigen(int64_t M, int64_t N, int64_t K, GemmOperand A, GemmOperand B, f
     const double work = static_cast<double>(M) * N * K;
     const bool by_rows = M >= 2 * kEigenTileRows, by_cols = !by_rows && N >= 2 * kEigenTileCols;
     if (work < kEigenTiledWork || (!by_rows && !by_cols)) return eigen_product(M, N, K, A, B, C, ldc, accumulate);
-    const int64_t step = by_rows ? kEigenTileRows : kEigenTileCols, length = by_rows ? M : N;
-    parallel_for((length + step - 1) / step, [&](int64_t tile) {
-        const int64_t at = tile * step, n = std::min(step, length - at);
-        if (by_rows) {
-            const GemmOperand a{A.transposed ? A.data + at : A.data + at * A.ld, A.ld, A.transposed};
-            eigen_product(n, N, K, a, B, C + at * ldc, ldc, accumulate);
-        } else {
-            const GemmOperand b{B.transposed ? B.data + at * B.ld : B.data + at, B.ld, B.transposed};
-            eigen_product(M, n, K, A, b, C + at, ldc, accumulate);
-        }
-    });
+    over_strips(by_rows, by_rows ? kEigenTileRows : kEigenTileCols, M, N, A, B, C, ldc,
+                [&](int64_t m, int64_t n, const GemmOperand& a, const GemmOperand& b, float* c) {
+                    eigen_product(m, n, K, a, b, c, ldc, accumulate);
+                });
 }
 
 void gemm(int64_t M, int64_t N, int64_t K, GemmOperand A, GemmOperand B, float* C, int64_t ldc, bool accumulate) {
