@@ -314,14 +314,17 @@ async function tokenizerCases({ attn }, table) {
 
 // ---- the report --------------------------------------------------------------
 
+const OPENBLAS = '/usr/lib/x86_64-linux-gnu/openblas-pthread';
+
 /** The native build at THREADS (and at one, for its scaling) and PyTorch at THREADS, on OpenBLAS threads as many. */
 function anchors(textPath) {
   const args = (threads) => [...(quick ? ['--quick'] : []), '--threads', String(threads), textPath];
   run('bash', ['tools/build.sh', 'native']);
   const native = JSON.parse(run(join(ROOT, 'build', 'native', 'attn-bench'), args(THREADS)));
   const native1 = THREADS > 1 ? JSON.parse(run(join(ROOT, 'build', 'native', 'attn-bench'), args(1))) : null;
+  // OpenBLAS named explicitly (tools/setup.sh --bench installs it), whichever BLAS the system prefers.
   const torch = JSON.parse(run('/usr/bin/python3', [join(ROOT, 'bench', 'torch_bench.py'), ...args(THREADS)],
-    { OPENBLAS_NUM_THREADS: String(THREADS), OMP_NUM_THREADS: String(THREADS) }));
+    { OPENBLAS_NUM_THREADS: String(THREADS), OMP_NUM_THREADS: String(THREADS), LD_LIBRARY_PATH: OPENBLAS }));
   return { native, native1, torch };
 }
 
