@@ -103,6 +103,8 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("summarizeHeads", &js::summarize_heads);
     function("headAttention", &js::head_attention);
     function("layerAttention", &js::layer_attention);
+    function("headScores", &js::head_scores);
+    function("repeatedSequences", &js::repeated_sequences);
 
     class_<GPT>("GPT")
         .class_function("create", &js::make_gpt)
@@ -128,6 +130,7 @@ EMSCRIPTEN_BINDINGS(attn) {
 
     // ---- training_glue.cpp and checkpoint_glue.cpp
     function("defaultTrainConfig", &js::default_train_config);
+    function("inductionRecipe", &js::induction_recipe);
     function("loadCheckpoint", &js::load_checkpoint);
     function("resumeTrainer", &js::resume_trainer);
 

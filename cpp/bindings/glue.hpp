@@ -140,6 +140,7 @@ val trainer_vocabulary(const Trainer& t);
 val trainer_config(const Trainer& t);
 val trainer_model_config(const Trainer& t);
 val trainer_snapshot(const Trainer& t);
+val induction_recipe();
 
 // ---- checkpoint_glue.cpp: safetensors files ---------------------------------------------
 
@@ -152,6 +153,9 @@ val resume_trainer(const val& bytes, const std::string& text);
 val summarize_heads(const GPT& m, const val& ids, double thumbnail, const val& head_mask);
 val head_attention(const GPT& m, const val& ids, double layer, double head, const val& head_mask);
 val layer_attention(const GPT& m, const val& ids, double layer, const val& head_mask);
+// Which heads are induction heads (model_glue.cpp).
+val head_scores(const GPT& m, double batch_size, double length, double seed, bool ablation);
+val repeated_sequences(double batch_size, double length, double vocab_size, double seed);
 
 // ---- pretrained_glue.cpp: GPT-2's tokenizer and Hugging Face checkpoints ----------
 

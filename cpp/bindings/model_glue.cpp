@@ -6,6 +6,7 @@
 
 #include "attn/agreement_probe.hpp"
 #include "attn/config.hpp"
+#include "attn/head_scores.hpp"
 #include "attn/head_statistics.hpp"
 #include "attn/synthetic_corpus.hpp"
 
@@ -211,6 +212,29 @@ val layer_attention(const GPT& m, const val& ids, double layer, const val& head_
     return guarded(fn, [&] {
         const std::optional<Tensor> mask = optional_tensor(head_mask, fn, "headMask");
         return to_js(attn::layer_attention(m, to_ids(ids, fn), to_count(layer, fn, "layer"), mask ? &*mask : nullptr));
+    });
+}
+
+// ---- which heads are induction heads -------------------------------------------------
+
+val head_scores(const GPT& m, double batch_size, double length, double seed, bool ablation) {
+    constexpr const char* fn = "headScores";
+    return guarded(fn, [&] {
+        HeadScoreOptions o;
+        o.batch_size = to_integer(batch_size, fn, "batchSize");
+        o.length = to_integer(length, fn, "length");
+        o.seed = to_seed(seed, fn);
+        o.ablation = ablation;
+        return to_js(attn::head_scores(m, o));
+    });
+}
+
+val repeated_sequences(double batch_size, double length, double vocab_size, double seed) {
+    constexpr const char* fn = "repeatedSequences";
+    return guarded(fn, [&] {
+        Generator gen(to_seed(seed, fn));
+        return to_js(attn::repeated_sequences(to_integer(batch_size, fn, "batchSize"), to_integer(length, fn, "length"),
+                                              to_integer(vocab_size, fn, "vocabSize"), gen, fn));
     });
 }
 

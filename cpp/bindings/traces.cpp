@@ -99,6 +99,28 @@ val to_js(const HeadMap& m) {
     return object({{"queries", tensor(m.queries)}, {"keys", tensor(m.keys)}, {"values", tensor(m.values)}, {"weights", tensor(m.weights)}});
 }
 
+val to_js(const RepeatedSequences& s) {
+    val repeats = val::array();
+    for (const Repeat& r : s.repeats) {
+        repeats.call<void>("push", object({{"first", number(static_cast<double>(r.first))},
+                                           {"second", number(static_cast<double>(r.second))},
+                                           {"length", number(static_cast<double>(r.length))}}));
+    }
+    return object({{"sequences", val(int_tensor_to_js(s.ids, {s.B, s.T}))}, {"repeats", repeats}});
+}
+
+val to_js(const HeadScores& s) {
+    const val measured = to_js(s.sequences);
+    return object({{"prefixMatching", tensor(s.prefix_matching)},
+                   {"previousToken", tensor(s.previous_token)},
+                   {"copying", tensor(s.copying)},
+                   {"inContextLossGain", s.in_context_loss_gain.data.empty() ? val::null() : tensor(s.in_context_loss_gain)},
+                   {"firstRepeatLoss", number(s.first_repeat_loss)},
+                   {"secondRepeatLoss", number(s.second_repeat_loss)},
+                   {"sequences", measured["sequences"]},
+                   {"repeats", measured["repeats"]}});
+}
+
 val to_js(const StepResult& r) {
     return object({{"iter", number(static_cast<double>(r.iter))},
                    {"lr", number(r.lr)},

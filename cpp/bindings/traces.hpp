@@ -7,6 +7,7 @@
 
 #include "attn/agreement_probe.hpp"
 #include "attn/gpt.hpp"
+#include "attn/head_scores.hpp"
 #include "attn/head_statistics.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
@@ -27,6 +28,8 @@ val to_js(const GPTTrace& t);
 val to_js(const AgreementReport& r);
 val to_js(const HeadSummary& s);
 val to_js(const HeadMap& m);
+val to_js(const RepeatedSequences& s);  // {sequences (B, T), repeats: [{first, second, length}]}
+val to_js(const HeadScores& s);
 val to_js(const StepResult& r);
 val to_js(const EvalResult& r);
 

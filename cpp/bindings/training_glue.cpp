@@ -15,6 +15,14 @@ val default_train_config() {
     return guarded("defaultTrainConfig", [] { return js_config(TrainConfig{}); });
 }
 
+// The recipe that forms induction heads: {model, training} configs in JS's spelling.
+val induction_recipe() {
+    return guarded("inductionRecipe", [] {
+        return val("{\"model\":" + to_json(GPTConfig::induction(), Naming::Camel) + ",\"training\":" +
+                   to_json(TrainConfig::induction(), Naming::Camel) + "}");
+    });
+}
+
 val make_trainer(const std::string& model, const std::string& training, const std::string& text) {
     return guarded("Trainer", [&] {
         return owned_by_js(new Trainer(gpt_config_from_json(model, Naming::Camel, "Trainer"),

@@ -11,6 +11,7 @@
 #include "attn/agreement_probe.hpp"
 #include "attn/checkpoint.hpp"
 #include "attn/generate.hpp"
+#include "attn/head_scores.hpp"
 #include "attn/synthetic_corpus.hpp"
 #include "attn/tokenizer.hpp"
 #include "attn/trainer.hpp"
@@ -85,11 +86,15 @@ const std::vector<Command>& commands() {
          {{"--data", "FILE", "the UTF-8 text to train on"},
           {"--out", "CKPT", "where to write the checkpoint"},
           {"--resume", "CKPT", "continue the run saved in CKPT (its model and settings; training flags override)"},
+          {"--recipe", "NAME", "start from a recipe's model and training settings (flags override): induction, the "
+                               "attention-only model that forms induction heads on the repeats task"},
           {"--max-iters", "N", "train until step N", "2000"},
           {"--eval-interval", "N", "evaluate every N steps, 0 = never", "250"},
           {"--log-interval", "N", "print a progress line every N steps, 0 = never", "10"},
           {"--save-every", "N", "also write the checkpoint every N steps, 0 = only at the end (Ctrl-C and SIGTERM save too)", "0"},
-          {"--final-eval-iters", "N", "batches per split in the final evaluation (default: --eval-iters)"}},
+          {"--final-eval-iters", "N", "batches per split in the final evaluation (default: --eval-iters)"},
+          {"--snapshots", "STEPS", "also write the model alone before the given steps, as 0,100,250 (with --snapshot-dir)"},
+          {"--snapshot-dir", "DIR", "where --snapshots go, as step-NNNNN.safetensors"}},
          Tables::Configs},
         {"generate", "generate text from a checkpoint",
          {{"--checkpoint", "CKPT", "the model"},
@@ -319,10 +324,38 @@ void write_file(const std::string& path, const std::string& bytes) {
     }
 }
 
-// The model of a fresh run: the defaults, then the flags in order.
+// "0,100,250": the steps a comma-separated list names (empty: none).
+std::set<int64_t> steps_of(const std::string& list, const char* flag) {
+    std::set<int64_t> steps;
+    std::stringstream in(list);
+    for (std::string item; std::getline(in, item, ',');) {
+        size_t used = 0;
+        long long x = -1;
+        try {
+            x = std::stoll(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != item.size() || item.empty() || x < 0) {
+            throw UsageError(std::string(flag) + ": expected steps as 0,100,250, got \"" + list + "\"");
+        }
+        steps.insert(x);
+    }
+    return steps;
+}
+
+// A recipe's configs (config.hpp), named by --recipe; the command line's defaults without one.
+void check_recipe(const Args& a) {
+    if (a.has("--recipe") && a.str("--recipe") != "induction") {
+        throw UsageError("--recipe: expected induction, got \"" + a.str("--recipe") + "\"");
+    }
+}
+
+// The model of a fresh run: the defaults (or the recipe's), then the flags in order.
 GPTConfig model_config(const Args& a) {
-    GPTConfig c = default_model();
-    bool inner = false;
+    check_recipe(a);
+    GPTConfig c = a.has("--recipe") ? GPTConfig::induction() : default_model();
+    bool inner = a.has("--recipe");  // a recipe states its own width
     try {
         for (const auto& [name, value] : a.model) {
             set_field(c, name, value, Naming::Flag, "attn-train");
@@ -336,7 +369,7 @@ GPTConfig model_config(const Args& a) {
     return c;
 }
 
-TrainConfig train_config(const Args& a, TrainConfig t = {}) {
+TrainConfig train_config(const Args& a, TrainConfig t) {
     try {
         for (const auto& [name, value] : a.training) set_field(t, name, value, Naming::Flag, "attn-train");
         t.validate("attn-train", Naming::Flag);
@@ -344,6 +377,24 @@ TrainConfig train_config(const Args& a, TrainConfig t = {}) {
         throw UsageError(e.what());
     }
     return t;
+}
+
+// After an evaluation of a repeats run: the losses on the two copies and the heads scoring highest, the
+// induction head's phase change as it happens (head_scores.hpp; the evaluation's own loss averages over every
+// token, most of them random).
+void print_induction(const GPT& model) {
+    if (model.config().n_layer < 2) return;
+    const HeadScores s = head_scores(model, HeadScoreOptions{32, 0, 0, false});
+    const auto best = [&](const Tensor& t) {
+        const auto top = std::max_element(t.data.begin(), t.data.end()) - t.data.begin();
+        char text[48];
+        std::snprintf(text, sizeof text, "%.2f (layer %lld head %lld)", static_cast<double>(t.data[static_cast<size_t>(top)]),
+                      static_cast<long long>(top / model.config().n_head), static_cast<long long>(top % model.config().n_head));
+        return std::string(text);
+    };
+    std::printf("  repeats: loss %.3f on the first copy, %.3f on the second; prefix matching %s, previous token %s\n",
+                static_cast<double>(s.first_repeat_loss), static_cast<double>(s.second_repeat_loss),
+                best(s.prefix_matching).c_str(), best(s.previous_token).c_str());
 }
 
 int train(const Args& a) {
@@ -354,8 +405,13 @@ int train(const Args& a) {
     const int64_t eval_interval = a.integer("--eval-interval");
     const int64_t log_interval = a.integer("--log-interval");
     const int64_t save_every = a.integer("--save-every");
+    const std::set<int64_t> snapshots = steps_of(a.str("--snapshots"), "--snapshots");
+    const std::string snapshot_dir = a.str("--snapshot-dir");
+    if (snapshots.empty() != snapshot_dir.empty()) throw UsageError("--snapshots and --snapshot-dir go together");
     const GPTConfig fresh_model = a.has("--resume") ? GPTConfig{} : model_config(a);
-    const TrainConfig fresh_training = a.has("--resume") ? TrainConfig{} : train_config(a);
+    if (a.has("--resume") && a.has("--recipe")) throw UsageError("--recipe starts a run; a resumed run keeps its settings");
+    const TrainConfig fresh_training =
+        a.has("--resume") ? TrainConfig{} : train_config(a, a.has("--recipe") ? TrainConfig::induction() : TrainConfig{});
     const std::string text = read_file(data_path);
     std::unique_ptr<Trainer> trainer;
     if (a.has("--resume")) {
@@ -387,7 +443,13 @@ int train(const Args& a) {
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     double train_time = 0;
     int64_t trained_tokens = 0;
+    const auto snapshot = [&] {
+        char name[32];
+        std::snprintf(name, sizeof name, "/step-%05lld.safetensors", static_cast<long long>(trainer->iter()));
+        write_file(snapshot_dir + name, save_checkpoint(trainer->model(), trainer->data().tokenizer()));
+    };
     while (trainer->iter() < max_iters) {
+        if (snapshots.count(trainer->iter())) snapshot();
         if (interrupted) {
             save();
             std::printf("interrupted at step %lld: saved %s\n", static_cast<long long>(trainer->iter()), out.c_str());
@@ -397,6 +459,7 @@ int train(const Args& a) {
             const EvalResult e = trainer->evaluate();
             std::printf("step %lld: train loss %.4f, val loss %.4f, elapsed %.1fs\n", static_cast<long long>(trainer->iter()),
                         e.train, e.val, elapsed());
+            if (trainer->config().task == Task::Repeats) print_induction(trainer->model());
             std::fflush(stdout);
         }
         const auto t0 = std::chrono::steady_clock::now();
@@ -413,6 +476,8 @@ int train(const Args& a) {
     const EvalResult e = trainer->evaluate(final_eval_iters);
     std::printf("step %lld: train loss %.4f, val loss %.4f (%lld eval batches), elapsed %.1fs\n",
                 static_cast<long long>(trainer->iter()), e.train, e.val, static_cast<long long>(final_eval_iters), elapsed());
+    if (trainer->config().task == Task::Repeats) print_induction(trainer->model());
+    if (snapshots.count(trainer->iter())) snapshot();
     save();
     std::printf("saved %s\n", out.c_str());
     return 0;

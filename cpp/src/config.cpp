@@ -21,6 +21,7 @@ const std::vector<const char*> kNorms = {"post", "pre"};
 const std::vector<const char*> kActivations = {"relu", "gelu", "gelu_new"};
 const std::vector<const char*> kInits = {"pytorch", "gpt2"};
 const std::vector<const char*> kTokenizers = {"char", "word"};
+const std::vector<const char*> kTasks = {"text", "repeats"};
 
 const Table<GPTConfig>& gpt_fields() {
     using C = GPTConfig;
@@ -31,6 +32,7 @@ const Table<GPTConfig>& gpt_fields() {
         ATTN_INTEGER("n_head", n_head, 1, 1 << 12, "attention heads per layer"),
         ATTN_INTEGER("n_layer", n_layer, 1, 1 << 10, "transformer blocks"),
         ATTN_INTEGER("n_inner", n_inner, 1, 1 << 20, "feed-forward width (nanoGPT: 4 · n_embd)"),
+        ATTN_SWITCH("attn_only", attn_only, "blocks of attention alone, without the feed-forward sublayer"),
         ATTN_INTEGER("block_size", block_size, 1, 1 << 20, "longest context in tokens"),
         ATTN_CHOICE("norm", norm, kNorms, "LN(x + sublayer(x)) as notebook 001, or x + sublayer(LN(x)) as nanoGPT"),
         ATTN_CHOICE("activation", activation, kActivations, "the feed-forward non-linearity (gelu_new: GPT-2's tanh approximation)"),
@@ -64,6 +66,7 @@ const Table<TrainConfig>& train_fields() {
         ATTN_INTEGER("eval_iters", eval_iters, 1, 1 << 20, "batches per split in an evaluation"),
         ATTN_INTEGER("seed", seed, 0, kMaxSafeInteger, "torch.manual_seed for the weights, batches and dropout"),
         ATTN_CHOICE("tokenizer", tokenizer, kTokenizers, "how a fresh run splits its text"),
+        ATTN_CHOICE("task", task, kTasks, "text: windows of the text; repeats: random tokens of its vocabulary with a segment repeated"),
     }};
     return table;
 }
@@ -110,6 +113,23 @@ GPTConfig GPTConfig::nanogpt(int64_t vocab_size, int64_t block_size, int64_t n_l
     return c;
 }
 
+GPTConfig GPTConfig::induction(int64_t vocab_size) {
+    GPTConfig c;
+    c.vocab_size = vocab_size;
+    c.block_size = 32;
+    c.n_layer = 2;
+    c.n_head = 2;
+    c.n_embd = 64;
+    c.attn_only = true;
+    c.norm = NormPlacement::Pre;
+    c.attention_bias = true;
+    c.bias = true;
+    c.head_bias = true;
+    c.tie_embeddings = false;
+    c.init = InitScheme::PyTorch;
+    return c;
+}
+
 void GPTConfig::validate(const char* fn, Naming naming) const {
     schema::check_all(gpt_fields(), *this, naming, fn);
     check_head_split(n_embd, n_head, fn, schema::spelled("n_embd", naming), schema::spelled("n_head", naming));
@@ -125,11 +145,23 @@ void GPTConfig::validate(const char* fn, Naming naming) const {
 double GPTConfig::matrix_parameters() const {
     const double C = static_cast<double>(n_embd);
     return static_cast<double>(vocab_size + block_size) * C +
-           static_cast<double>(n_layer) * (4.0 * C * C + 2.0 * C * static_cast<double>(n_inner)) +
+           static_cast<double>(n_layer) * (4.0 * C * C + (attn_only ? 0.0 : 2.0 * C * static_cast<double>(n_inner))) +
            (tie_embeddings ? 0.0 : static_cast<double>(vocab_size) * C);
 }
 
 // ---- TrainConfig ----
+
+TrainConfig TrainConfig::induction() {
+    TrainConfig t;
+    t.task = Task::Repeats;
+    t.batch_size = 32;
+    t.lr.learning_rate = 3e-3f;
+    t.lr.decay_lr = false;
+    t.adamw = AdamWOptions{};  // PyTorch's: β₁ 0.9, β₂ 0.999, ε 1e-8, decay 0.01
+    t.grad_clip = 0.0f;
+    t.eval_iters = 20;
+    return t;
+}
 
 void TrainConfig::validate(const char* fn, Naming naming) const {
     schema::check_all(train_fields(), *this, naming, fn);

@@ -4,8 +4,8 @@
 
 namespace attn {
 
-TextDataset::TextDataset(const std::string& text, Tokenizer tokenizer, double train_fraction)
-    : tokenizer_(std::move(tokenizer)) {
+TextDataset::TextDataset(const std::string& text, Tokenizer tokenizer, Task task, double train_fraction)
+    : tokenizer_(std::move(tokenizer)), task_(task) {
     // A corpus costs its text and 4 bytes a token: the ids are encoded once and split in place.
     if (text.size() > static_cast<size_t>(kMaxElements)) {
         throw Error("TextDataset: a text of " + std::to_string(text.size()) + " bytes is longer than the " +
@@ -26,6 +26,14 @@ void TextDataset::split(std::vector<int32_t> ids, double train_fraction) {
 }
 
 void TextDataset::check_block_size(int64_t T, const char* fn) const {
+    if (task_ == Task::Repeats) {
+        if (T + 1 < kMinRepeatedLength) {
+            throw Error(std::string(fn) + ": the repeats task needs sequences of at least " +
+                        std::to_string(kMinRepeatedLength) + " tokens (block size " + std::to_string(kMinRepeatedLength - 1) +
+                        "), got a block size of " + std::to_string(T));
+        }
+        return;
+    }
     const int64_t shortest = static_cast<int64_t>(std::min(train_.size(), val_.size()));
     if (T <= 0 || shortest <= T) {
         throw Error(std::string(fn) + ": the text is too short for a block size of " + std::to_string(T) +
@@ -35,6 +43,18 @@ void TextDataset::check_block_size(int64_t T, const char* fn) const {
 }
 
 Batch TextDataset::get_batch(Split split, int64_t B, int64_t T, Generator& gen) const {
+    if (task_ == Task::Repeats) {
+        const RepeatedSequences s = repeated_sequences(B, T + 1, tokenizer_.vocab_size(), gen, "getBatch");
+        Batch batch;
+        batch.B = B;
+        batch.T = T;
+        for (int64_t b = 0; b < B; ++b) {
+            const auto row = s.ids.begin() + b * (T + 1);
+            batch.x.insert(batch.x.end(), row, row + T);
+            batch.y.insert(batch.y.end(), row + 1, row + T + 1);
+        }
+        return batch;
+    }
     const std::vector<int32_t>& data = split == Split::Train ? train_ : val_;
     if (T <= 0 || static_cast<int64_t>(data.size()) <= T) {
         throw Error("getBatch: the " + std::string(split == Split::Train ? "training" : "validation") + " split has " +

@@ -36,6 +36,7 @@ void init_pytorch(GPT& m, Generator& gen) {
             if (c.attention_bias) std::copy(bias.data.begin(), bias.data.end(), b.attn_c_attn_bias.data.begin() + p * C);
         }
         linear_init_(b.attn_c_proj_weight, c.attention_bias ? &b.attn_c_proj_bias : nullptr, gen);
+        if (c.attn_only) continue;  // no feed-forward modules, so no draws
         linear_init_(b.mlp_c_fc_weight, c.bias ? &b.mlp_c_fc_bias : nullptr, gen);
         linear_init_(b.mlp_c_proj_weight, c.bias ? &b.mlp_c_proj_bias : nullptr, gen);
     }
@@ -55,6 +56,7 @@ void init_gpt2(GPT& m, Generator& gen) {
     for (GPTBlock& b : m.h) {
         linear_init_(b.attn_c_attn_weight, c.attention_bias ? &b.attn_c_attn_bias : nullptr, gen);
         linear_init_(b.attn_c_proj_weight, c.attention_bias ? &b.attn_c_proj_bias : nullptr, gen);
+        if (c.attn_only) continue;  // no feed-forward modules, so no draws
         linear_init_(b.mlp_c_fc_weight, c.bias ? &b.mlp_c_fc_bias : nullptr, gen);
         linear_init_(b.mlp_c_proj_weight, c.bias ? &b.mlp_c_proj_bias : nullptr, gen);
     }
@@ -68,6 +70,7 @@ void init_gpt2(GPT& m, Generator& gen) {
         zero(b.attn_c_attn_bias);
         normal_(b.attn_c_proj_weight, 0.0, 0.02, gen);
         zero(b.attn_c_proj_bias);
+        if (c.attn_only) continue;
         normal_(b.mlp_c_fc_weight, 0.0, 0.02, gen);
         zero(b.mlp_c_fc_bias);
         normal_(b.mlp_c_proj_weight, 0.0, 0.02, gen);
@@ -78,7 +81,7 @@ void init_gpt2(GPT& m, Generator& gen) {
     const double proj_std = 0.02 / std::sqrt(2.0 * static_cast<double>(c.n_layer));
     for (GPTBlock& b : m.h) {
         normal_(b.attn_c_proj_weight, 0.0, proj_std, gen);
-        normal_(b.mlp_c_proj_weight, 0.0, proj_std, gen);
+        if (!c.attn_only) normal_(b.mlp_c_proj_weight, 0.0, proj_std, gen);
     }
 }
 }  // namespace
@@ -120,12 +123,13 @@ void each_parameter(const GPTConfig& c, Model* m, F&& f) {
         f(p + "attn.c_attn.bias", c.attention_bias, Shape{3 * C}, false, at(&GPTBlock::attn_c_attn_bias));
         f(p + "attn.c_proj.weight", true, Shape{C, C}, false, at(&GPTBlock::attn_c_proj_weight));
         f(p + "attn.c_proj.bias", c.attention_bias, Shape{C}, false, at(&GPTBlock::attn_c_proj_bias));
-        f(p + "ln_2.weight", true, Shape{C}, true, at(&GPTBlock::ln_2_weight));
-        f(p + "ln_2.bias", c.bias, Shape{C}, false, at(&GPTBlock::ln_2_bias));
-        f(p + "mlp.c_fc.weight", true, Shape{Fw, C}, false, at(&GPTBlock::mlp_c_fc_weight));
-        f(p + "mlp.c_fc.bias", c.bias, Shape{Fw}, false, at(&GPTBlock::mlp_c_fc_bias));
-        f(p + "mlp.c_proj.weight", true, Shape{C, Fw}, false, at(&GPTBlock::mlp_c_proj_weight));
-        f(p + "mlp.c_proj.bias", c.bias, Shape{C}, false, at(&GPTBlock::mlp_c_proj_bias));
+        const bool mlp = !c.attn_only;
+        f(p + "ln_2.weight", mlp, Shape{C}, true, at(&GPTBlock::ln_2_weight));
+        f(p + "ln_2.bias", mlp && c.bias, Shape{C}, false, at(&GPTBlock::ln_2_bias));
+        f(p + "mlp.c_fc.weight", mlp, Shape{Fw, C}, false, at(&GPTBlock::mlp_c_fc_weight));
+        f(p + "mlp.c_fc.bias", mlp && c.bias, Shape{Fw}, false, at(&GPTBlock::mlp_c_fc_bias));
+        f(p + "mlp.c_proj.weight", mlp, Shape{C, Fw}, false, at(&GPTBlock::mlp_c_proj_weight));
+        f(p + "mlp.c_proj.bias", mlp && c.bias, Shape{C}, false, at(&GPTBlock::mlp_c_proj_bias));
     }
     const bool pre = c.norm == NormPlacement::Pre;
     f("transformer.ln_f.weight", pre, Shape{C}, true, m ? in(m->ln_f_weight) : nullptr);
@@ -194,7 +198,7 @@ void GPT::check_pass_fits(const GPTConfig& c, int64_t B, int64_t T, int64_t T_k,
     const Buffer buffers[] = {
         {"queries, keys and values", "sequences × tokens × 3 · width", {B, T, 3 * c.n_embd}},
         {"attention weights", "sequences × heads × tokens × context", {B, c.n_head, T, T_k}},
-        {"feed-forward activations", "sequences × tokens × feed-forward width", {B, T, c.n_inner}},
+        {"feed-forward activations", "sequences × tokens × feed-forward width", {B, T, c.attn_only ? 0 : c.n_inner}},
         {"logits", "sequences × tokens × vocabulary", {B, T, c.vocab_size}},
     };
     for (const Buffer& b : buffers) {
@@ -286,7 +290,11 @@ Tensor run(const GPT& m, const std::vector<int64_t>& ids, const blocks::Pass& p,
         blocks::attention_forward(m, l, p, x, L, lt ? lt->scores.data.data() : nullptr);
         if (lt) trace_attention(*lt, L, p, c, l);
         if (p.observe) (*p.observe)(l, L.att, L.qkv);
-        blocks::mlp_forward(m, l, p, L, x);
+        if (c.attn_only) {
+            x = L.x_1;
+        } else {
+            blocks::mlp_forward(m, l, p, L, x);
+        }
         if (lt) lt->output = to_tensor(x, {B, T, C});
     }
     Tensor logits({B, T, c.vocab_size});
@@ -388,7 +396,11 @@ void GPT::backward(const GPTActivations& acts, const float* dlogits, GPT& g) con
     blocks::head_backward(*this, acts, dlogits, g, dx);
     for (int64_t l = config_.n_layer - 1; l >= 0; --l) {
         const GPTLayerActivations& L = acts.layers[static_cast<size_t>(l)];
-        blocks::mlp_backward(*this, l, L, dx, g, dx_1);
+        if (config_.attn_only) {
+            dx_1 = dx;
+        } else {
+            blocks::mlp_backward(*this, l, L, dx, g, dx_1);
+        }
         blocks::attention_backward(*this, l, L, acts.B, dx_1, g, dx);
     }
     blocks::embedding_backward(g, acts.ids, acts.T, acts.emb_keep, dx);

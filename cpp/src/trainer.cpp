@@ -25,7 +25,7 @@ GPTConfig for_data(GPTConfig c, const TextDataset& data, int64_t batch_size) {
 Trainer::Trainer(GPTConfig model_config, const TrainConfig& config, const std::string& text)
     : config_((config.validate("Trainer"), config)),
       gen_(config.seed),
-      data_(text, Tokenizer(config.tokenizer, text)),
+      data_(text, Tokenizer(config.tokenizer, text), config.task),
       model_(for_data(model_config, data_, config.batch_size), gen_),
       grads_(model_.zeros_like()),
       optimizer_(model_, config.adamw) {
@@ -36,7 +36,7 @@ Trainer::Trainer(GPT model, AdamW optimizer, int64_t iter, Tokenizer tokenizer, 
                  const std::string& text)
     : config_((config.validate("Trainer"), config)),
       gen_(config.seed + static_cast<uint64_t>(iter)),
-      data_(text, std::move(tokenizer)),
+      data_(text, std::move(tokenizer), config.task),
       model_(std::move(model)),
       grads_(model_.zeros_like()),
       optimizer_(std::move(optimizer)),

@@ -217,3 +217,10 @@ TEST(Backward, WholeModelTiedNoBiasesWithDropout) {
     c.dropout = 0.2f;
     check_model(c, "tied+dropout");
 }
+
+TEST(Backward, WholeModelAttentionOnly) {
+    GPTConfig c;
+    c.attn_only = true;
+    c.head_bias = true;
+    check_model(c, "attn-only");
+}

@@ -34,7 +34,7 @@ TEST(TextDataset, WordTokensSplitAtTheSameFraction) {
     EXPECT_TRUE(std::equal(data.train().begin(), data.train().end(), all.begin()));
     EXPECT_TRUE(std::equal(data.val().begin(), data.val().end(), all.begin() + static_cast<int64_t>(n)));
     // Another fraction, as train.py's would be with a different split.
-    const TextDataset half(text, words, 0.5);
+    const TextDataset half(text, words, Task::Text, 0.5);
     EXPECT_EQ(half.train().size(), all.size() / 2);
 }
 
@@ -47,7 +47,7 @@ TEST(TextDataset, RefusesWhatCannotMakeABatch) {
     } catch (const Error& e) {
         EXPECT_STREQ(e.what(), "Trainer: the text is too short for a block size of 4: its smaller split has 1 tokens, windows need 5");
     }
-    EXPECT_THROW(TextDataset(text, Tokenizer(TokenizerKind::Char, text), 1.0), Error);
+    EXPECT_THROW(TextDataset(text, Tokenizer(TokenizerKind::Char, text), Task::Text, 1.0), Error);
     EXPECT_THROW(TextDataset("abcz", Tokenizer(TokenizerKind::Char, "abc")), Error);  // 'z' is not in the vocabulary
     Generator gen(1);
     const Batch b = data.get_batch(Split::Train, 2, 8, gen);  // the only window of 9 in 9 tokens starts at 0

@@ -109,7 +109,9 @@ describe('loadDefaultModel', () => {
     await assert.rejects(attn.loadDefaultModel({ url: 'x', bytes: new Uint8Array(1) }),
       { message: 'loadDefaultModel: expected either url or bytes, not both, got an object with keys [url, bytes]' });
     await assert.rejects(attn.loadDefaultModel({ path: 'x' }),
-      { message: 'loadDefaultModel: unknown option "path"; expected one of url, bytes' });
+      { message: 'loadDefaultModel: unknown option "path"; expected one of name, url, bytes' });
+    await assert.rejects(attn.loadDefaultModel({ name: 'gpt2' }),
+      { message: "loadDefaultModel: expected name as 'agreement' or 'induction', got the string \"gpt2\"" });
     await assert.rejects(attn.loadDefaultModel({ bytes: new Uint8Array(16) }), { message: /^loadCheckpoint: / });
   });
 });

@@ -33,7 +33,7 @@ test('what type-checks runs: the node16 build of the usage files', () => {
   rmSync(`${ROOT}/${out}`, { recursive: true, force: true });
   assert.equal(tsc('-p', 'tests/types/tsconfig.node16.json', '--outDir', out, '--rootDir', '.'), '');
   const printed = execFileSync(process.execPath, [`${out}/tests/types/usage.js`], { cwd: ROOT, encoding: 'utf8' });
-  assert.deepEqual(JSON.parse(printed), { ok: true, loss: true, iter: 1, verified: true, memory: true });
+  assert.deepEqual(JSON.parse(printed), { ok: true, loss: true, iter: 1, verified: true, memory: true, induction: true });
   const inWorker = execFileSync(process.execPath, [`${out}/tests/types/worker.js`], { cwd: ROOT, encoding: 'utf8' });
   assert.deepEqual(JSON.parse(inWorker), { text: true, loss: true, iter: 5, weights: [2, 2], nLayer: 1 });
 });

@@ -3,8 +3,11 @@
 import { createAttention } from 'attention-step-by-step';
 import wasmUrl from 'attention-step-by-step/wasm';
 import modelUrl from 'attention-step-by-step/model';
+import inductionUrl from 'attention-step-by-step/models/induction';
 
 const attn = await createAttention({ wasmUrl });
 const model = await attn.loadDefaultModel({ url: modelUrl });
 const name: string = model.model.config.nHead.toFixed(0);
-export { name };
+const induction = await attn.loadDefaultModel({ name: 'induction', url: inductionUrl });
+const layers: number = induction.model.config.nLayer;
+export { name, layers };

@@ -92,11 +92,21 @@ const { memoryBytes, heapBytes }: { memoryBytes: number; heapBytes: number } = a
 const pretrained = await attn.loadDefaultModel();
 pretrained.tokenizer.encode('The cats');
 const again = await attn.loadDefaultModel({ bytes: pretrained.model.checkpoint(pretrained.tokenizer) });
+const induction = await attn.loadDefaultModel({ name: 'induction' });
+const recipe = attn.inductionRecipe();
+const attnOnly: boolean = recipe.model.attnOnly && recipe.training.task === 'repeats';
+const scores = attn.headScores(induction.model, { batchSize: 2, ablation: false });
+const prefix: Float32Array = scores.prefixMatching.data;
+const gain: number | undefined = scores.inContextLossGain?.data[0];
+const firstCopy: number = scores.repeats[0].first + scores.firstRepeatLoss + scores.secondRepeatLoss + scores.sequences.data[0];
+const drawn = attn.repeatedSequences({ length: 8, vocabSize: 4, seed: 1 });
+induction.model.dispose();
 const linear = new attn.Linear(2, 2);
 linear.forward([[1, 2]]);
 linear[Symbol.dispose]();
 again.model.dispose();
 pretrained.model.dispose();
 model.dispose();
-console.log(JSON.stringify({ ok: true, loss: Number.isFinite(loss), iter, verified, memory: memoryBytes > heapBytes }));
+console.log(JSON.stringify({ ok: true, loss: Number.isFinite(loss), iter, verified, memory: memoryBytes > heapBytes,
+  induction: attnOnly && prefix.length === 4 && gain === undefined && firstCopy >= 0 && drawn.repeats.length === 1 }));
 export { ctx, w, logits, heads, out, text, kind, pieces, first, saved };

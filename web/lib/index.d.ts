@@ -27,8 +27,8 @@ export type { GPTConfig, GPTLayerTrace, GPTTrace, GenerateOptions, Ids, GPT, Gen
   StepResult, EvalResult, Trainer, LoadedCheckpoint, AgreementReport, TokenizerKind, Tokenizer, CharTokenizer,
   WordTokenizer } from './model.js';
 // Bringing your own model (pretrained.js) has its types in pretrained.d.ts: used here, and exported with the rest.
-import type { BPETokenizer, HeadMap, HeadSummary, LoadedPretrained, LoadPretrainedOptions, ModelFolder } from './pretrained.js';
-export type { BPETokenizer, HeadMap, HeadSummary, LoadedPretrained, LoadPretrainedOptions, ModelFolder } from './pretrained.js';
+import type { BPETokenizer, HeadMap, HeadScores, HeadSummary, RepeatedSequences, LoadedPretrained, LoadPretrainedOptions, ModelFolder } from './pretrained.js';
+export type { BPETokenizer, HeadMap, HeadScores, HeadSummary, RepeatedSequences, LoadedPretrained, LoadPretrainedOptions, ModelFolder } from './pretrained.js';
 // The same API in a worker (remote.js) has its types in remote.d.ts, derived from these.
 import type { AsyncAttention } from './remote.js';
 export type {
@@ -386,6 +386,20 @@ export interface Attention {
    * form explainScore takes; layer and head count from 0.
    */
   headAttention(model: GPT, ids: ArrayLike<number>, layer: number, head: number, options?: { headMask?: TensorLike | null }): HeadMap;
+  /**
+   * Which heads of `model` are induction heads, on `batchSize` (default 16) sequences of `length` random
+   * tokens (default: the block size, at most 128; 8 or more) drawn from `seed` (default 0), each with one
+   * segment of ⌊length/4⌋ to ⌊length/3⌋ tokens repeated at random places. With `ablation` (default true)
+   * every head is also switched off in turn (one more forward pass each). A model of one layer is an Error:
+   * an induction head composes two.
+   */
+  headScores(model: GPT, options?: { batchSize?: number; length?: number; seed?: number; ablation?: boolean }): HeadScores;
+  /**
+   * `batchSize` (default 1) sequences of `length` (8 or more) random tokens in [0, vocabSize), each with one
+   * segment of ⌊length/4⌋ to ⌊length/3⌋ tokens repeated at random places, drawn from `seed` (default 0): what
+   * headScores measures on and the 'repeats' task trains on.
+   */
+  repeatedSequences(options: { batchSize?: number; length: number; vocabSize: number; seed?: number }): RepeatedSequences;
   /** Every head's attention weights (nHead, T, T) of one layer on ids (one sequence): what a head view draws. */
   layerAttention(model: GPT, ids: ArrayLike<number>, layer: number, options?: { headMask?: TensorLike | null }): Tensor;
   /** What the WASM module holds: for tests and apps that watch their memory. */
@@ -393,14 +407,21 @@ export interface Attention {
   /** The threads this API computes on, and why that many (see {@link CreateAttentionOptions.threads}). */
   readonly threads: Threads;
   /**
-   * The pretrained model shipped with the package (synthetic agreement corpus, word tokens), read
-   * from next to this module (Node, an unbundled page), from `url`, or from `bytes` you loaded
-   * yourself. A bundled app passes the URL it imports, so that only apps that load the model ship
-   * it: `import url from 'attention-step-by-step/model?url'` (Vite), or `…/model` with webpack's
-   * `asset/resource` or esbuild's `file` loader.
+   * A model shipped with the package: `name` 'agreement' (default; the synthetic agreement corpus, word
+   * tokens) or 'induction' (the induction recipe's attention-only model on repeated random letters, see
+   * inductionRecipe), read from next to this module (Node, an unbundled page), from `url`, or from `bytes`
+   * you loaded yourself. A bundled app passes the URL it imports, so that only apps that load a model ship
+   * it: `import url from 'attention-step-by-step/model?url'` (Vite; `…/models/induction?url` for the other),
+   * or the same paths with webpack's `asset/resource` or esbuild's `file` loader.
    */
-  loadDefaultModel(options?: { url: UrlLike } | { bytes: Uint8Array }): Promise<LoadedCheckpoint>;
+  loadDefaultModel(options?: { name?: 'agreement' | 'induction'; url?: UrlLike; bytes?: Uint8Array }): Promise<LoadedCheckpoint>;
   defaultTrainConfig(): TrainConfig;
+  /**
+   * The attention-only model and the run that form induction heads fast (2 layers of 2 heads, width 64,
+   * context 32, the 'repeats' task): pass both to new Trainer({ model, training, text }) with a text of
+   * the alphabet to draw tokens from.
+   */
+  inductionRecipe(): { model: GPTConfig; training: TrainConfig };
   /** generate()'s options with every default filled in. */
   defaultGenerateOptions(): Required<GenerateOptions>;
   /**

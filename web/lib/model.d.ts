@@ -15,8 +15,13 @@ export interface GPTConfig {
   nEmbd: number;
   nHead: number;
   nLayer: number;
-  /** feed-forward width (nanoGPT: 4 · nEmbd; GPT-2's config calls it n_inner) */
+  /** feed-forward width (nanoGPT: 4 · nEmbd; GPT-2's config calls it n_inner); unused when attnOnly */
   nInner: number;
+  /**
+   * Blocks of attention alone, without the feed-forward sublayer and its LayerNorm (Elhage et al. 2021's
+   * attention-only transformers: what inductionRecipe() trains). Default false.
+   */
+  attnOnly: boolean;
   /** longest context */
   blockSize: number;
   /** "post": LN(x + sublayer(x)) as notebook 001; "pre": x + sublayer(LN(x)) and a final LN, as nanoGPT */
@@ -158,6 +163,12 @@ export interface TrainConfig {
   seed: number;
   /** how a fresh run splits its text: 'char' (default, nanoGPT) or 'word'; a resumed run keeps its checkpoint's */
   tokenizer: TokenizerKind;
+  /**
+   * What the run learns from: 'text' (default), windows of the text as nanoGPT; 'repeats', random sequences
+   * of the text's tokens in which one segment appears twice at random places (the task induction heads form
+   * on), when the text only gives the vocabulary (each character a token, e.g. "abcdefghijklmnopqrstuvwxyzABCDEF").
+   */
+  task: 'text' | 'repeats';
 }
 
 export interface StepResult {

@@ -13,7 +13,12 @@ import { isUrlLike, loadBytes } from './loading.js';
 // model (449 KB) belongs only in apps that load it, which import its URL from 'attention-step-by-step/model'.
 // Unbundled (Node, an import map) it is found where it is.
 const HERE = import.meta.url;
-const MODEL_FILE = './models/agreement.safetensors';
+const MODEL_FILES = {
+  agreement: './models/agreement.safetensors',
+  induction: './models/induction.safetensors',
+};
+// The export each model's URL is imported from in a bundled app (package.json's "exports").
+const MODEL_EXPORTS = { agreement: 'attention-step-by-step/model', induction: 'attention-step-by-step/models/induction' };
 // generate() runs to the end in one call, so it is kept short enough not to
 // freeze a page; stream() yields between tokens and can be stopped, so it may run longer.
 const GENERATE_LIMIT = 10000;
@@ -283,19 +288,24 @@ export function modelApi(M) {
     Trainer,
     loadCheckpoint,
     /**
-     * The model the package ships, trained on the synthetic agreement corpus
-     * ("The cats, which sat on the mat, purr.") in word tokens: {model, tokenizer, vocabulary, iter}.
+     * A model the package ships: {model, tokenizer, vocabulary, iter}. 'agreement' (default): trained on the
+     * synthetic agreement corpus ("The cats, which sat on the mat, purr.") in word tokens. 'induction': the
+     * induction recipe's attention-only model, trained on repeated random letters (tools/train-induction-model.sh).
      */
     loadDefaultModel: async (opts) => {
       const fn = 'loadDefaultModel';
-      const { url, bytes } = options(opts, ['url', 'bytes'], fn);
+      const { name = 'agreement', url, bytes } = options(opts, ['name', 'url', 'bytes'], fn);
+      if (!Object.hasOwn(MODEL_FILES, name)) fail(fn, `name as ${Object.keys(MODEL_FILES).map((n) => `'${n}'`).join(' or ')}`, name);
       if (url !== undefined && bytes !== undefined) fail(fn, 'either url or bytes, not both', opts);
       if (bytes !== undefined) return loadCheckpoint(bytes);
       if (url !== undefined && !isUrlLike(url)) fail(fn, 'url as a string or a URL', url);
-      return loadCheckpoint(await loadBytes(url ?? new URL(MODEL_FILE, HERE), fn, 'the model', url ? '' :
-        "in a bundled app, import its URL (import modelUrl from 'attention-step-by-step/model') and pass it: loadDefaultModel({ url: modelUrl })"));
+      return loadCheckpoint(await loadBytes(url ?? new URL(MODEL_FILES[name], HERE), fn, 'the model', url ? '' :
+        `in a bundled app, import its URL (import modelUrl from '${MODEL_EXPORTS[name]}') and pass it: ` +
+        `loadDefaultModel({ ${name === 'agreement' ? '' : `name: '${name}', `}url: modelUrl })`));
     },
     defaultTrainConfig: () => JSON.parse(M.defaultTrainConfig()),
+    /** The attention-only model and training run that form induction heads fast: {model, training} configs. */
+    inductionRecipe: () => JSON.parse(M.inductionRecipe()),
     /** generate()'s options with their defaults: {maxNewTokens, temperature, topK, seed, useKvCache}. */
     defaultGenerateOptions: () => JSON.parse(M.defaultGenerateOptions()),
     /** The synthetic subject–verb agreement corpus, one sentence per line. */
@@ -338,6 +348,29 @@ export function modelApi(M) {
       ofThisInstance(model, GPT, fn, 'a GPT');
       return M.headAttention(model._handle, integers(ids, fn, 'ids'), number(layer, fn, 'layer'), number(head, fn, 'head'),
         headMask === null ? null : asTensor(headMask, fn, 'headMask'));
+    },
+    /**
+     * Which heads are induction heads, measured on `batchSize` random sequences whose one segment repeats at
+     * random places: prefixMatching, previousToken, copying and inContextLossGain (null without `ablation`) as
+     * (nLayer, nHead) tensors, the loss on each copy, and the sequences measured.
+     */
+    headScores: (model, opts = {}) => {
+      const fn = 'headScores';
+      const { batchSize = 16, length = 0, seed = 0, ablation = true } =
+        options(opts, ['batchSize', 'length', 'seed', 'ablation'], fn);
+      ofThisInstance(model, GPT, fn, 'a GPT');
+      return M.headScores(model._handle, number(batchSize, fn, 'batchSize'), number(length, fn, 'length'),
+        number(seed, fn, 'seed'), boolean(ablation, fn, 'ablation'));
+    },
+    /**
+     * `batchSize` sequences of `length` random tokens in [0, vocabSize), each with one segment of ⌊length/4⌋ to
+     * ⌊length/3⌋ tokens repeated at random places, drawn from `seed`: {sequences (batchSize, length), repeats}.
+     */
+    repeatedSequences: (opts) => {
+      const fn = 'repeatedSequences';
+      const { batchSize = 1, length, vocabSize, seed = 0 } = options(opts, ['batchSize', 'length', 'vocabSize', 'seed'], fn);
+      return M.repeatedSequences(number(batchSize, fn, 'batchSize'), number(length, fn, 'length'),
+        number(vocabSize, fn, 'vocabSize'), number(seed, fn, 'seed'));
     },
     /** Every head's attention weights (nHead, T, T) of one layer on ids (one sequence): what a head view draws. */
     layerAttention: (model, ids, layer, opts = {}) => {

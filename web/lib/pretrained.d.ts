@@ -1,7 +1,7 @@
 // The types of bringing your own model (pretrained.js): GPT-2's tokenizer, a Hugging Face folder and its
 // loading, and what attn.summarizeHeads and attn.headAttention measure. index.d.ts re-exports them; the
 // functions themselves are members of Attention there.
-import type { CharTokenizer, Disposable, GPT, Tensor, UrlLike } from './index.js';
+import type { CharTokenizer, Disposable, GPT, IntTensor, Tensor, UrlLike } from './index.js';
 
 /**
  * GPT-2's tokenizer: byte-level byte-pair encoding (the same ids as js-tiktoken's "gpt2" encoding and
@@ -60,6 +60,39 @@ export interface HeadSummary {
   thumbnails: Tensor;
   /** (vocabSize): the logits after the last token */
   nextLogits: Tensor;
+}
+
+/** Random token sequences, each with one segment repeated (repeatedSequences; headScores measures on them). */
+export interface RepeatedSequences {
+  /** (batchSize, length): the token ids */
+  sequences: IntTensor;
+  /** per sequence: tokens [first, first + length) repeat at [second, second + length) */
+  repeats: { first: number; second: number; length: number }[];
+}
+
+/** What headScores measured: which heads are induction heads (Olsson et al. 2022; Elhage et al. 2021). */
+export interface HeadScores extends RepeatedSequences {
+  /**
+   * (nLayer, nHead): mean attention from a token of the second copy to the token just after its first
+   * occurrence (over the first L − 1 tokens of each copy of length L); ~0.7 on a trained induction head
+   */
+  prefixMatching: Tensor;
+  /** (nLayer, nHead): mean attention from every token to the one before it */
+  previousToken: Tensor;
+  /**
+   * (nLayer, nHead): Σλ / Σ|λ| over the eigenvalues of the head's OV circuit from token embedding to logits,
+   * W_U diag(γ_f) W_O W_V diag(γ₁) W_Eᵀ, in [−1, 1]: near 1 when attending to a token raises that token's logit
+   */
+  copying: Tensor;
+  /**
+   * (nLayer, nHead): the second copy's loss with that head switched off, minus secondRepeatLoss; null when
+   * measured with `ablation: false` (it costs one forward pass per head)
+   */
+  inContextLossGain: Tensor | null;
+  /** mean cross-entropy in nats predicting tokens 1…L−1 of the first copy: ≈ ln(vocabSize), unpredictable */
+  firstRepeatLoss: number;
+  /** the same on the second copy: far lower once the model has induction heads */
+  secondRepeatLoss: number;
 }
 
 /** One head of one layer on a text (headAttention). */

@@ -51,10 +51,12 @@
 //   gpt.hpp                          the tiny language model (notebook 001 §8, nanoGPT)
 //   sampling.hpp, generate.hpp       temperature, top-k, multinomial; generation with a KV cache
 //   cross_entropy.hpp, adamw.hpp     the loss and the optimizer
+//   repeated_sequences.hpp           random tokens with a segment repeated: the induction heads' task
 //   dataset.hpp, trainer.hpp         nanoGPT's batches and training loop (notebook 001's "next steps")
 //   checkpoint.hpp                   safetensors files with a digest
 //   pretrained.hpp                   GPT-2-family models from a Hugging Face folder
 //   head_statistics.hpp              what each head does on a text, measured
+//   head_scores.hpp                  which heads are induction heads, measured on repeats
 //   synthetic_corpus.hpp,
 //   agreement_probe.hpp              the agreement corpus and what a model learned from it
 //
@@ -80,6 +82,7 @@
 #include "attn/embedding.hpp"
 #include "attn/generate.hpp"
 #include "attn/gpt.hpp"
+#include "attn/head_scores.hpp"
 #include "attn/head_statistics.hpp"
 #include "attn/layer_norm.hpp"
 #include "attn/linear.hpp"
@@ -87,6 +90,7 @@
 #include "attn/mask.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/pretrained.hpp"
+#include "attn/repeated_sequences.hpp"
 #include "attn/sampling.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/score_explanation.hpp"

@@ -25,6 +25,11 @@ enum class Activation { ReLU, GELU, GELUTanh };  // GELUTanh: GPT-2's gelu_new (
 // for the residual projections, applied after construction as nanoGPT does.
 enum class InitScheme { PyTorch, GPT2 };
 
+// What a training run learns from (TrainConfig::task). Text: windows of the text, as nanoGPT. Repeats: random
+// sequences of the text's tokens in which a segment appears twice (repeated_sequences.hpp), the task induction
+// heads form on; the text then only gives the vocabulary.
+enum class Task { Text, Repeats };
+
 // How a caller spells a field, so that a message names it the way they wrote it.
 enum class Naming {
     Snake,  // n_embd: C++ and checkpoints
@@ -38,6 +43,10 @@ struct GPTConfig {
     int64_t n_head = 4;
     int64_t n_layer = 2;
     int64_t n_inner = 256;     // feed-forward width (nanoGPT: 4 · n_embd; GPT-2's config calls it n_inner)
+    // Blocks of attention alone, without the feed-forward sublayer and its LayerNorm: Elhage et al. 2021's
+    // "attention-only transformers", where every path from a token to a logit goes through heads, so what a
+    // head does can be read off its weights (induction heads: induction_scores.hpp). n_inner is then unused.
+    bool attn_only = false;
     int64_t block_size = 64;   // longest context: rows of the position embedding
     NormPlacement norm = NormPlacement::Pre;
     Activation activation = Activation::GELU;
@@ -60,11 +69,16 @@ struct GPTConfig {
     static GPTConfig nanogpt(int64_t vocab_size, int64_t block_size, int64_t n_layer, int64_t n_head,
                              int64_t n_embd, bool bias, bool tie_embeddings);
 
+    // The attention-only model that forms induction heads fast on the repeats task (TrainConfig::induction;
+    // docs/induction.md has the measurements behind each value): 2 layers of 2 heads, width 64, context 32,
+    // pre-norm with biases, an untied output layer with a bias, PyTorch's default initialisation.
+    static GPTConfig induction(int64_t vocab_size = 32);
+
     // Throws Error naming the first bad field as `naming` spells it.
     void validate(const char* fn = "GPTConfig", Naming naming = Naming::Snake) const;
 
     // The elements of the model's matrices and embeddings, (V + T)·C + L·(4·C² + 2·C·n_inner) (+ V·C for an
-    // untied head): every model of this config has at least this many parameters (biases and norms add
+    // untied head; no 2·C·n_inner when attn_only): every model of this config has at least this many parameters (biases and norms add
     // to it), so a file or a memory budget can be checked against it before anything is allocated.
     double matrix_parameters() const;
 };
@@ -86,6 +100,11 @@ struct TrainConfig {
     int64_t eval_iters = 200;                           // batches per split in evaluate()
     uint64_t seed = 1337;
     TokenizerKind tokenizer = TokenizerKind::Char;      // how a fresh run splits its text
+    Task task = Task::Text;
+
+    // How GPTConfig::induction is trained: the repeats task, batches of 32, AdamW at a constant 3e-3 with
+    // PyTorch's defaults (β₂ 0.999, decay 0.01), no clipping.
+    static TrainConfig induction();
 
     void validate(const char* fn = "TrainConfig", Naming naming = Naming::Snake) const;
 };
