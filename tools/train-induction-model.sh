@@ -16,3 +16,6 @@ build/native/attn-train train --recipe induction --data "$work/alphabet.txt" --o
   --max-iters 1500 --eval-interval 100 --eval-iters 10 --log-interval 0 --seed 1337 \
   --snapshots 0,100,200,250,300,350,400,450,500,550,600,700,800,1000,1200,1500 --snapshot-dir "$snapshots"
 build/native/attn-train export --checkpoint "$work/training.safetensors" --out web/lib/models/induction.safetensors
+# The list the site reads: the steps, from the files written.
+steps=$(ls "$snapshots" | sed -n 's/^step-0*\([0-9][0-9]*\)\.safetensors$/\1/p' | sort -n | paste -sd, -)
+printf '{"steps":[%s]}\n' "$steps" > "$snapshots/index.json"

@@ -92,6 +92,18 @@ const READER = {
       await page.waitForFunction(() => document.querySelector('#bring-generate').disabled === false, null, { timeout: 30000 });
     }],
   ],
+  '9-induction-heads': [
+    ['letters typed', async (page) => page.fill('#sequence', 'abcdefghijklmnopabcdefghijklmnop')],
+    ['a random repeat drawn', async (page) => page.click('#random-sequence')],
+    ['an induction weight traced', async (page) => page.click('[data-figure="induction-map"] g.cell[data-row="20"][data-col="5"]')],
+    ['the previous-token head switched off', async (page) => page.check('#previous-off')],
+    ['the training step moved', slide('#snapshot', '6')],
+    ['a short run trained', async (page) => {
+      await page.fill('#train-iters', '50');
+      await page.click('#train');
+      await page.waitForFunction(() => document.querySelector('#train-status').dataset.done === 'true', null, { timeout: 30000 });
+    }],
+  ],
 };
 
 test(`no interaction of any chapter freezes the main thread (a task over ${FROZEN_MS} ms)`, async (t) => {

@@ -17,6 +17,7 @@ const PAGES = [
   'chapters/6-multi-head',
   'chapters/7-language-model',
   'chapters/8-your-model',
+  'chapters/9-induction-heads',
 ];
 // The notebooks' tensors as PyTorch computes them (tests/golden/notebooks.json), as the page prints them.
 const NOTEBOOKS = JSON.parse(readFileSync(new URL('../golden/notebooks.json', import.meta.url), 'utf8'));

@@ -33,7 +33,10 @@ before(async () => {
   const ids = tokenizer.encode(TEXT);
   const s = attn.summarizeHeads(model, ids);
   const greedy = model.generate([ids], { maxNewTokens: 5, temperature: 0 });
-  expected = { tokens: ids.length, previousToken: Array.from(s.previousToken.data), greedy: tokenizer.decode(Array.from(greedy.data).slice(-5)) };
+  // The worker measures prefix matching once per model, on 4 random repeated sequences of min(blockSize, 64) tokens.
+  const prefix = attn.headScores(model, { batchSize: 4, length: 64, ablation: false });
+  expected = { tokens: ids.length, previousToken: Array.from(s.previousToken.data), prefixMatching: Array.from(prefix.prefixMatching.data),
+    greedy: tokenizer.decode(Array.from(greedy.data).slice(-5)) };
   model.dispose();
   tokenizer.dispose();
 });
@@ -57,6 +60,8 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   // The table's numbers are the library's (3 decimals), in layer-head order until sorted.
   const cells = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => r.children[1].textContent));
   assert.deepEqual(cells, expected.previousToken.map((v) => v.toFixed(3)));
+  const prefixCells = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => r.children[5].textContent));
+  assert.deepEqual(prefixCells, expected.prefixMatching.map((v) => v.toFixed(3)));
   await page.click('#head-table [data-sort="previousToken"]');
   const sorted = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => Number(r.children[1].textContent)));
   assert.deepEqual(sorted, [...sorted].sort((a, b) => b - a));
@@ -106,7 +111,7 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   // The table as CSV.
   const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#download-table')]);
   const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
-  assert.equal(lines[0], 'layer,head,previous_token,first_token,mean_distance,entropy,in_use');
+  assert.equal(lines[0], 'layer,head,previous_token,first_token,mean_distance,entropy,prefix_matching,in_use');
   assert.equal(lines.length, 9);
 
   // A reload reads the folder the browser kept; removing it means the next reload asks again.

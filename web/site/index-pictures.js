@@ -68,6 +68,15 @@ const DRAW = {
   '8-your-model.html': (g) => d3.range(4).forEach((l) => d3.range(6).forEach((h) => {
     grid(g, nearby(4, (l + h) % 4, true), { x: 16 + h * 22, y: 4 + l * 22, cell: 5, masked: (i, j) => j > i });
   })),
+  // The previous-token head's line under the diagonal, and the induction head's stripe: a repeat of three at
+  // positions 1–3 and 5–7, whose second copy looks at the token after each earlier occurrence.
+  '9-induction-heads.html': (g) => {
+    const T = 8;
+    const previous = d3.range(T).map((i) => d3.range(T).map((j) => (j === Math.max(0, i - 1) ? 0.95 : 0.05)));
+    const induction = d3.range(T).map((i) => d3.range(T).map((j) => (i >= 5 ? (j === i - 3 ? 0.95 : 0.05) : j === 0 ? 0.6 : 0.05)));
+    grid(g, previous, { x: 4, y: 8, cell: 9.5, masked: (i, j) => j > i });
+    grid(g, induction, { x: 82, y: 8, cell: 9.5, masked: (i, j) => j > i });
+  },
 };
 
 /** The picture for a chapter's file, as an <svg> element (decorative: the card's text says what it shows). */

@@ -101,3 +101,19 @@ export const RECIPE = {
   sampleTemperature: GENERATION.temperature.default,
   probeSentences: 100, // per measurement of the heads while training; the page's measurement takes 200
 };
+
+/**
+ * Chapter 9, "How attention copies": the reader's letters (at most the induction model's 32 positions), the
+ * previous-token head switched off or not, the snapshot of the shipped model's training shown (0–15), and the
+ * live run's seed and length (the training itself is the library's inductionRecipe()).
+ */
+export const CHAPTER_9 = {
+  sequence: { control: '#sequence', label: 'The letters', kind: 'text', maxLength: 32, default: 'xqjzharrypotterlkvbmwharrypotter' },
+  previous_off: { control: '#previous-off', label: 'The previous-token head off', kind: 'boolean', default: false },
+  snapshot: { control: '#snapshot', label: 'The training step', kind: 'integer', min: 0, max: 15, slider: true, default: 15 },
+  seed: seed('#train-seed', 1337),
+  max_iters: { control: '#train-iters', label: 'Steps', kind: 'integer', min: 50, max: 20000, default: 1000 },
+};
+
+/** Chapter 9's live run: how often the worker measures the heads (attn.headScores on this many sequences). */
+export const INDUCTION_RUN = { scoreEvery: 25, scoreSequences: 16 };

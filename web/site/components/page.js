@@ -26,6 +26,8 @@ export const CHAPTERS = [
     lesson: 'Generate from a trained model, switch its heads off, and train your own in the browser.' },
   { file: '8-your-model.html', title: 'A model you bring',
     lesson: 'Open GPT-2 (or your nanoGPT) and find what each of its 144 heads does on your text.' },
+  { file: '9-induction-heads.html', title: 'How attention copies',
+    lesson: 'Watch two heads compose into an induction head, break it, and see it form suddenly while a model trains.' },
 ];
 
 function renderNav() {

@@ -2,7 +2,7 @@
 // statistic, each row opening its head and switching it on or off; and the same rows as CSV.
 import { formatNumber } from '../../components/heatmap.js';
 
-export const STATS = ['previousToken', 'firstToken', 'meanDistance', 'entropy'];
+export const STATS = ['previousToken', 'firstToken', 'meanDistance', 'entropy', 'prefixMatching'];
 
 /** The heads as rows {l, h, index, ...stats}, sorted by sortBy {key, descending} (ties in layer-head order). */
 export function headRows(stats, { nLayer, nHead }, sortBy) {
@@ -14,7 +14,9 @@ export function headRows(stats, { nLayer, nHead }, sortBy) {
     }
   }
   const sign = sortBy.descending ? -1 : 1;
-  return list.sort((a, b) => sign * (a[sortBy.key] - b[sortBy.key]) || a.index - b.index);
+  // NaN (prefix matching of a one-layer model) sorts below every number.
+  const key = (r) => (Number.isNaN(r[sortBy.key]) ? -Infinity : r[sortBy.key]);
+  return list.sort((a, b) => sign * (key(a) - key(b)) || a.index - b.index);
 }
 
 /** The rows into the table's body, with its sort state on the headers. */
@@ -29,7 +31,9 @@ export function drawHeadTable(table, rows, { sortBy, selected, headsOff, onChoos
     first.append(open);
     tr.append(first);
     for (const s of STATS) {
-      tr.append(Object.assign(document.createElement('td'), { textContent: formatNumber(r[s], s === 'meanDistance' || s === 'entropy' ? 2 : 3) }));
+      tr.append(Object.assign(document.createElement('td'), {
+        textContent: Number.isNaN(r[s]) ? '—' : formatNumber(r[s], s === 'meanDistance' || s === 'entropy' ? 2 : 3),
+      }));
     }
     const box = Object.assign(document.createElement('input'), { type: 'checkbox', checked: !headsOff.has(`${r.l}.${r.h}`) });
     box.setAttribute('aria-label', `Layer ${r.l + 1}, head ${r.h + 1} in use`);
@@ -46,6 +50,6 @@ export function drawHeadTable(table, rows, { sortBy, selected, headsOff, onChoos
 
 /** The rows as a CSV file's text. */
 export function headsCsv(rows, headsOff) {
-  return ['layer,head,previous_token,first_token,mean_distance,entropy,in_use',
+  return ['layer,head,previous_token,first_token,mean_distance,entropy,prefix_matching,in_use',
     ...rows.map((r) => [r.l + 1, r.h + 1, ...STATS.map((s) => r[s]), !headsOff.has(`${r.l}.${r.h}`)].join(','))].join('\n') + '\n';
 }

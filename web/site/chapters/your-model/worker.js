@@ -27,6 +27,10 @@ function idsOf(text) {
 }
 
 const pieceOf = (id) => tokenizer.pieces[id];
+// The loaded model's prefix-matching score per head (NaN for a model of one layer, which cannot compose one).
+let prefixMatching = null;
+const PREFIX_SEQUENCES = 4;
+const PREFIX_LENGTH = 64;
 
 function topTokens(logits) {
   let max = -Infinity;
@@ -52,6 +56,11 @@ const handlers = {
     tokenizer?.dispose();
     ({ model, tokenizer } = loaded);
     const c = model.config;
+    // Prefix matching does not depend on the reader's text: measured once, on random repeated tokens (chapter 9's
+    // score); without the per-head ablation, which would cost a pass per head (144 for GPT-2 small).
+    prefixMatching = c.nLayer >= 2
+      ? attn.headScores(model, { batchSize: PREFIX_SEQUENCES, length: Math.min(c.blockSize, PREFIX_LENGTH), ablation: false }).prefixMatching.data
+      : new Float32Array(c.nLayer * c.nHead).fill(NaN);
     return {
       type: 'loaded',
       model: { nLayer: c.nLayer, nHead: c.nHead, nEmbd: c.nEmbd, blockSize: c.blockSize, vocabSize: c.vocabSize,
@@ -72,7 +81,8 @@ const handlers = {
       type: 'analysis',
       pieces: ids.map(pieceOf),
       cut,
-      stats: { previousToken: s.previousToken.data, firstToken: s.firstToken.data, meanDistance: s.meanDistance.data, entropy: s.entropy.data },
+      stats: { previousToken: s.previousToken.data, firstToken: s.firstToken.data, meanDistance: s.meanDistance.data, entropy: s.entropy.data,
+        prefixMatching },
       thumbnails: s.thumbnails,
       next: topTokens(s.nextLogits.data),
       nextWithAllHeads: base ? topTokens(base.nextLogits.data) : null,

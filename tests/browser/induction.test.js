@@ -1,0 +1,136 @@
+// Chapter 9 in Chromium: its maps are the library's numbers for the shipped induction model (computed here in
+// Node with the JS API on the same file), with the induction stripe where the repeat says; a traced weight leads
+// back through the previous-token head; switching that head off dissolves the stripe and loses what the repeat
+// gave; the snapshots replay the phase change; a short live run trains, measures and hands its model over.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { before, test } from 'node:test';
+
+import { createAttention } from '../../web/lib/index.js';
+import { assertClean, useSite } from './harness.js';
+
+const site = useSite();
+const LETTERS = 'xqjzharrypotterlkvbmwharrypotter'; // the chapter's default: "harrypotter" at 4 and again at 21
+const FIRST = 4;
+const SECOND = 21;
+const LENGTH = 11;
+let expected;
+
+before(async () => {
+  const attn = await createAttention();
+  const { model, tokenizer } = await attn.loadDefaultModel({ name: 'induction' });
+  const ids = Array.from(tokenizer.encode(LETTERS));
+  const s = attn.headScores(model, { batchSize: 16, seed: 0 });
+  const argmax = (data, from, n) => Array.from(data.subarray(from, from + n)).reduce((b, v, k, a) => (v > a[b] ? k : b), 0);
+  const H = model.config.nHead;
+  const previous = argmax(s.previousToken.data, 0, H);
+  const induction = argmax(s.prefixMatching.data, H, H);
+  const T = ids.length;
+  const head = (t, h) => Array.from(t.data.subarray(h * T * T, (h + 1) * T * T));
+  const mask = { data: Float32Array.from({ length: 2 * H }, (_, k) => (k === previous ? 0 : 1)), shape: [2, H] };
+  expected = {
+    previous, induction, T,
+    previousMap: head(attn.layerAttention(model, ids, 0), previous),
+    inductionMap: head(attn.layerAttention(model, ids, 1), induction),
+    inductionMapOff: head(attn.layerAttention(model, ids, 1, { headMask: mask }), induction),
+  };
+  model.dispose();
+  tokenizer.dispose();
+});
+
+/** The values of a heatmap's cells, row by row (masked cells as 0, as the library's weights are). */
+const cellValues = (page, figure) => page.$$eval(`[data-figure="${figure}"] g.cell`, (cells) => cells.map((c) => Number(c.dataset.value)));
+
+function assertMap(actual, wanted, what) {
+  assert.equal(actual.length, wanted.length, what);
+  actual.forEach((v, k) => assert.ok(Math.abs(v - wanted[k]) < 1e-6, `${what} [${Math.floor(k / expected.T)}, ${k % expected.T}]: ${v} vs ${wanted[k]}`));
+}
+
+/** Mean weight of the induction stripe: query SECOND + k on key FIRST + k + 1. */
+const stripe = (map) => {
+  let sum = 0;
+  for (let k = 0; k < LENGTH - 1; k++) sum += map[(SECOND + k) * expected.T + FIRST + k + 1];
+  return sum / (LENGTH - 1);
+};
+
+test('the two heads on the reader\'s letters, one weight traced back, and the previous-token head switched off', async () => {
+  const { page, context, problems } = await site.load('chapters/9-induction-heads');
+  assert.match(await page.textContent('[data-figure="previous-token-map"]'), new RegExp(`Layer 1, head ${expected.previous + 1}: the previous-token head`));
+  assertMap(await cellValues(page, 'previous-token-map'), expected.previousMap, 'previous-token map');
+  const induction = await cellValues(page, 'induction-map');
+  assertMap(induction, expected.inductionMap, 'induction map');
+  assert.ok(stripe(induction) > 0.5, `the stripe's mean weight ${stripe(induction)}`);
+  // The repeat's letters are predicted; the rest are guesses.
+  const losses = await page.$eval('#copy-losses', (p) => ({ copy: Number(p.dataset.copyLoss), other: Number(p.dataset.otherLoss) }));
+  assert.ok(losses.copy < 1.5 && losses.other > 3, JSON.stringify(losses));
+
+  // Trace the weight from the second "p" (query 26) to the "o" after the first "p" (key 10).
+  const [query, key] = [SECOND + 5, FIRST + 6];
+  await page.click(`[data-figure="induction-map"] g.cell[data-row="${query}"][data-col="${key}"]`);
+  await page.waitForFunction(() => document.querySelector('#composition').textContent.length > 0);
+  const composition = await page.textContent('#composition');
+  assert.match(composition, /^Query “p” \(position 27\) gives key “o” \(position 11\)/);
+  assert.match(composition, /attended most to “p” \(position 10\)/);
+  assert.match(composition, /a prefix match, and the letter it copies is the key’s own, "o"\./);
+  assert.equal(await page.getAttribute('#composition', 'data-moved-from'), String(key - 1));
+  assert.equal(await page.getAttribute('[data-score-panel]', 'data-query'), String(query));
+  await page.waitForURL(/trace=27\.11/);
+
+  // Without the previous-token head the stripe dissolves and the repeat no longer helps.
+  await page.check('#previous-off');
+  await page.waitForFunction(() => /switched off/.test(document.querySelector('[data-figure="previous-token-map"]').textContent));
+  const off = await cellValues(page, 'induction-map');
+  assertMap(off, expected.inductionMapOff, 'induction map, previous-token head off');
+  assert.ok(stripe(off) < 0.2, `the stripe's mean weight without the previous-token head ${stripe(off)}`);
+  const lossOff = Number(await page.getAttribute('#copy-losses', 'data-copy-loss'));
+  assert.ok(lossOff > 2.5, `the repeat's loss without the previous-token head: ${lossOff}`);
+  assert.match(await page.textContent('#ablation-numbers'), new RegExp(`with layer 1's head ${expected.previous + 1} switched off`));
+  await page.waitForURL(/previous_off=1/);
+
+  // A letter the model does not know is refused beside the input, and the figures are marked stale.
+  await page.fill('#sequence', 'harry potter');
+  const alert = page.locator('.field:has(#sequence) [role="alert"]');
+  await alert.waitFor({ state: 'visible' });
+  assert.match(await alert.textContent(), /remove " "/);
+  assert.equal(await page.$eval('[data-figure="induction-map"]', (f) => f.classList.contains('stale')), true);
+  await context.close();
+  assertClean(problems);
+});
+
+test('the phase change: replayed from the snapshots, and trained live for a short run', async () => {
+  const { page, context, problems } = await site.load('chapters/9-induction-heads');
+  await page.waitForFunction(() => document.querySelector('#snapshot-numbers').dataset.step !== undefined);
+  const at = async (k) => {
+    await page.$eval('#snapshot', (el, v) => {
+      el.value = String(v);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }, k);
+    await page.waitForFunction((step) => document.querySelector('#snapshot-numbers').dataset.step === String(step),
+      JSON.parse(readFileSync(new URL('../../web/site/public/induction/index.json', import.meta.url), 'utf8')).steps[k]);
+    return Number(await page.getAttribute('#snapshot-numbers', 'data-second-repeat-loss'));
+  };
+  const [before, after] = [await at(0), await at(15)];
+  assert.ok(before > 3.2 && after < 1.2, `the second copy's loss at the first and last snapshots: ${before}, ${after}`);
+  const change = Number(await page.getAttribute('[data-figure="snapshot-losses"]', 'data-phase-change-step'));
+  assert.ok(change > 0 && change < 1500, `phase change at ${change}`);
+  assert.equal(await page.locator('[data-figure="snapshot-induction-map"] g.cell').count(), LETTERS.length ** 2);
+
+  // A live run of 100 steps: measured every 25, and its model can replace the shipped one in the views.
+  await page.fill('#train-iters', '100');
+  await page.click('#train');
+  await page.waitForFunction(() => document.querySelector('#train-status').dataset.done === 'true', null, { timeout: 60000 });
+  assert.match(await page.textContent('#train-status'), /^Done: 100 steps\./);
+  assert.equal(await page.locator('[data-figure="live-losses"] svg path.line').count() >= 2, true);
+  await page.click('#use-trained');
+  await page.waitForFunction(() => document.body.dataset.inductionModel === 'trained');
+  const [file] = await Promise.all([page.waitForEvent('download'), page.click('#download-trained')]);
+  const attn = await createAttention();
+  const { model, iter } = attn.loadCheckpoint(new Uint8Array(readFileSync(await file.path())));
+  assert.equal(iter, 100);
+  assert.equal(model.config.attnOnly, true);
+  model.dispose();
+  await page.click('#use-shipped');
+  await page.waitForFunction(() => document.body.dataset.inductionModel === 'shipped');
+  await context.close();
+  assertClean(problems);
+});

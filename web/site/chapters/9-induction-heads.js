@@ -1,0 +1,235 @@
+// Chapter 9: induction heads, on the attention-only model the package ships (the library's inductionRecipe(),
+// tools/train-induction-model.sh). The reader's letters go through the model on this thread (32 tokens of a
+// 2-layer model cost well under a millisecond): the next-letter probabilities, the previous-token head's and the
+// induction head's maps, one induction weight traced back through the previous-token head, that head switched
+// off; then the phase change, replayed from the shipped snapshots (induction/curves.js) and trained live in a
+// worker (induction/training.js). Which head is which is measured (attn.headScores), not assumed.
+import shippedUrl from '../../lib/models/induction.safetensors?url';
+import { chapter } from '../components/chapter.js';
+import { controls } from '../components/controls.js';
+import { ATTENTION_AXES, availableWidth, formatNumber, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
+import { markStale, showProblem } from '../components/inputs.js';
+import { kinds, linkState } from '../components/link-state.js';
+import { perFrame, report } from '../components/page.js';
+import { scorePanel } from '../components/score-panel.js';
+import { addScores, drawCurves, emptyCurve, phaseChange } from './induction/curves.js';
+import { liveTraining } from './induction/training.js';
+import { CHAPTER_9 as SETTINGS } from './settings.js';
+
+const $ = (sel) => document.querySelector(sel);
+const fig = (id) => document.querySelector(`[data-figure="${id}"]`);
+const SNAPSHOTS = new URL('../induction/', location.href); // web/site/public/induction: index.json and the files it lists
+const MEASURED = { batchSize: 16, seed: 0 }; // the sequences every score on this page is measured on
+
+/** A loaded model with the heads that play each part: the layer-1 head most on the previous token, the layer-2 head most on prefix matches. */
+function withCircuit(attn, model, tokenizer) {
+  const scores = attn.headScores(model, MEASURED);
+  const H = model.config.nHead;
+  const best = (data, from) => {
+    let k = from;
+    for (let h = from; h < from + H; h++) if (data[h] > data[k]) k = h;
+    return k - from;
+  };
+  return { model, tokenizer, scores, previous: best(scores.previousToken.data, 0), induction: best(scores.prefixMatching.data, H) };
+}
+
+/** The letters' next-token losses: −ln p of each letter after the first, from logits (T, V). */
+function letterLosses(logits, ids) {
+  const V = logits.shape[2];
+  return ids.slice(1).map((id, t) => {
+    const row = logits.data.subarray(t * V, (t + 1) * V);
+    const top = Math.max(...row);
+    const z = row.reduce((a, x) => a + Math.exp(x - top), 0);
+    return top + Math.log(z) - row[id];
+  });
+}
+
+/** Positions t ≥ 1 whose letter an induction head predicts: the letter before it came earlier, followed by this letter. */
+const copyable = (ids) => ids.map((id, t) => t > 0 && ids.some((x, j) => j + 1 < t && x === ids[t - 1] && ids[j + 1] === id));
+
+chapter(async (attn) => {
+  const settings = controls(SETTINGS);
+  const shipped = await attn.loadDefaultModel({ name: 'induction', url: shippedUrl });
+  const alphabet = shipped.tokenizer.vocabulary;
+  let current = withCircuit(attn, shipped.model, shipped.tokenizer);
+  const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a weight of the induction head’s map to trace it.' });
+  let traced = null; // [query, key] in the induction map
+  let snapshots = []; // [{step, model, circuit scores}], once loaded
+
+  /** The letters as ids, or null after saying beside the input why they cannot be read. */
+  function readLetters() {
+    const text = settings.read('sequence');
+    const unknown = [...new Set([...text].filter((c) => !alphabet.includes(c)))];
+    const problem = unknown.length ? `The model knows only the letters a–z and A–F; remove ${unknown.map((c) => JSON.stringify(c)).join(', ')}.`
+      : text.length < 2 ? 'Type at least 2 letters.' : '';
+    showProblem(settings.element('sequence'), problem);
+    return problem ? null : Array.from(current.tokenizer.encode(text));
+  }
+  const headMask = () => {
+    if (!settings.read('previous_off')) return null;
+    const { nLayer, nHead } = current.model.config;
+    const data = new Float32Array(nLayer * nHead).fill(1);
+    data[current.previous] = 0;
+    return { data, shape: [nLayer, nHead] };
+  };
+  /** One head's (T, T) map of a layer's weights (H, T, T). */
+  const headOf = (weights, h) => {
+    const T = weights.shape[1];
+    return { data: weights.data.subarray(h * T * T, (h + 1) * T * T), shape: [T, T] };
+  };
+  // Two maps side by side on a wide page: cells sized so that both fit (a phone scrolls each sideways).
+  const mapOptions = (letters) => ({ rowLabels: letters, colLabels: letters, ...ATTENTION_AXES, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE,
+    masked: (i, j) => j > i, maskLabel: 'future', cellSize: Math.max(14, Math.floor((availableWidth(fig('induction-map')) / 2 - 90) / letters.length)) });
+
+  function drawMaps(model, circuit, ids, letters, { previousFigure, inductionFigure, mask = null, traceable = false, step = '' }) {
+    const first = attn.layerAttention(model, ids, 0, { headMask: mask });
+    const second = attn.layerAttention(model, ids, 1, { headMask: mask });
+    const off = mask ? ' (switched off)' : '';
+    heatmap(previousFigure, headOf(first, circuit.previous), { title: `Layer 1, head ${circuit.previous + 1}${off}: the previous-token head${step}`, ...mapOptions(letters) });
+    heatmap(inductionFigure, headOf(second, circuit.induction), {
+      title: `Layer 2, head ${circuit.induction + 1}: the induction head${step}`, ...mapOptions(letters),
+      ...(traceable ? { onCellClick: trace, cellPressed: (i, j) => traced?.[0] === i && traced?.[1] === j, cellAction: 'traces one below' } : {}),
+    });
+    return { first, second };
+  }
+
+  function trace(i, j) {
+    traced = j <= i ? [i, j] : null;
+    link.record();
+    draw();
+  }
+
+  /** The traced induction weight, taken back through the previous-token head to the letter it put in the key. */
+  function showTrace(ids, letters, first, mask) {
+    const out = $('#composition');
+    if (!traced || traced[0] >= ids.length) {
+      out.textContent = '';
+      panel.clear();
+      return;
+    }
+    const [i, j] = traced;
+    const T = ids.length;
+    const prev = headOf(first, current.previous).data.subarray(j * T, (j + 1) * T);
+    let from = 0;
+    for (let k = 0; k <= j; k++) if (prev[k] > prev[from]) from = k;
+    const map = attn.headAttention(current.model, ids, 1, current.induction, { headMask: mask });
+    const w = map.weights.data[i * T + j];
+    const q = (k) => `“${letters[k]}” (position ${k + 1})`;
+    out.dataset.key = String(j);
+    out.dataset.movedFrom = String(from);
+    out.textContent = `Query ${q(i)} gives key ${q(j)} ${formatNumber(w, 3)} of its attention. In layer 1, position ${j + 1} ` +
+      `attended most to ${q(from)} (${formatNumber(prev[from], 3)} of its weight) and added it to its stream, so its key ` +
+      `carries “the letter before me was ${letters[from]}”${letters[from] === letters[i] ? ', the query’s own letter: a prefix match, and the ' +
+        'letter it copies is the key’s own, ' + JSON.stringify(letters[j]) + '.' : '; the query is ' + JSON.stringify(letters[i]) + ', so this is not a prefix match.'}`;
+    panel.show(attn.explainScore(map, i, j), { i, j, queryLabel: letters[i], keyLabels: letters, context: `layer 2, head ${current.induction + 1}` });
+  }
+
+  const draw = perFrame(() => {
+    const ids = readLetters();
+    const stale = [fig('predictions'), fig('previous-token-map'), fig('induction-map'), $('#copy-losses'), $('#ablation-numbers')];
+    markStale(stale, ids === null);
+    if (ids === null) return;
+    const letters = ids.map((id) => alphabet[id]);
+    const mask = headMask();
+    const { logits } = current.model.forward([ids], { headMask: mask });
+    const losses = letterLosses(logits, ids);
+    heatmap(fig('predictions'), { data: Float32Array.from(losses, (l) => Math.exp(-l)), shape: [losses.length] }, {
+      title: 'How likely the model found each letter, given the letters before it', rowLabels: ['p'], colLabels: letters.slice(1), domain: [0, 1], digits: 2,
+    });
+    const can = copyable(ids);
+    const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+    const [onCopies, elsewhere] = [mean(losses.filter((_, t) => can[t + 1])), mean(losses.filter((_, t) => !can[t + 1]))];
+    const lossText = $('#copy-losses');
+    lossText.dataset.copyLoss = onCopies === null ? '' : onCopies.toFixed(4);
+    lossText.dataset.otherLoss = elsewhere === null ? '' : elsewhere.toFixed(4);
+    lossText.textContent = onCopies === null ? 'Nothing in these letters repeats, so nothing can be copied: every letter is a guess.'
+      : `Letters an induction head can predict (the letter before them came earlier, followed by them): ${formatNumber(onCopies, 3)} nats on ` +
+        `average; the others: ${elsewhere === null ? '—' : formatNumber(elsewhere, 3)} nats (ln 32 = 3.47 is a blind guess).`;
+    const { first } = drawMaps(current.model, current, ids, letters,
+      { previousFigure: fig('previous-token-map'), inductionFigure: fig('induction-map'), mask, traceable: true });
+    showTrace(ids, letters, first, mask);
+    const s = current.scores;
+    const gain = s.inContextLossGain.data[current.previous];
+    $('#ablation-numbers').textContent = `Measured on ${MEASURED.batchSize} random sequences with a repeat: the second copy's loss is ` +
+      `${formatNumber(s.secondRepeatLoss, 3)} nats with every head, ${formatNumber(s.secondRepeatLoss + gain, 3)} with layer 1's head ` +
+      `${current.previous + 1} switched off; the first copy's, which nothing can predict, is ${formatNumber(s.firstRepeatLoss, 3)}.`;
+    report(null);
+    return [() => drawSnapshot(ids, letters)];
+  });
+
+  // ---- the phase change, replayed --------------------------------------------------------------------------
+
+  function drawSnapshot(ids, letters) {
+    if (!snapshots.length) return;
+    const k = settings.read('snapshot');
+    if (k === null) return;
+    const shown = snapshots[k];
+    $('#snapshot-step').textContent = `step ${shown.step}`;
+    const s = shown.scores;
+    const H = current.model.config.nHead;
+    const numbers = $('#snapshot-numbers');
+    numbers.dataset.step = String(shown.step);
+    numbers.dataset.secondRepeatLoss = s.secondRepeatLoss.toFixed(4);
+    numbers.textContent = `At step ${shown.step}: loss ${formatNumber(s.firstRepeatLoss, 3)} nats on the first copy, ` +
+      `${formatNumber(s.secondRepeatLoss, 3)} on the second; layer 1's head ${current.previous + 1} puts ` +
+      `${formatNumber(s.previousToken.data[current.previous], 2)} of its weight on the previous letter, layer 2's head ` +
+      `${current.induction + 1} ${formatNumber(s.prefixMatching.data[H + current.induction], 2)} on the letter after the earlier occurrence.`;
+    drawMaps(shown.model, current, ids, letters, { previousFigure: fig('snapshot-previous-map'),
+      inductionFigure: fig('snapshot-induction-map'), step: ` at step ${shown.step}` });
+  }
+
+  async function loadSnapshots() {
+    const index = await (await fetch(new URL('index.json', SNAPSHOTS))).json();
+    const loaded = await Promise.all(index.steps.map(async (step) => {
+      const bytes = new Uint8Array(await (await fetch(new URL(`step-${String(step).padStart(5, '0')}.safetensors`, SNAPSHOTS))).arrayBuffer());
+      const { model, tokenizer } = attn.loadCheckpoint(bytes);
+      tokenizer.dispose();
+      return { step, model, scores: attn.headScores(model, { ...MEASURED, ablation: false }) };
+    }));
+    snapshots = loaded;
+    settings.element('snapshot').max = String(loaded.length - 1);
+    const curve = emptyCurve(current.model.config.nHead);
+    for (const s of loaded) addScores(curve, s.step, s.scores);
+    drawCurves(fig('snapshot-losses'), fig('snapshot-scores'), curve, { what: 'the shipped model while it trained' });
+    fig('snapshot-losses').dataset.phaseChangeStep = String(phaseChange(curve));
+  }
+
+  // ---- which model the views show ----------------------------------------------------------------------------
+
+  function useModel(bytes) {
+    if (current.model !== shipped.model) {
+      current.model.dispose();
+      current.tokenizer.dispose();
+    }
+    if (bytes === null) {
+      current = withCircuit(attn, shipped.model, shipped.tokenizer);
+    } else {
+      const { model, tokenizer } = attn.loadCheckpoint(bytes);
+      current = withCircuit(attn, model, tokenizer);
+    }
+    document.body.dataset.inductionModel = bytes === null ? 'shipped' : 'trained';
+    traced = null;
+    draw();
+  }
+
+  $('#random-sequence').addEventListener('click', () => {
+    const { sequences } = attn.repeatedSequences({ length: current.model.config.blockSize, vocabSize: alphabet.length,
+      seed: Math.floor(Math.random() * 2 ** 31) });
+    settings.element('sequence').value = Array.from(sequences.data, (id) => alphabet[id]).join('');
+    traced = null;
+    link.record();
+    draw();
+  });
+  for (const name of ['sequence', 'previous_off', 'snapshot']) settings.element(name).addEventListener('input', () => draw());
+
+  const link = linkState({
+    ...settings.fields,
+    trace: { ...kinds.tuple({ size: 2, max: [SETTINGS.sequence.maxLength, SETTINGS.sequence.maxLength] }), default: null,
+      get: () => traced, set: (cell) => (traced = cell) },
+  }, { restore: () => draw() });
+  await link.ready;
+  document.body.dataset.inductionModel = 'shipped';
+  liveTraining({ settings, alphabet, nHead: current.model.config.nHead, onModel: useModel });
+  draw();
+  loadSnapshots().then(() => draw(), report);
+});

@@ -1,0 +1,118 @@
+// Chapter 9's "Train one yourself": the controls of a live run in training-worker.js, its two charts filling in
+// as the worker measures the heads, the step and time of its phase change, and what the reader can do with the
+// model when it stops (use it in the chapter's views, download its checkpoint).
+import { perFrame, report } from '../../components/page.js';
+import { addScores, drawCurves, emptyCurve, phaseChange } from './curves.js';
+
+const $ = (sel) => document.querySelector(sel);
+
+/** settings: the chapter's controls(); alphabet: the letters of the tokens; onModel(bytes | null): use a model (null: the shipped one). */
+export function liveTraining({ settings, alphabet, nHead, onModel }) {
+  const worker = new Worker(new URL('./training-worker.js', import.meta.url), { type: 'module' });
+  const status = $('#train-status');
+  let curve = emptyCurve(nHead);
+  let threads = 1;
+  let bytes = null; // the latest checkpoint of the run
+  let speed = []; // the latest steps' durations, for the speed shown
+
+  const draw = perFrame(() => drawCurves(document.querySelector('[data-figure="live-losses"]'),
+    document.querySelector('[data-figure="live-scores"]'), curve,
+    { what: 'your run', empty: 'Start a run to see its loss and its heads here, as it trains.' }));
+
+  const setPhase = (phase) => {
+    document.body.dataset.inductionTraining = phase;
+    $('#train').disabled = phase === 'running' || phase === 'paused' || phase === 'starting';
+    $('#pause').disabled = phase !== 'running';
+    $('#resume').disabled = phase !== 'paused';
+    $('#stop').disabled = phase !== 'running' && phase !== 'paused';
+    $('#use-trained').disabled = bytes === null || phase === 'starting';
+    $('#download-trained').disabled = bytes === null;
+  };
+
+  function describePhaseChange(last) {
+    const at = phaseChange(curve);
+    if (at === null) return ` The second copy's loss is ${last.secondRepeatLoss.toFixed(2)} nats: no phase change yet.`;
+    const k = curve.x.indexOf(at);
+    status.dataset.phaseChangeStep = String(at);
+    status.dataset.phaseChangeSeconds = curve.seconds[k].toFixed(1);
+    return ` Phase change: the second copy's loss fell below 2 nats at step ${at}, after ${curve.seconds[k].toFixed(1)} s of training.`;
+  }
+
+  let lastScores = null;
+  worker.onmessage = ({ data }) => {
+    if (data.type === 'started') {
+      threads = data.threads;
+      status.dataset.threads = String(threads);
+      setPhase('running');
+    } else if (data.type === 'progress') {
+      speed.push(data.stepMs);
+      if (speed.length > 20) speed.shift();
+      const perSecond = (1000 * speed.length) / speed.reduce((a, b) => a + b, 0);
+      status.dataset.iter = String(data.iter);
+      status.textContent = `step ${data.iter} of ${data.iters}: loss ${data.loss.toFixed(3)} · ${perSecond.toFixed(0)} steps/s` +
+        `${threads > 1 ? ` on ${threads} threads` : ''}.${lastScores ? describePhaseChange(lastScores) : ''}`;
+    } else if (data.type === 'scores') {
+      lastScores = data;
+      addScores(curve, data.iter, data);
+      curve.seconds.push(data.seconds);
+      draw();
+    } else if (data.type === 'checkpoint') {
+      bytes = data.bytes;
+      if (data.done) {
+        status.textContent = `Done: ${data.iter} steps.${lastScores ? describePhaseChange(lastScores) : ''}`;
+        status.dataset.done = 'true';
+        setPhase('done');
+      } else {
+        setPhase('paused');
+      }
+    } else if (data.type === 'error') {
+      $('#train-error').textContent = data.started ? `Training stopped: ${data.message} The model as it was before is kept.`
+        : `This run could not start: ${data.message}`;
+      $('#train-error').hidden = false;
+      setPhase(data.started ? 'done' : 'idle');
+    }
+  };
+
+  $('#train').addEventListener('click', () => {
+    const [seed, iters] = [settings.read('seed'), settings.read('max_iters')];
+    if (seed === null || iters === null) return;
+    curve = { ...emptyCurve(nHead), seconds: [] };
+    lastScores = null;
+    bytes = null;
+    speed = [];
+    $('#train-error').hidden = true;
+    for (const key of ['phaseChangeStep', 'phaseChangeSeconds', 'done', 'iter']) delete status.dataset[key];
+    status.textContent = 'Starting…';
+    setPhase('starting');
+    draw();
+    worker.postMessage({ type: 'start', seed, iters, alphabet });
+  });
+  $('#pause').addEventListener('click', () => worker.postMessage({ type: 'pause' }));
+  $('#resume').addEventListener('click', () => {
+    worker.postMessage({ type: 'resume' });
+    setPhase('running');
+  });
+  $('#stop').addEventListener('click', () => worker.postMessage({ type: 'stop' }));
+  $('#use-trained').addEventListener('click', () => {
+    onModel(bytes.slice());
+    $('#use-shipped').disabled = false;
+  });
+  $('#use-shipped').addEventListener('click', () => {
+    onModel(null);
+    $('#use-shipped').disabled = true;
+  });
+  $('#download-trained').addEventListener('click', () => {
+    try {
+      const a = Object.assign(document.createElement('a'), {
+        href: URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' })),
+        download: `induction-seed-${settings.read('seed')}.safetensors`,
+      });
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    } catch (error) {
+      report(error);
+    }
+  });
+  setPhase('idle');
+  draw();
+}
