@@ -12,6 +12,7 @@
 #include "attn/checkpoint.hpp"
 #include "attn/generate.hpp"
 #include "attn/head_scores.hpp"
+#include "attn/threads.hpp"
 #include "attn/synthetic_corpus.hpp"
 #include "attn/tokenizer.hpp"
 #include "attn/trainer.hpp"
@@ -93,6 +94,7 @@ const std::vector<Command>& commands() {
           {"--log-interval", "N", "print a progress line every N steps, 0 = never", "10"},
           {"--save-every", "N", "also write the checkpoint every N steps, 0 = only at the end (Ctrl-C and SIGTERM save too)", "0"},
           {"--final-eval-iters", "N", "batches per split in the final evaluation (default: --eval-iters)"},
+          {"--threads", "N", "threads the kernels use, 1 to 16 (default: every core, at most 16); the numbers are the same on any count"},
           {"--snapshots", "STEPS", "also write the model alone before the given steps, as 0,100,250 (with --snapshot-dir)"},
           {"--snapshot-dir", "DIR", "where --snapshots go, as step-NNNNN.safetensors"}},
          Tables::Configs},
@@ -405,6 +407,14 @@ int train(const Args& a) {
     const int64_t eval_interval = a.integer("--eval-interval");
     const int64_t log_interval = a.integer("--log-interval");
     const int64_t save_every = a.integer("--save-every");
+    if (a.has("--threads")) {
+        try {
+            // A count beyond an int is as refused as 17: named by set_num_threads's own limit.
+            set_num_threads(static_cast<int>(std::min<int64_t>(a.integer("--threads", 0, 1), kMaxThreads + 1)), "--threads");
+        } catch (const Error& e) {
+            throw UsageError(e.what());
+        }
+    }
     const std::set<int64_t> snapshots = steps_of(a.str("--snapshots"), "--snapshots");
     const std::string snapshot_dir = a.str("--snapshot-dir");
     if (snapshots.empty() != snapshot_dir.empty()) throw UsageError("--snapshots and --snapshot-dir go together");

@@ -243,6 +243,30 @@ describe('attn-train', () => {
     assert.ok(ck.iter >= 10 && ck.iter % 5 === 0, `saved at step ${ck.iter}`);
   });
 
+  test('--recipe induction trains the recipe, the same on 1 and 2 threads, and --snapshots writes the model before each step named', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'attn-recipe-'));
+    writeFileSync(join(dir, 'letters.txt'), 'abcdefghijklmnopqrstuvwxyzABCDEF');
+    const train = (threads, snapshots) => execFileSync(join(ROOT, 'build/native/attn-train'), ['train', '--recipe', 'induction',
+      '--data', join(dir, 'letters.txt'), '--out', join(dir, `run-${threads}.safetensors`), '--max-iters', '20', '--eval-interval', '10',
+      '--eval-iters', '2', '--log-interval', '0', '--threads', String(threads),
+      ...(snapshots ? ['--snapshots', '0,10,20', '--snapshot-dir', dir] : [])], { encoding: 'utf8' });
+    const out = train(2, true);
+    // A repeats run reports the two copies' losses and the best heads at each evaluation.
+    assert.match(out, /^ {2}repeats: loss \d\.\d{3} on the first copy, \d\.\d{3} on the second; prefix matching \d\.\d{2} \(layer \d head \d\)/m);
+    train(1, false);
+    assert.deepEqual(readFileSync(join(dir, 'run-1.safetensors')), readFileSync(join(dir, 'run-2.safetensors')));
+    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('step-')), ['step-00000.safetensors', 'step-00010.safetensors', 'step-00020.safetensors']);
+    const weights = (file) => {
+      const { model, tokenizer } = attn.loadCheckpoint(new Uint8Array(readFileSync(join(dir, file))));
+      own(tokenizer);
+      assert.equal(own(model).config.attnOnly, true);
+      return model.forward([[1, 2, 3]]).logits.data;
+    };
+    const [first, last, final] = [weights('step-00000.safetensors'), weights('step-00020.safetensors'), weights('run-2.safetensors')];
+    assert.notDeepEqual(first, last);
+    assert.deepEqual(last, final);
+  });
+
   async function stopsAndSaves(signal) {
     const { code, stdout, out } = await interruptedRun(signal, 20);
     assert.equal(code, { SIGINT: 130, SIGTERM: 143 }[signal], stdout.slice(-300));
@@ -298,6 +322,14 @@ describe('attn-train', () => {
       // a flag given twice was accepted silently, the last one winning
       [['corpus', '--out', 'x', '--seed', '1', '--seed', '2'], 'attn-train: --seed is given twice'],
       [['train', '--data', 'missing.txt', '--out', 'x', '--bias', '--no-bias'], 'attn-train: --bias is given twice'],
+      [['train', '--data', 'missing.txt', '--out', 'x', '--recipe', 'gpt2'], 'attn-train: --recipe: expected induction, got "gpt2"'],
+      [['train', '--data', 'missing.txt', '--out', 'x', '--recipe', 'induction', '--resume', 'x'],
+        'attn-train: --recipe starts a run; a resumed run keeps its settings'],
+      [['train', '--data', 'missing.txt', '--out', 'x', '--threads', '17'], 'attn-train: --threads: expected a thread count from 1 to 16, got 17'],
+      [['train', '--data', 'missing.txt', '--out', 'x', '--snapshots', '1,x', '--snapshot-dir', 'd'],
+        'attn-train: --snapshots: expected steps as 0,100,250, got "1,x"'],
+      [['train', '--data', 'missing.txt', '--out', 'x', '--snapshots', '0'], 'attn-train: --snapshots and --snapshot-dir go together'],
+      [['train', '--data', 'missing.txt', '--out', 'x', '--task', 'copy'], 'attn-train: expected --task to be one of text|repeats, got "copy"'],
     ]) {
       const r = run(...args);
       assert.equal(r.status, 2, args.join(' '));

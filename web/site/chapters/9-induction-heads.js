@@ -54,7 +54,7 @@ chapter(async (attn) => {
   let current = withCircuit(attn, shipped.model, shipped.tokenizer);
   const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a weight of the induction head’s map to trace it.' });
   let traced = null; // [query, key] in the induction map
-  let snapshots = []; // [{step, model, circuit scores}], once loaded
+  let snapshots = []; // [{step, model, scores}] of the shipped model's training, once loaded
 
   /** The letters as ids, or null after saying beside the input why they cannot be read. */
   function readLetters() {
@@ -81,22 +81,18 @@ chapter(async (attn) => {
   const mapOptions = (letters) => ({ rowLabels: letters, colLabels: letters, ...ATTENTION_AXES, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE,
     masked: (i, j) => j > i, maskLabel: 'future', cellSize: Math.max(14, Math.floor((availableWidth(fig('induction-map')) / 2 - 90) / letters.length)) });
 
-  function drawMaps(model, circuit, ids, letters, { previousFigure, inductionFigure, mask = null, traceable = false, step = '' }) {
-    const first = attn.layerAttention(model, ids, 0, { headMask: mask });
-    const second = attn.layerAttention(model, ids, 1, { headMask: mask });
-    const off = mask ? ' (switched off)' : '';
-    heatmap(previousFigure, headOf(first, circuit.previous), { title: `Layer 1, head ${circuit.previous + 1}${off}: the previous-token head${step}`, ...mapOptions(letters) });
-    heatmap(inductionFigure, headOf(second, circuit.induction), {
-      title: `Layer 2, head ${circuit.induction + 1}: the induction head${step}`, ...mapOptions(letters),
+  /** One layer's head as a heatmap into `figure`; the induction head's map of the model in the views can be traced. */
+  function drawHead(figure, weights, head, letters, { layer, role, off = '', step = '', traceable = false }) {
+    heatmap(figure, headOf(weights, head), {
+      title: `Layer ${layer + 1}, head ${head + 1}${off}: the ${role}${step}`, ...mapOptions(letters),
       ...(traceable ? { onCellClick: trace, cellPressed: (i, j) => traced?.[0] === i && traced?.[1] === j, cellAction: 'traces one below' } : {}),
     });
-    return { first, second };
   }
 
   function trace(i, j) {
     traced = j <= i ? [i, j] : null;
     link.record();
-    draw();
+    drawInduction();
   }
 
   /** The traced induction weight, taken back through the previous-token head to the letter it put in the key. */
@@ -124,17 +120,25 @@ chapter(async (attn) => {
     panel.show(attn.explainScore(map, i, j), { i, j, queryLabel: letters[i], keyLabels: letters, context: `layer 2, head ${current.induction + 1}` });
   }
 
-  const draw = perFrame(() => {
+  // The views redraw in pieces, each in a frame of its own and only when what it shows changed (a map of 32 × 32
+  // cells is a long task on a slow machine): the letters redraw all; the switch the three figures of this model;
+  // a traced weight the induction map and the panel; the step slider the snapshot's figures.
+  const reading = () => {
     const ids = readLetters();
-    const stale = [fig('predictions'), fig('previous-token-map'), fig('induction-map'), $('#copy-losses'), $('#ablation-numbers')];
-    markStale(stale, ids === null);
-    if (ids === null) return;
-    const letters = ids.map((id) => alphabet[id]);
-    const mask = headMask();
-    const { logits } = current.model.forward([ids], { headMask: mask });
+    markStale([fig('predictions'), fig('previous-token-map'), fig('induction-map'), $('#copy-losses'), fig('snapshot-previous-map'),
+      fig('snapshot-induction-map')], ids === null);
+    return ids && { ids, letters: ids.map((id) => alphabet[id]) };
+  };
+
+  const drawPredictions = () => {
+    const read = reading();
+    if (!read) return;
+    const { ids } = read;
+    const { logits } = current.model.forward([ids], { headMask: headMask() });
     const losses = letterLosses(logits, ids);
     heatmap(fig('predictions'), { data: Float32Array.from(losses, (l) => Math.exp(-l)), shape: [losses.length] }, {
-      title: 'How likely the model found each letter, given the letters before it', rowLabels: ['p'], colLabels: letters.slice(1), domain: [0, 1], digits: 2,
+      title: 'How likely the model found each letter, given the letters before it', rowLabels: ['p'], colLabels: read.letters.slice(1),
+      domain: [0, 1], digits: 2,
     });
     const can = copyable(ids);
     const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
@@ -145,25 +149,74 @@ chapter(async (attn) => {
     lossText.textContent = onCopies === null ? 'Nothing in these letters repeats, so nothing can be copied: every letter is a guess.'
       : `Letters an induction head can predict (the letter before them came earlier, followed by them): ${formatNumber(onCopies, 3)} nats on ` +
         `average; the others: ${elsewhere === null ? '—' : formatNumber(elsewhere, 3)} nats (ln 32 = 3.47 is a blind guess).`;
-    const { first } = drawMaps(current.model, current, ids, letters,
-      { previousFigure: fig('previous-token-map'), inductionFigure: fig('induction-map'), mask, traceable: true });
-    showTrace(ids, letters, first, mask);
     const s = current.scores;
     const gain = s.inContextLossGain.data[current.previous];
     $('#ablation-numbers').textContent = `Measured on ${MEASURED.batchSize} random sequences with a repeat: the second copy's loss is ` +
       `${formatNumber(s.secondRepeatLoss, 3)} nats with every head, ${formatNumber(s.secondRepeatLoss + gain, 3)} with layer 1's head ` +
       `${current.previous + 1} switched off; the first copy's, which nothing can predict, is ${formatNumber(s.firstRepeatLoss, 3)}.`;
     report(null);
-    return [() => drawSnapshot(ids, letters)];
+  };
+
+  const drawPrevious = () => {
+    const read = reading();
+    if (!read) return;
+    const mask = headMask();
+    drawHead(fig('previous-token-map'), attn.layerAttention(current.model, read.ids, 0, { headMask: mask }), current.previous, read.letters,
+      { layer: 0, role: 'previous-token head', off: mask ? ' (switched off)' : '' });
+  };
+
+  const drawInductionMap = () => {
+    const read = reading();
+    if (!read) return;
+    drawHead(fig('induction-map'), attn.layerAttention(current.model, read.ids, 1, { headMask: headMask() }), current.induction, read.letters,
+      { layer: 1, role: 'induction head', traceable: true });
+  };
+  const drawTrace = () => {
+    const read = reading();
+    if (!read) return;
+    const mask = headMask();
+    showTrace(read.ids, read.letters, attn.layerAttention(current.model, read.ids, 0, { headMask: mask }), mask);
+  };
+  const drawInduction = perFrame(() => {
+    drawInductionMap();
+    return [drawTrace];
+  });
+  const drawModel = perFrame(() => {
+    drawPredictions();
+    return [drawPrevious, drawInductionMap, drawTrace];
+  });
+  // The snapshot's numbers, then its two maps, each step a frame of its own.
+  const snapshotSteps = [
+    () => {
+      const read = reading();
+      if (read && snapshots.length) snapshotNumbers();
+    },
+    ...[0, 1].map((layer) => () => {
+      const read = reading();
+      if (read && snapshots.length) snapshotMap(read.ids, read.letters, layer);
+    }),
+  ];
+  const drawSnapshot = perFrame(() => {
+    snapshotSteps[0]();
+    return snapshotSteps.slice(1);
+  });
+  // Everything, one figure a frame: two queues would each draw a map in the same frame.
+  const drawAll = perFrame(() => {
+    drawPredictions();
+    return [drawPrevious, drawInductionMap, drawTrace, ...snapshotSteps];
   });
 
   // ---- the phase change, replayed --------------------------------------------------------------------------
 
-  function drawSnapshot(ids, letters) {
-    if (!snapshots.length) return;
+  /** The snapshot the slider names (null while the slider's value is refused). */
+  const shownSnapshot = () => {
     const k = settings.read('snapshot');
-    if (k === null) return;
-    const shown = snapshots[k];
+    return k === null ? null : snapshots[k];
+  };
+
+  function snapshotNumbers() {
+    const shown = shownSnapshot();
+    if (!shown) return;
     $('#snapshot-step').textContent = `step ${shown.step}`;
     const s = shown.scores;
     const H = current.model.config.nHead;
@@ -174,8 +227,15 @@ chapter(async (attn) => {
       `${formatNumber(s.secondRepeatLoss, 3)} on the second; layer 1's head ${current.previous + 1} puts ` +
       `${formatNumber(s.previousToken.data[current.previous], 2)} of its weight on the previous letter, layer 2's head ` +
       `${current.induction + 1} ${formatNumber(s.prefixMatching.data[H + current.induction], 2)} on the letter after the earlier occurrence.`;
-    drawMaps(shown.model, current, ids, letters, { previousFigure: fig('snapshot-previous-map'),
-      inductionFigure: fig('snapshot-induction-map'), step: ` at step ${shown.step}` });
+  }
+
+  /** The snapshot's previous-token head (layer 0) or induction head (layer 1) on the reader's letters. */
+  function snapshotMap(ids, letters, layer) {
+    const shown = shownSnapshot();
+    if (!shown) return;
+    drawHead(fig(layer === 0 ? 'snapshot-previous-map' : 'snapshot-induction-map'), attn.layerAttention(shown.model, ids, layer),
+      layer === 0 ? current.previous : current.induction, letters,
+      { layer, role: layer === 0 ? 'previous-token head' : 'induction head', step: ` at step ${shown.step}` });
   }
 
   async function loadSnapshots() {
@@ -209,7 +269,7 @@ chapter(async (attn) => {
     }
     document.body.dataset.inductionModel = bytes === null ? 'shipped' : 'trained';
     traced = null;
-    draw();
+    drawAll();
   }
 
   $('#random-sequence').addEventListener('click', () => {
@@ -218,18 +278,20 @@ chapter(async (attn) => {
     settings.element('sequence').value = Array.from(sequences.data, (id) => alphabet[id]).join('');
     traced = null;
     link.record();
-    draw();
+    drawAll();
   });
-  for (const name of ['sequence', 'previous_off', 'snapshot']) settings.element(name).addEventListener('input', () => draw());
+  settings.element('sequence').addEventListener('input', drawAll);
+  settings.element('previous_off').addEventListener('input', () => drawModel());
+  settings.element('snapshot').addEventListener('input', () => drawSnapshot());
 
   const link = linkState({
     ...settings.fields,
     trace: { ...kinds.tuple({ size: 2, max: [SETTINGS.sequence.maxLength, SETTINGS.sequence.maxLength] }), default: null,
       get: () => traced, set: (cell) => (traced = cell) },
-  }, { restore: () => draw() });
+  }, { restore: drawAll });
   await link.ready;
   document.body.dataset.inductionModel = 'shipped';
   liveTraining({ settings, alphabet, nHead: current.model.config.nHead, onModel: useModel });
-  draw();
-  loadSnapshots().then(() => draw(), report);
+  drawAll();
+  loadSnapshots().then(() => drawSnapshot(), report);
 });

@@ -6,25 +6,15 @@
 //   {type: 'eval', iter, train, val}, {type: 'sample', iter, text},
 //   {type: 'heads', iter, accuracy, subjectAttention, nHead} (every probeEvery steps, 0 = never),
 //   {type: 'checkpoint', iter, bytes, done}, {type: 'error', message, started}
-// A run that fails after it started (a diverged step) sends the checkpoint of
-// its last good state before the error, so the reader keeps what it learned.
+// Pausing, stopping, checkpoints and a failed run's last good state: training-run.js.
 import { createAttention } from '../../../lib/index.js';
 import { RECIPE } from '../settings.js';
+import { trainingRuns } from '../training-run.js';
 
 let attn;
-let trainer = null;
-let paused = false;
-let stopped = false;
-let running = false; // a run's trainer exists and has not finished
+const runs = trainingRuns(run);
 
-const nextMessageTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-function checkpoint(done) {
-  const bytes = trainer.checkpoint();
-  postMessage({ type: 'checkpoint', iter: trainer.iter, bytes, done }, [bytes.buffer]);
-}
-
-function sample(prompt = RECIPE.samplePrompt) {
+function sample(trainer, prompt = RECIPE.samplePrompt) {
   const model = trainer.snapshot();
   try {
     const tok = attn.Tokenizer.fromVocabulary(trainer.config.tokenizer, trainer.vocabulary);
@@ -51,7 +41,7 @@ function sample(prompt = RECIPE.samplePrompt) {
 
 // Each head's share of held-out agreement sentences in which it looks hardest
 // at the subject, measured on a copy of the model as it is now (attn.probeAgreement).
-function probeHeads() {
+function probeHeads(trainer) {
   const model = trainer.snapshot();
   const tok = attn.Tokenizer.fromVocabulary(trainer.config.tokenizer, trainer.vocabulary);
   try {
@@ -67,48 +57,20 @@ async function run({ text, model, training, iters, evalEvery, sampleEvery, probe
   attn ??= await createAttention();
   // The corpus is made here: 20,000 sentences took the page's main thread ~40 ms.
   const corpus = text ?? attn.agreementCorpus(RECIPE.corpusSentences, RECIPE.corpusSeed);
-  const next = new attn.Trainer({ model, training, text: corpus }); // a refused configuration throws here, nothing else changes
-  trainer?.dispose();
-  trainer = next;
-  paused = false;
-  stopped = false;
-  running = true;
+  runs.begin(new attn.Trainer({ model, training, text: corpus })); // a refused configuration throws here, nothing else changes
+  const { trainer } = runs;
   postMessage({ type: 'started', vocabSize: trainer.modelConfig.vocabSize, threads: attn.threads.count });
-  if (probeEvery > 0) probeHeads(); // where the untrained heads look, for the chart's first point
-  while (trainer.iter < iters && !stopped) {
-    if (paused) {
-      await nextMessageTurn();
-      continue;
-    }
+  if (probeEvery > 0) probeHeads(trainer); // where the untrained heads look, for the chart's first point
+  while (trainer.iter < iters) {
     if (trainer.iter % evalEvery === 0) postMessage({ type: 'eval', iter: trainer.iter, ...trainer.evaluate() });
     const t0 = performance.now();
     const r = trainer.step();
     const stepMs = performance.now() - t0; // the step alone: evaluations and samples are not training speed
     postMessage({ type: 'progress', iter: r.iter + 1, loss: r.loss, lr: r.lr, iters, stepMs, tokens: trainer.config.batchSize * trainer.modelConfig.blockSize });
-    if ((r.iter + 1) % sampleEvery === 0) postMessage({ type: 'sample', iter: r.iter + 1, text: sample() });
-    if (probeEvery > 0 && ((r.iter + 1) % probeEvery === 0 || r.iter + 1 === iters)) probeHeads();
-    await nextMessageTurn(); // lets pause / stop messages in
+    if ((r.iter + 1) % sampleEvery === 0) postMessage({ type: 'sample', iter: r.iter + 1, text: sample(trainer) });
+    if (probeEvery > 0 && ((r.iter + 1) % probeEvery === 0 || r.iter + 1 === iters)) probeHeads(trainer);
+    if (!(await runs.next())) break;
   }
   postMessage({ type: 'eval', iter: trainer.iter, ...trainer.evaluate() });
-  checkpoint(true);
-  running = false;
+  runs.finish();
 }
-
-onmessage = async ({ data }) => {
-  try {
-    if (data.type === 'start') await run(data);
-    else if (data.type === 'pause' && trainer) {
-      paused = true;
-      checkpoint(false);
-    } else if (data.type === 'resume') paused = false;
-    else if (data.type === 'stop') {
-      stopped = true;
-      paused = false;
-    }
-  } catch (error) {
-    const started = data.type === 'start' && running;
-    running = false;
-    if (started) checkpoint(true); // the last good state: a diverged step leaves the model as it was
-    postMessage({ type: 'error', message: error.message, started });
-  }
-};
