@@ -131,6 +131,13 @@ test('the phase change: replayed from the snapshots, and trained live for a shor
   model.dispose();
   await page.click('#use-shipped');
   await page.waitForFunction(() => document.body.dataset.inductionModel === 'shipped');
+  // The run is kept in this browser: after a reload it can be used again.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.match(await page.textContent('#train-status'), /^Your last run \(seed 1337, 100 of 100 steps, .*\) is kept in this browser/);
+  assert.equal(await page.isEnabled('#use-trained'), true);
+  await page.click('#use-trained');
+  await page.waitForFunction(() => document.body.dataset.inductionModel === 'trained');
   await context.close();
   assertClean(problems);
 });

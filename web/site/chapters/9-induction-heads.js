@@ -291,7 +291,7 @@ chapter(async (attn) => {
   }, { restore: drawAll });
   await link.ready;
   document.body.dataset.inductionModel = 'shipped';
-  liveTraining({ settings, alphabet, nHead: current.model.config.nHead, onModel: useModel });
+  await liveTraining({ settings, alphabet, nHead: current.model.config.nHead, onModel: useModel });
   drawAll();
   loadSnapshots().then(() => drawSnapshot(), report);
 });

@@ -6,6 +6,7 @@
 // Each model is two records, so that listing the models never reads their bytes:
 //   meta:<id>   {id, name, source, created, updated, iter, layers, tokenizer, curve, samples}
 //   bytes:<id>  Uint8Array (a safetensors checkpoint)
+// and, apart from the list, induction:latest: chapter 9's latest live run.
 // Both are written (and deleted) in one transaction, so a model is never half
 // saved; a new model's name is made unique in that transaction too, so that
 // two tabs saving at once never give two models one name.
@@ -55,6 +56,13 @@ export async function saveModel(meta, bytes) {
     models.transaction.onabort = models.transaction.onerror = () => reject(models.transaction.error);
   }));
 }
+
+/**
+ * Chapter 9's latest live run, in one slot of its own: {seed, iters, iter, curve, bytes, saved}. Not one of the
+ * list's models, which chapter 7 opens: its tokens are letters, not chapter 7's words.
+ */
+export const getInductionRun = () => get('induction:latest', store);
+export const saveInductionRun = (run) => set('induction:latest', run, store);
 
 /** The model the reader chose last ('shipped' or an id), kept across reloads. */
 export const getActiveId = () => get('active', store);

@@ -1,19 +1,22 @@
 // Chapter 9's "Train one yourself": the controls of a live run in training-worker.js, its two charts filling in
 // as the worker measures the heads, the step and time of its phase change, and what the reader can do with the
-// model when it stops (use it in the chapter's views, download its checkpoint).
+// model when it stops (use it in the chapter's views, download its checkpoint). The latest run is kept in this
+// browser at every checkpoint (pause, end, failure) and offered again on the next visit.
+import { getInductionRun, saveInductionRun } from '../../components/model-store.js';
 import { perFrame, report } from '../../components/page.js';
 import { addScores, drawCurves, emptyCurve, phaseChange } from './curves.js';
 
 const $ = (sel) => document.querySelector(sel);
 
 /** settings: the chapter's controls(); alphabet: the letters of the tokens; onModel(bytes | null): use a model (null: the shipped one). */
-export function liveTraining({ settings, alphabet, nHead, onModel }) {
+export async function liveTraining({ settings, alphabet, nHead, onModel }) {
   const worker = new Worker(new URL('./training-worker.js', import.meta.url), { type: 'module' });
   const status = $('#train-status');
   let curve = emptyCurve(nHead);
   let threads = 1;
   let bytes = null; // the latest checkpoint of the run
   let speed = []; // the latest steps' durations, for the speed shown
+  let planned = null; // {seed, iters} of the run in progress
 
   const draw = perFrame(() => drawCurves(document.querySelector('[data-figure="live-losses"]'),
     document.querySelector('[data-figure="live-scores"]'), curve,
@@ -58,6 +61,7 @@ export function liveTraining({ settings, alphabet, nHead, onModel }) {
       draw();
     } else if (data.type === 'checkpoint') {
       bytes = data.bytes;
+      saveInductionRun({ ...planned, iter: data.iter, curve, bytes, saved: Date.now() }).catch(report);
       if (data.done) {
         status.textContent = `Done: ${data.iter} steps.${lastScores ? describePhaseChange(lastScores) : ''}`;
         status.dataset.done = 'true';
@@ -76,6 +80,7 @@ export function liveTraining({ settings, alphabet, nHead, onModel }) {
   $('#train').addEventListener('click', () => {
     const [seed, iters] = [settings.read('seed'), settings.read('max_iters')];
     if (seed === null || iters === null) return;
+    planned = { seed, iters };
     curve = { ...emptyCurve(nHead), seconds: [] };
     lastScores = null;
     bytes = null;
@@ -113,6 +118,14 @@ export function liveTraining({ settings, alphabet, nHead, onModel }) {
       report(error);
     }
   });
+  // The run kept from an earlier visit, ready to be used or downloaded again.
+  const kept = await getInductionRun().catch(() => undefined);
+  if (kept?.bytes instanceof Uint8Array) {
+    ({ bytes, curve } = kept);
+    status.dataset.kept = 'true';
+    status.textContent = `Your last run (seed ${kept.seed}, ${kept.iter} of ${kept.iters} steps, ${new Date(kept.saved).toLocaleString()}) ` +
+      'is kept in this browser: use it above, download it, or start another.';
+  }
   setPhase('idle');
   draw();
 }
