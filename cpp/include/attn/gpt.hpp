@@ -5,7 +5,8 @@
 //
 // Token + position embeddings, n_layers blocks of [causal multi-head
 // self-attention, feed-forward Linear -> ReLU/GELU -> Linear], a projection to
-// vocabulary logits. Parameters carry nanoGPT's names (transformer.h.0.attn.
+// vocabulary logits. With config.attn_only a block is its attention sublayer
+// alone (Elhage et al. 2021's attention-only transformers; head_scores.hpp). Parameters carry nanoGPT's names (transformer.h.0.attn.
 // c_attn.weight, ...) so checkpoints line up with nanoGPT's state_dict.
 #pragma once
 
