@@ -20,7 +20,7 @@ import torch
 import torch.nn as nn
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tools"))
-from make_golden import NanoGPT, NotebookMultiHeadAttention  # noqa: E402
+from torch_reference import NanoGPT, NotebookMultiHeadAttention  # noqa: E402
 
 OPSET = 17
 D = 64

@@ -18,7 +18,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tools"))
-from make_golden import NanoGPT, NotebookMultiHeadAttention  # noqa: E402
+from torch_reference import NanoGPT, NotebookMultiHeadAttention  # noqa: E402
 
 
 

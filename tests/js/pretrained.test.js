@@ -258,7 +258,7 @@ describe('a model folder that is wrong is an Error naming the file and what was 
 });
 
 describe('a nanoGPT checkpoint converted by tools/nanogpt_to_hf.py', () => {
-  // nanoGPT's ckpt.pt as its train.py saves it, of tools/make_golden.py's plain-torch nanoGPT (random weights).
+  // nanoGPT's ckpt.pt as its train.py saves it, of tools/torch_reference.py's plain-torch nanoGPT (random weights).
   const convert = (kind) => {
     const out = join(dir, `nanogpt-${kind}`);
     execFileSync('/usr/bin/python3', ['tests/fixtures/nanogpt_checkpoint.py', out, kind], { cwd: ROOT });
