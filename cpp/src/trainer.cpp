@@ -22,6 +22,16 @@ GPTConfig for_data(GPTConfig c, const TextDataset& data, int64_t batch_size) {
 }
 }  // namespace
 
+int64_t micro_batches(const GPTConfig& model, const TrainConfig& config) {
+    if (model.dropout > 0) return 1;
+    int64_t k = 1;
+    while (k * 2 <= kMaxMicroBatches && config.batch_size % (k * 2) == 0 &&
+           static_cast<double>(k * 2) * 4.0 * model.matrix_parameters() <= kMaxMicroBatchGradientBytes) {
+        k *= 2;
+    }
+    return k;
+}
+
 Trainer::Trainer(GPTConfig model_config, const TrainConfig& config, const std::string& text)
     : config_((config.validate("Trainer"), config)),
       gen_(config.seed),
@@ -30,6 +40,14 @@ Trainer::Trainer(GPTConfig model_config, const TrainConfig& config, const std::s
       grads_(model_.zeros_like()),
       optimizer_(model_, config.adamw) {
     next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
+    prepare_micro_batches();
+}
+
+void Trainer::prepare_micro_batches() {
+    const int64_t K = micro_batches(model_.config(), config_);
+    if (K == 1) return;
+    micro_acts_.resize(static_cast<size_t>(K));
+    for (int64_t k = 1; k < K; ++k) micro_grads_.push_back(model_.zeros_like());
 }
 
 Trainer::Trainer(GPT model, AdamW optimizer, int64_t iter, Tokenizer tokenizer, const TrainConfig& config,
@@ -50,9 +68,11 @@ Trainer::Trainer(GPT model, AdamW optimizer, int64_t iter, Tokenizer tokenizer, 
     data_.check_block_size(model_.config().block_size, "Trainer");
     GPT::check_pass_fits(model_.config(), config_.batch_size, model_.config().block_size, model_.config().block_size, "Trainer");
     next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
+    prepare_micro_batches();
 }
 
 float Trainer::forward_backward(const Batch& batch) {
+    if (!micro_acts_.empty()) return forward_backward_micro(batch);
     const int64_t N = batch.B * batch.T, V = model_.config().vocab_size;
     // Dropout draws its masks from the run's generator, after the batch and
     // before the next one, as train.py does.
@@ -63,6 +83,43 @@ float Trainer::forward_backward(const Batch& batch) {
     for (auto& [name, t] : grads_.named_parameters()) std::fill(t->data.begin(), t->data.end(), 0.0f);
     model_.backward(acts_, dlogits.data(), grads_);
     return loss;
+}
+
+float Trainer::forward_backward_micro(const Batch& batch) {
+    const int64_t K = static_cast<int64_t>(micro_acts_.size());
+    const int64_t b = batch.B / K, rows = b * batch.T, V = model_.config().vocab_size;
+    const float share = 1.0f / static_cast<float>(K);  // exact: K is a power of two
+    std::vector<float> losses(static_cast<size_t>(K));
+    parallel_for(K, [&](int64_t k) {
+        GPT& grads = k == 0 ? grads_ : micro_grads_[static_cast<size_t>(k - 1)];
+        const std::vector<int64_t> x(batch.x.begin() + k * rows, batch.x.begin() + (k + 1) * rows);  // (b, T)
+        GPTActivations& acts = micro_acts_[static_cast<size_t>(k)];
+        const Tensor logits = model_.forward_train(x, b, acts, nullptr);  // (b, T, V)
+        std::vector<float> dlogits(logits.data.size());
+        losses[static_cast<size_t>(k)] =
+            cross_entropy_forward_backward(logits.data.data(), batch.y.data() + k * rows, rows, V, dlogits.data());
+        // (softmax - onehot) / rows of this part; its share of the whole batch's mean loss is 1 / K of that.
+        for (float& d : dlogits) d *= share;
+        for (auto& [name, t] : grads.named_parameters()) std::fill(t->data.begin(), t->data.end(), 0.0f);
+        model_.backward(acts, dlogits.data(), grads);
+    });
+    // grads_ = ((g₀ + g₁) + g₂) + …: every element summed in the order of the parts, whichever thread adds it.
+    const auto total = grads_.named_parameters();
+    std::vector<std::vector<std::pair<std::string, Tensor*>>> parts;
+    for (GPT& g : micro_grads_) parts.push_back(g.named_parameters());
+    for (size_t p = 0; p < total.size(); ++p) {
+        float* out = total[p].second->data.data();
+        parallel_chunks(static_cast<int64_t>(total[p].second->data.size()), grain_for_work(static_cast<double>(K)),
+                        [&](int64_t j0, int64_t j1) {
+                            for (const auto& part : parts) {
+                                const float* in = part[p].second->data.data();
+                                for (int64_t j = j0; j < j1; ++j) out[j] += in[j];
+                            }
+                        });
+    }
+    double sum = 0;
+    for (float loss : losses) sum += loss;
+    return static_cast<float>(sum / static_cast<double>(K));
 }
 
 StepResult Trainer::step() {

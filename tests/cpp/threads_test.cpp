@@ -183,19 +183,25 @@ TEST(ThreadedKernels, ModelForwardAndBackwardAreBitIdenticalOnAnyThreadCount) {
     });
 }
 
+// Both ways a step uses the threads: eight micro-batches of one sequence, one per task; and, with dropout (whose
+// masks are drawn over the whole batch), the whole batch with its kernels split: 512 rows of width 128, 32
+// attention slices.
 TEST(ThreadedKernels, TrainingIsBitIdenticalOnAnyThreadCount) {
-    // Large enough that every kernel splits: 512 rows of width 128, 32 attention slices.
-    const GPTConfig config = GPTConfig::nanogpt(36, 64, 2, 4, 128, true, true);
-    TrainConfig t = quick();
-    t.batch_size = 8;
-    expect_same_on_any_thread_count([&] {
-        Trainer trainer(config, t, text());
-        std::vector<float> out;
-        for (int i = 0; i < 3; ++i) out.push_back(trainer.step().loss);
-        const EvalResult e = trainer.evaluate(3);
-        out.push_back(e.train);
-        out.push_back(e.val);
-        for (const auto& [name, p] : trainer.model().named_parameters()) out.insert(out.end(), p->data.begin(), p->data.end());
-        return out;
-    });
+    for (const float dropout : {0.0f, 0.1f}) {
+        GPTConfig config = GPTConfig::nanogpt(36, 64, 2, 4, 128, true, true);
+        config.dropout = dropout;
+        TrainConfig t = quick();
+        t.batch_size = 8;
+        ASSERT_EQ(micro_batches(config, t), dropout > 0 ? 1 : 8);
+        expect_same_on_any_thread_count([&] {
+            Trainer trainer(config, t, text());
+            std::vector<float> out;
+            for (int i = 0; i < 3; ++i) out.push_back(trainer.step().loss);
+            const EvalResult e = trainer.evaluate(3);
+            out.push_back(e.train);
+            out.push_back(e.val);
+            for (const auto& [name, p] : trainer.model().named_parameters()) out.insert(out.end(), p->data.begin(), p->data.end());
+            return out;
+        });
+    }
 }

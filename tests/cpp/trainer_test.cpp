@@ -87,6 +87,28 @@ TEST(Trainer, DropoutRunsAreReproducibleAndDiffer) {
     EXPECT_NE(la, lc);
 }
 
+// A step's micro-batches come from the model and the run alone (never the thread count): the largest power of
+// two up to 8 that divides the batch, 1 with dropout or when eight copies of the gradients would be too large.
+// Their gradient is the whole batch's: PyTorchGolden.FiveStepsOfNanoGPTsTrainPy trains a batch of 4 in 4 of them.
+TEST(Trainer, MicroBatchesDependOnTheModelAndTheRunAlone) {
+    TrainConfig t = quick();
+    const GPTConfig small = tiny();
+    for (const auto& [batch, expected] : std::vector<std::pair<int64_t, int64_t>>{{32, 8}, {12, 4}, {6, 2}, {7, 1}, {1, 1}, {64, 8}}) {
+        t.batch_size = batch;
+        EXPECT_EQ(micro_batches(small, t), expected) << "batch " << batch;
+    }
+    t.batch_size = 32;
+    EXPECT_EQ(micro_batches(tiny(0.1f), t), 1);
+    // GPT-2 small's shape: 124 M parameters, one copy of the gradients is ~500 MB.
+    const GPTConfig large = GPTConfig::nanogpt(50257, 1024, 12, 12, 768, true, true);
+    EXPECT_EQ(micro_batches(large, t), 1);
+    // 3.4 M parameters: four copies (54 MB) fit in kMaxMicroBatchGradientBytes, eight would not.
+    const GPTConfig middle = GPTConfig::nanogpt(1000, 64, 4, 4, 256, true, true);
+    ASSERT_GT(8 * 4 * middle.matrix_parameters(), kMaxMicroBatchGradientBytes);
+    ASSERT_LE(4 * 4 * middle.matrix_parameters(), kMaxMicroBatchGradientBytes);
+    EXPECT_EQ(micro_batches(middle, t), 4);
+}
+
 TEST(Trainer, BadSettingsAreErrors) {
     TrainConfig t = quick();
     t.batch_size = 0;

@@ -4,7 +4,9 @@
 // The work of a kernel is split so that no thread ever computes part of a sum
 // another thread finishes: a matrix product is split over tiles of its output,
 // attention over (batch, head, block of queries), row-wise layers over rows,
-// the optimizer over elements. Each value is therefore computed by the same
+// the optimizer over elements; a training step of a small model over its
+// micro-batches, whose number the model and the run fix, never the thread count
+// (trainer.hpp: micro_batches). Each value is therefore computed by the same
 // instructions in the same order whatever the thread count, and results are
 // bit-identical for 1, 2, 3, … threads (tests/cpp/threads_test.cpp).
 #pragma once

@@ -14,6 +14,7 @@
 #include "attn/lr_schedule.hpp"
 
 #include <string>
+#include <vector>
 
 namespace attn {
 
@@ -28,6 +29,18 @@ struct EvalResult {
     float train = 0;  // mean loss over eval_iters random training batches
     float val = 0;    // and validation batches
 };
+
+// How many micro-batches a step cuts its batch into, from the model and the run alone (never the thread
+// count, so a run's numbers are the same on any number of threads): up to kMaxMicroBatches equal parts, a
+// power of two (so that scaling their gradients by 1 / K is exact), each part's forward and backward on one
+// thread and their gradients summed in order. A small model's products are too small to split well across
+// threads (chapter 7's default step of 2 layers × 64 ran 1.2× faster on two threads split by kernel); whole
+// sequences on each thread are. 1 (the whole batch, its kernels split instead) when dropout draws masks (train.py
+// draws them over the whole batch, layer by layer) or when the K copies of the gradients would exceed
+// kMaxMicroBatchGradientBytes.
+inline constexpr int64_t kMaxMicroBatches = 8;
+inline constexpr double kMaxMicroBatchGradientBytes = 64.0 * (1 << 20);
+int64_t micro_batches(const GPTConfig& model, const TrainConfig& config);
 
 class Trainer {
 public:
@@ -58,13 +71,20 @@ private:
     [[noreturn]] void diverged(const std::string& what) const;
     // Forward and backward of one batch into grads_ (the kernels use the library's threads: threads.hpp).
     float forward_backward(const Batch& batch);
+    // The same with the batch in micro-batches, one per task on the library's threads (micro_batches()).
+    float forward_backward_micro(const Batch& batch);
+    void prepare_micro_batches();
     TrainConfig config_;
     Generator gen_;
     TextDataset data_;
     GPT model_;
     GPT grads_;                           // the step's gradients, shaped like the model
     AdamW optimizer_;
-    GPTActivations acts_;                 // what the forward keeps for the backward
+    GPTActivations acts_;                 // what the forward keeps for the backward (the whole batch)
+    // With micro_batches() > 1: each micro-batch's activations, and the gradients of all but the first (which go
+    // into grads_), each shaped like the model.
+    std::vector<GPTActivations> micro_acts_;
+    std::vector<GPT> micro_grads_;
     Batch next_;
     int64_t iter_ = 0;
 };
