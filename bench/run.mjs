@@ -102,6 +102,20 @@ async function calibrate(fn) {
   }
 }
 
+/**
+ * Waits until no thread of this process is working: onnxruntime-web's workers spin for some 30 ms after a run
+ * (this process burned 20-50 ms of CPU while it slept right after one), and on a machine with as many cores as
+ * threads they would take a core from whichever runtime is timed next. Every runtime starts on idle cores.
+ */
+async function settle() {
+  for (let tries = 0; tries < 50; tries++) {
+    const before = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const used = process.cpuUsage(before);
+    if (used.user + used.system < 1000) return;  // under 1 ms of CPU in 10 ms: idle
+  }
+}
+
 /** Interleaved rounds over the runtimes of a case (the order rotates each round): median ms per call. */
 async function measure(impls, rounds = ROUNDS) {
   const names = Object.keys(impls);
@@ -111,6 +125,7 @@ async function measure(impls, rounds = ROUNDS) {
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < names.length; i++) {
       const name = names[(i + round) % names.length];
+      await settle();
       const t0 = performance.now();
       for (let r = 0; r < reps[name]; r++) await impls[name]();
       times[name].push((performance.now() - t0) / reps[name]);
@@ -396,7 +411,9 @@ function writeResults(threads, section) {
     'vocabulary 50,257) with random weights, read from a 548 MB Hugging Face folder by loadPretrained, its forward ' +
     'on one sequence of T tokens (3 rounds); the tokenizer encodes 1 MB of this repository\'s docs with GPT-2\'s ' +
     'vocabulary. The PyTorch column names the BLAS library it ran on. Results are bit-identical on any thread count ' +
-    '(tests/cpp/threads_test.cpp, tests/js/threads.test.js); only the times differ.\n';
+    '(tests/cpp/threads_test.cpp, tests/js/threads.test.js); only the times differ. Each runtime is timed on idle ' +
+    'cores: before each timing the bench waits until no thread of its process works (onnxruntime-web\'s workers ' +
+    'spin for some 30 ms after a run).\n';
   const sections = new Map();
   const old = existsSync(results) ? readFileSync(results, 'utf8') : '';
   for (const [, count, body] of old.matchAll(/<!-- threads=(\d+) -->\n([\s\S]*?)(?=<!-- threads=|$)/g)) sections.set(Number(count), body);
