@@ -181,9 +181,13 @@ function countDrawing(delta) {
  * tests/browser/responsiveness.test.js). A newer call drops what an older one had left to draw, since it draws
  * everything again. The latest redraw, from the first request to its last step, is kept in the performance
  * timeline as a 'redraw' measure (what the browser tests log as edit latency).
+ *
+ * `minInterval` (ms) spaces redraws out further, for a figure fed by a stream (a training run's progress): the
+ * main thread's drawing then leaves the cores to the computation it shows.
  */
-export function perFrame(fn) {
+export function perFrame(fn, { minInterval = 0 } = {}) {
   let pending = null;
+  let lastDrawn = -Infinity;
   let latestRun = 0;
   let busy = false; // a request of this figure is not drawn yet
   const step = (draw) => {
@@ -224,12 +228,16 @@ export function perFrame(fn) {
       return;
     }
     pending = { args, start: performance.now() };
-    requestAnimationFrame(() => {
+    const draw = () => {
       const { args: latest, start } = pending;
       pending = null;
+      lastDrawn = performance.now();
       const run = ++latestRun;
       const later = step(() => fn(...latest));
       drawSteps(Array.isArray(later) ? later : [], start, run);
-    });
+    };
+    const wait = lastDrawn + minInterval - performance.now();
+    if (wait > 0) setTimeout(() => requestAnimationFrame(draw), wait);
+    else requestAnimationFrame(draw);
   };
 }

@@ -82,7 +82,9 @@ export function training(state, settings, models) {
         `${name(best)} (${percent(heads.shares[best][last])}), agreement ${percent(heads.accuracy[last])}.`;
     }
   }
-  const redrawChart = perFrame(showCurve);
+  // Four times a second at most: redrawn for every step (up to 25 a second), the two charts took a core's share
+  // of the main thread from the training threads (bench/site_training.mjs measures the run on every core).
+  const redrawChart = perFrame(showCurve, { minInterval: 250 });
 
   const setRunning = (phase) => {
     document.body.dataset.training = phase;
@@ -99,6 +101,7 @@ export function training(state, settings, models) {
       run.meta = meta;
       status.dataset.savedIter = String(iter);
       if (done) {
+        showCurve(); // the run's last measurements drawn now, before the page says it is done
         status.textContent += ` — done, and saved in this browser as “${meta.name}”.`;
         run = null;
         setRunning('done');
