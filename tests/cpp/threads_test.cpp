@@ -2,6 +2,7 @@
 // threads (threads.hpp says why they must be), errors carried out of a task,
 // and the thread count's bounds.
 #include "attn/activations.hpp"
+#include "attn/agreement_probe.hpp"
 #include "attn/cross_entropy.hpp"
 #include "attn/layer_norm.hpp"
 #include "attn/multi_head_attention.hpp"
@@ -204,4 +205,19 @@ TEST(ThreadedKernels, TrainingIsBitIdenticalOnAnyThreadCount) {
             return out;
         });
     }
+}
+
+// The probe runs one task per sentence and counts in sentence order: its accuracy and every head's share the same
+// on any thread count (an untrained model of the agreement corpus's words: its heads look anywhere).
+TEST(ThreadedKernels, AgreementProbeIsTheSameOnAnyThreadCount) {
+    const Tokenizer tok(TokenizerKind::Word, agreement_corpus(2000, 1337));
+    Generator g(3);
+    const GPT model(GPTConfig::nanogpt(tok.vocab_size(), 32, 2, 4, 64, false, false), g);
+    const std::vector<AgreementSentence> sentences = agreement_sentences(40, 4242);
+    expect_same_on_any_thread_count([&] {
+        const AgreementReport r = probe_agreement(model, tok, sentences);
+        std::vector<float> out(r.subject_attention.begin(), r.subject_attention.end());
+        out.push_back(static_cast<float>(r.accuracy));
+        return out;
+    });
 }

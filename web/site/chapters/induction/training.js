@@ -17,6 +17,8 @@ export async function liveTraining({ settings, alphabet, nHead, onModel }) {
   let bytes = null; // the latest checkpoint of the run
   let speed = []; // the latest steps' durations, for the speed shown
   let planned = null; // {seed, iters} of the run in progress
+  let latest = null; // the run's latest 'progress' message, until the run ends
+  let lastScores = null; // the run's latest measurement of its heads
 
   const draw = perFrame(() => drawCurves(document.querySelector('[data-figure="live-losses"]'),
     document.querySelector('[data-figure="live-scores"]'), curve,
@@ -41,7 +43,15 @@ export async function liveTraining({ settings, alphabet, nHead, onModel }) {
     return ` Phase change: the second copy's loss fell below 2 nats at step ${at}, after ${curve.seconds[k].toFixed(1)} s of training.`;
   }
 
-  let lastScores = null;
+  // The status line, four times a second at most: painted for every step (some 50 a second), it kept the main
+  // thread from leaving the cores to the training threads.
+  const showProgress = perFrame(() => {
+    if (!latest) return; // the run ended since: the status says so
+    const perSecond = (1000 * speed.length) / speed.reduce((a, b) => a + b, 0);
+    status.textContent = `step ${latest.iter} of ${latest.iters}: loss ${latest.loss.toFixed(3)} · ${perSecond.toFixed(0)} steps/s` +
+      `${threads > 1 ? ` on ${threads} threads` : ''}.${lastScores ? describePhaseChange(lastScores) : ''}`;
+  }, { minInterval: 250 });
+
   worker.onmessage = ({ data }) => {
     if (data.type === 'started') {
       threads = data.threads;
@@ -50,10 +60,9 @@ export async function liveTraining({ settings, alphabet, nHead, onModel }) {
     } else if (data.type === 'progress') {
       speed.push(data.stepMs);
       if (speed.length > 20) speed.shift();
-      const perSecond = (1000 * speed.length) / speed.reduce((a, b) => a + b, 0);
       status.dataset.iter = String(data.iter);
-      status.textContent = `step ${data.iter} of ${data.iters}: loss ${data.loss.toFixed(3)} · ${perSecond.toFixed(0)} steps/s` +
-        `${threads > 1 ? ` on ${threads} threads` : ''}.${lastScores ? describePhaseChange(lastScores) : ''}`;
+      latest = data;
+      showProgress();
     } else if (data.type === 'scores') {
       lastScores = data;
       addScores(curve, data.iter, data);
@@ -63,6 +72,7 @@ export async function liveTraining({ settings, alphabet, nHead, onModel }) {
       bytes = data.bytes;
       saveInductionRun({ ...planned, iter: data.iter, curve, bytes, saved: Date.now() }).catch(report);
       if (data.done) {
+        latest = null;
         status.textContent = `Done: ${data.iter} steps.${lastScores ? describePhaseChange(lastScores) : ''}`;
         status.dataset.done = 'true';
         setPhase('done');
@@ -83,6 +93,7 @@ export async function liveTraining({ settings, alphabet, nHead, onModel }) {
     planned = { seed, iters };
     curve = { ...emptyCurve(nHead), seconds: [] };
     lastScores = null;
+    latest = null;
     bytes = null;
     speed = [];
     $('#train-error').hidden = true;

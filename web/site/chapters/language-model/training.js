@@ -17,12 +17,22 @@ const EMERGED = 0.8; // a head "has emerged" once it looks hardest at the subjec
 export function training(state, settings, models) {
   const { attn } = state;
   const worker = new Worker(new URL('./training-worker.js', import.meta.url), { type: 'module' });
-  let run = null; // the run in progress: {meta, curve, samples, headShares, stepMs, threads}
+  let run = null; // the run in progress: {meta, curve, samples, headShares, stepMs, progress, threads}
   const status = $('#train-status');
 
-  /** The curve and samples of the run in progress, else of the active model. */
+  /** What the charts show: the run in progress, else the active model. */
+  const shown = () => run ?? state.active?.meta;
+
+  /** The curve, samples and heads of the run in progress, else of the active model. */
   function showCurve() {
-    const source = run ?? state.active?.meta;
+    showLoss();
+    showSamples();
+    showHeads(shown()?.headShares);
+  }
+
+  /** The loss chart and its heading. */
+  function showLoss() {
+    const source = shown();
     $('#curve-heading').textContent = run ? `Loss and samples of “${run.meta.name}”, training now`
       : state.active ? `Loss and samples of “${state.active.meta.name}”` : 'Loss and samples (train a model to see its own)';
     const curve = source?.curve ?? { x: [], loss: [], val: [] };
@@ -36,8 +46,10 @@ export function training(state, settings, models) {
       empty: state.active ? `“${state.active.meta.name}” came without its training curve: train a model below to see its loss fall here, step by step.`
         : 'Train a model below to see its loss fall here, step by step.',
     });
-    $('#samples').replaceChildren(...(source?.samples ?? []).map((s) => Object.assign(document.createElement('li'), { textContent: `step ${s.iter}: ${s.text}` })));
-    showHeads(source?.headShares);
+  }
+
+  function showSamples() {
+    $('#samples').replaceChildren(...(shown()?.samples ?? []).map((s) => Object.assign(document.createElement('li'), { textContent: `step ${s.iter}: ${s.text}` })));
   }
 
   /** Each head's share of looking at the subject, by step: one line per head, agreement dashed. */
@@ -82,9 +94,34 @@ export function training(state, settings, models) {
         `${name(best)} (${percent(heads.shares[best][last])}), agreement ${percent(heads.accuracy[last])}.`;
     }
   }
-  // Four times a second at most: redrawn for every step (up to 25 a second), the two charts took a core's share
-  // of the main thread from the training threads (bench/site_training.mjs measures the run on every core).
-  const redrawChart = perFrame(showCurve, { minInterval: 250 });
+  /** The progress bar and status line of the run in progress, at its latest step. */
+  function showProgress() {
+    const step = run?.progress;
+    if (!step) return;
+    $('#progress').value = step.iter / step.iters;
+    const stepsPerSecond = (1000 * run.stepMs.length) / run.stepMs.reduce((a, b) => a + b, 0);
+    status.dataset.stepsPerSecond = stepsPerSecond.toFixed(2);
+    status.textContent =
+      `step ${step.iter} of ${step.iters}: loss ${step.loss.toFixed(4)}, learning rate ${step.lr.toExponential(2)} · ` +
+      `${stepsPerSecond.toFixed(1)} steps/s (${Math.round(stepsPerSecond * step.tokens).toLocaleString('en')} tokens/s` +
+      `${run.threads > 1 ? ` on ${run.threads} threads` : ''})`;
+  }
+
+  // Four times a second at most, and only the parts a message changed: painted for every step (up to 30 a
+  // second), the status line and the charts kept the page's main thread busy 40 % of the time, a share of the
+  // cores the training threads then lacked (bench/site_training.mjs measures the run on every core).
+  const stale = new Set(); // what the run's messages changed since the last redraw
+  const redrawRun = perFrame(() => {
+    showProgress();
+    if (stale.has('loss')) showLoss();
+    if (stale.has('samples')) showSamples();
+    if (stale.has('heads')) showHeads(shown()?.headShares);
+    stale.clear();
+  }, { minInterval: 250 });
+  const changed = (...parts) => {
+    for (const part of parts) stale.add(part);
+    redrawRun();
+  };
 
   const setRunning = (phase) => {
     document.body.dataset.training = phase;
@@ -101,7 +138,9 @@ export function training(state, settings, models) {
       run.meta = meta;
       status.dataset.savedIter = String(iter);
       if (done) {
-        showCurve(); // the run's last measurements drawn now, before the page says it is done
+        // The run's last step and measurements drawn now, before the page says it is done.
+        showProgress();
+        showCurve();
         status.textContent += ` — done, and saved in this browser as “${meta.name}”.`;
         run = null;
         setRunning('done');
@@ -119,38 +158,32 @@ export function training(state, settings, models) {
       run.threads = data.threads;
       status.dataset.threads = data.threads;
       setRunning('running');
-      redrawChart();
+      changed('loss', 'samples', 'heads');
     } else if (data.type === 'progress') {
-      $('#progress').value = data.iter / data.iters;
       // Speed over the last steps (the steps alone, without evaluations), so it settles quickly and stays honest.
       run.stepMs.push(data.stepMs);
       if (run.stepMs.length > 20) run.stepMs.shift();
-      const stepsPerSecond = (1000 * run.stepMs.length) / run.stepMs.reduce((a, b) => a + b, 0);
-      status.dataset.stepsPerSecond = stepsPerSecond.toFixed(2);
-      status.textContent =
-        `step ${data.iter} of ${data.iters}: loss ${data.loss.toFixed(4)}, learning rate ${data.lr.toExponential(2)} · ` +
-        `${stepsPerSecond.toFixed(1)} steps/s (${Math.round(stepsPerSecond * data.tokens).toLocaleString('en')} tokens/s` +
-        `${run.threads > 1 ? ` on ${run.threads} threads` : ''})`;
+      run.progress = data;
       run.curve.x.push(data.iter);
       run.curve.loss.push(data.loss);
       run.curve.val.push(null);
-      redrawChart();
+      changed('loss');
     } else if (data.type === 'eval') {
       run.curve.x.push(data.iter + 0.5);
       run.curve.loss.push(null);
       run.curve.val.push(data.val);
       status.dataset.lastVal = String(data.val);
       if (status.dataset.firstVal === undefined) status.dataset.firstVal = String(data.val);
-      redrawChart();
+      changed('loss');
     } else if (data.type === 'heads') {
       run.headShares ??= { nHead: data.nHead, x: [], shares: data.subjectAttention.map(() => []), accuracy: [] };
       run.headShares.x.push(data.iter);
       data.subjectAttention.forEach((share, k) => run.headShares.shares[k].push(share));
       run.headShares.accuracy.push(data.accuracy);
-      redrawChart();
+      changed('heads');
     } else if (data.type === 'sample') {
       run.samples.push({ iter: data.iter, text: data.text });
-      redrawChart();
+      changed('samples');
     } else if (data.type === 'checkpoint') {
       await saveRun(data);
     } else if (data.type === 'error') {
@@ -204,6 +237,7 @@ export function training(state, settings, models) {
       samples: [],
       headShares: null, // each head's share of looking at the subject, by step (agreement corpus only)
       stepMs: [], // the durations of the latest training steps, for the speed shown
+      progress: null, // the worker's latest 'progress' message
     };
     setRunning('starting');
     worker.postMessage({
