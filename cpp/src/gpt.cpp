@@ -3,6 +3,7 @@
 #include "attention_kernel.hpp"
 #include "attn/linear.hpp"
 #include "gpt_blocks.hpp"
+#include "thread_pool.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -299,20 +300,22 @@ Tensor run(const GPT& m, const std::vector<int64_t>& ids, const blocks::Pass& p,
     }
     Tensor logits({B, T, c.vocab_size});
     blocks::head_forward(m, x, acts, logits.data.data());
-    // Finite weights can still overflow float32 on the way (weights of 3e38 load, and give NaN logits): say so
-    // here, rather than let sampling pick token 0 from a row of NaN. Training checks its loss itself (trainer.cpp).
-    if (!p.training) {
-        for (size_t i = 0; i < logits.data.size(); ++i) {
-            if (!std::isfinite(logits.data[i])) {
-                const int64_t row = static_cast<int64_t>(i) / c.vocab_size;
-                throw Error(std::string(p.fn) + ": the model's logits are not finite (" +
-                            (std::isnan(logits.data[i]) ? "NaN" : "Infinity") + " at batch row " + std::to_string(row / T) +
-                            ", position " + std::to_string(row % T) +
-                            "): its weights overflow float32 arithmetic, so this model cannot be run");
-            }
+    return logits;
+}
+
+// Finite weights can still overflow float32 on the way (weights of 3e38 load, and give NaN logits): inference
+// says so, rather than let sampling pick token 0 from a row of NaN. Training checks its loss itself (trainer.cpp).
+void check_logits_finite(const Tensor& logits, const blocks::Pass& p) {
+    const int64_t V = logits.shape.back();
+    for (size_t i = 0; i < logits.data.size(); ++i) {
+        if (!std::isfinite(logits.data[i])) {
+            const int64_t row = static_cast<int64_t>(i) / V;
+            throw Error(std::string(p.fn) + ": the model's logits are not finite (" +
+                        (std::isnan(logits.data[i]) ? "NaN" : "Infinity") + " at batch row " + std::to_string(row / p.T) +
+                        ", position " + std::to_string(row % p.T) +
+                        "): its weights overflow float32 arithmetic, so this model cannot be run");
         }
     }
-    return logits;
 }
 
 // Inference reuses its activations between calls, so that a forward allocates
@@ -344,11 +347,41 @@ blocks::Pass inference_pass(const GPTConfig& c, const std::vector<int64_t>& ids,
 }
 }  // namespace
 
+int64_t inference_parts(const GPTConfig& config, int64_t B, int64_t T) {
+    // Multiply-adds of the whole pass: every weight matrix once per token, and attention's T² per layer.
+    const double work = static_cast<double>(B) * static_cast<double>(T) *
+                        (config.matrix_parameters() + 2.0 * static_cast<double>(config.n_layer * T * config.n_embd));
+    int64_t k = 1;
+    while (k * 2 <= kMaxInferenceParts && B % (k * 2) == 0 && grain_for_work(work / static_cast<double>(k * 2)) == 1) k *= 2;
+    return k;
+}
+
 Tensor GPT::forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace, const Tensor* head_mask) const {
     const blocks::Pass p = inference_pass(config_, ids, B, head_mask, "GPT.forward");
-    GPTActivations& scratch = inference_scratch();
-    Tensor logits = run(*this, ids, p, trace, scratch);
-    release_if_large(scratch);
+    const int64_t parts = trace ? 1 : inference_parts(config_, B, p.T);
+    if (parts == 1) {
+        GPTActivations& scratch = inference_scratch();
+        Tensor logits = run(*this, ids, p, trace, scratch);
+        release_if_large(scratch);
+        check_logits_finite(logits, p);
+        return logits;
+    }
+    // Checked whole first, so that a refused batch is reported as it would be unsplit.
+    check_ids(config_, ids, p);
+    check_pass_fits(config_, B, p.T, p.T, p.fn);
+    const int64_t b = B / parts;
+    const auto part_ids = static_cast<std::ptrdiff_t>(b * p.T);
+    Tensor logits({B, p.T, config_.vocab_size});
+    parallel_for(parts, [&](int64_t part) {
+        blocks::Pass q = p;
+        q.B = b;
+        const std::vector<int64_t> slice(ids.begin() + part * part_ids, ids.begin() + (part + 1) * part_ids);
+        GPTActivations& scratch = inference_scratch();  // this thread's
+        const Tensor out = run(*this, slice, q, nullptr, scratch);
+        release_if_large(scratch);
+        std::copy(out.data.begin(), out.data.end(), logits.data.begin() + part * part_ids * config_.vocab_size);
+    });
+    check_logits_finite(logits, p);
     return logits;
 }
 
@@ -359,6 +392,7 @@ Tensor GPT::forward_observed(const std::vector<int64_t>& ids, int64_t B, const A
     GPTActivations& scratch = inference_scratch();
     Tensor logits = run(*this, ids, p, nullptr, scratch);
     release_if_large(scratch);
+    check_logits_finite(logits, p);
     return logits;
 }
 
@@ -387,6 +421,7 @@ Tensor GPT::forward_cached(const std::vector<int64_t>& ids, int64_t B, KVCache& 
     GPTActivations& scratch = inference_scratch();
     Tensor logits = run(*this, ids, p, trace, scratch);
     release_if_large(scratch);
+    check_logits_finite(logits, p);
     cache.length_ = p.pos0 + p.T;  // the cache now holds these tokens too
     return logits;
 }

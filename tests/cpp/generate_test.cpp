@@ -80,6 +80,20 @@ TEST(Generate, WeightsThatOverflowFloat32AreAnErrorNotNaNLogitsOrTokenZero) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("GPT.forward: the model's logits are not finite"), std::string::npos) << e.what();
     }
+    // A batch large enough to run in parts (GPT::forward) names the row of the whole batch, not of its part: one
+    // token's embedding overflows, and only the sequence that starts with it (row 300 of 512) goes wrong.
+    Generator g(5);
+    GPT split(GPTConfig::nanogpt(9, 8, 2, 2, 16, true, false), g);
+    std::fill_n(split.wte.data.begin() + 2 * 16, 16, 3e38f);
+    std::vector<int64_t> batch(512 * 8, 1);
+    batch[300 * 8] = 2;
+    ASSERT_GT(inference_parts(split.config(), 512, 8), 1);
+    try {
+        split.forward(batch, 512);
+        FAIL() << "NaN logits were returned";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("at batch row 300, position 0"), std::string::npos) << e.what();
+    }
     GenerateOptions greedy;
     greedy.max_new_tokens = 3;
     greedy.sampling.temperature = 0.0f;

@@ -184,6 +184,24 @@ TEST(ThreadedKernels, ModelForwardAndBackwardAreBitIdenticalOnAnyThreadCount) {
     });
 }
 
+// A batch's forward runs as parts of whole sequences, one task each (gpt.hpp: inference_parts): its logits the
+// same on any thread count, and each sequence's the same as in a forward of its own part.
+TEST(ThreadedKernels, InferenceIsBitIdenticalOnAnyThreadCount) {
+    const GPTConfig config = GPTConfig::nanogpt(36, 64, 2, 4, 128, true, true);
+    Generator g(2);
+    const GPT model(config, g);
+    std::vector<int64_t> ids(8 * 64);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>(i * 5 % 36);
+    ASSERT_GT(inference_parts(config, 8, 64), 1);
+    EXPECT_EQ(inference_parts(config, 1, 64), 1);
+    expect_same_on_any_thread_count([&] { return model.forward(ids, 8).data; });
+    const int64_t parts = inference_parts(config, 8, 64), rows = 8 / parts * 64;
+    const std::vector<float> whole = model.forward(ids, 8).data;
+    const std::vector<int64_t> last(ids.end() - rows, ids.end());
+    const std::vector<float> alone = model.forward(last, 8 / parts).data;
+    EXPECT_TRUE(same_bits(std::vector<float>(whole.end() - static_cast<std::ptrdiff_t>(alone.size()), whole.end()), alone));
+}
+
 // Both ways a step uses the threads: eight micro-batches of one sequence, one per task; and, with dropout (whose
 // masks are drawn over the whole batch), the whole batch with its kernels split: 512 rows of width 128, 32
 // attention slices.

@@ -97,6 +97,17 @@ private:
     int64_t length_ = 0;
 };
 
+class GPT;
+
+// The parts GPT::forward runs a batch of B sequences of T tokens in, one task each: the sequences of a batch
+// never meet, so parts of whole sequences are as good as the batch, and a small model's products are too small
+// to split well across threads (the same reason a training step runs micro-batches, trainer.hpp). The number
+// comes from the model and the batch alone (the largest power of two dividing B, at most
+// kMaxInferenceParts, whose parts each still make a task's worth of work), never from the thread count, so
+// logits are the same on any number of threads.
+inline constexpr int64_t kMaxInferenceParts = 8;
+int64_t inference_parts(const GPTConfig& config, int64_t B, int64_t T);
+
 class GPT {
 public:
     explicit GPT(const GPTConfig& config);
@@ -112,6 +123,7 @@ public:
     // weights, hence its output, before the output projection: 0 switches a
     // head off (Hugging Face's head_mask; Michel et al. 2019, "Are Sixteen
     // Heads Really Better than One?"). The trace's weights are the multiplied ones.
+    // Without a trace, a batch worth splitting runs as inference_parts() parts of whole sequences, one task each.
     Tensor forward(const std::vector<int64_t>& ids, int64_t B, GPTTrace* trace = nullptr,
                    const Tensor* head_mask = nullptr) const;
 

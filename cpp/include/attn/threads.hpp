@@ -5,8 +5,9 @@
 // another thread finishes: a matrix product is split over tiles of its output,
 // attention over (batch, head, block of queries), row-wise layers over rows,
 // the optimizer over elements; a training step of a small model over its
-// micro-batches, whose number the model and the run fix, never the thread count
-// (trainer.hpp: micro_batches). Each value is therefore computed by the same
+// micro-batches and a model's forward of a batch over parts of whole sequences,
+// whose numbers the model and the batch fix, never the thread count
+// (trainer.hpp: micro_batches; gpt.hpp: inference_parts). Each value is therefore computed by the same
 // instructions in the same order whatever the thread count, and results are
 // bit-identical for 1, 2, 3, … threads (tests/cpp/threads_test.cpp).
 #pragma once
