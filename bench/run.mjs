@@ -27,6 +27,7 @@ import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import * as ort from 'onnxruntime-web';
 
 import { createAttention } from '../web/lib/index.js';
+import { measure as measureRounds } from './timing.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const WORK = join(ROOT, 'build', 'bench');
@@ -34,6 +35,7 @@ const ONNX = join(WORK, 'onnx');
 const quick = process.argv.includes('--quick');
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 const ROUNDS = quick ? 5 : 15;
+const measure = (impls, rounds = ROUNDS) => measureRounds(impls, rounds);
 const THREADS = process.argv.includes('--threads') ? Number(process.argv[process.argv.indexOf('--threads') + 1]) : 1;
 if (!Number.isInteger(THREADS) || THREADS < 1) throw new Error(`bench: --threads takes a count from 1, got ${process.argv[process.argv.indexOf('--threads') + 1]}`);
 const LENGTHS = quick ? [256, 1024] : [64, 256, 1024, 4096];
@@ -88,52 +90,7 @@ const oursAt = ({ attn1 }, make) => ({ ours: make('threads'), ...(attn1 ? { 'our
 
 const session = (name) => ort.InferenceSession.create(name.startsWith('/') ? name : join(ONNX, name), { executionProviders: ['wasm'] });
 
-// ---- timing ------------------------------------------------------------------
-
-/** Calls per measurement so that one takes ~20 ms. */
-async function calibrate(fn) {
-  await fn();
-  let reps = 1;
-  for (;;) {
-    const t0 = performance.now();
-    for (let i = 0; i < reps; i++) await fn();
-    if (performance.now() - t0 > 20 || reps > 1 << 14) return reps;
-    reps *= 2;
-  }
-}
-
-/**
- * Waits until no thread of this process is working: onnxruntime-web's workers spin for some 30 ms after a run
- * (this process burned 20-50 ms of CPU while it slept right after one), and on a machine with as many cores as
- * threads they would take a core from whichever runtime is timed next. Every runtime starts on idle cores.
- */
-async function settle() {
-  for (let tries = 0; tries < 50; tries++) {
-    const before = process.cpuUsage();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    const used = process.cpuUsage(before);
-    if (used.user + used.system < 1000) return;  // under 1 ms of CPU in 10 ms: idle
-  }
-}
-
-/** Interleaved rounds over the runtimes of a case (the order rotates each round): median ms per call. */
-async function measure(impls, rounds = ROUNDS) {
-  const names = Object.keys(impls);
-  const reps = {};
-  for (const name of names) reps[name] = await calibrate(impls[name]);
-  const times = Object.fromEntries(names.map((n) => [n, []]));
-  for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(i + round) % names.length];
-      await settle();
-      const t0 = performance.now();
-      for (let r = 0; r < reps[name]; r++) await impls[name]();
-      times[name].push((performance.now() - t0) / reps[name]);
-    }
-  }
-  const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
-  return Object.fromEntries(names.map((n) => [n, median(times[n])]));
-}
+// ---- checks ----------------------------------------------------------------
 
 function maxDifference(a, b) {
   let worst = 0;
