@@ -57,6 +57,19 @@ void expect_same_on_any_thread_count(const std::function<std::vector<float>()>& 
                                           << one.size();
     }
 }
+
+// nanoGPT's model at a small size (vocabulary 36, 64 positions, 2 layers × 4 heads × 128), weights from seed.
+GPT small_gpt(uint64_t seed) {
+    Generator g(seed);
+    return GPT(GPTConfig::nanogpt(36, 64, 2, 4, 128, true, true), g);
+}
+
+// A batch (8, 64) for it: token i·step mod 36 at index i.
+std::vector<int64_t> batch_of_8(int64_t step) {
+    std::vector<int64_t> ids(8 * 64);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>(i) * step % 36;
+    return ids;
+}
 }  // namespace
 
 TEST(ThreadPool, RunsEveryIndexOnceOnAnyThreadCount) {
@@ -169,11 +182,8 @@ TEST(ThreadedKernels, LayerNormCrossEntropyAndGeluAreBitIdenticalOnAnyThreadCoun
 // The forward's logits and every gradient of the backward. Bias gradients once differed in the last bit
 // between runs (an Eigen column sum vectorised from the buffer's alignment of the moment).
 TEST(ThreadedKernels, ModelForwardAndBackwardAreBitIdenticalOnAnyThreadCount) {
-    const GPTConfig config = GPTConfig::nanogpt(36, 64, 2, 4, 128, true, true);
-    Generator g(1);
-    const GPT model(config, g);
-    std::vector<int64_t> ids(8 * 64);
-    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>(i * 7 % 36);
+    const GPT model = small_gpt(1);
+    const std::vector<int64_t> ids = batch_of_8(7);
     expect_same_on_any_thread_count([&] {
         GPTActivations acts;
         std::vector<float> out = model.forward_train(ids, 8, acts, nullptr).data;
@@ -187,11 +197,9 @@ TEST(ThreadedKernels, ModelForwardAndBackwardAreBitIdenticalOnAnyThreadCount) {
 // A batch's forward runs as parts of whole sequences, one task each (gpt.hpp: inference_parts): its logits the
 // same on any thread count, and each sequence's the same as in a forward of its own part.
 TEST(ThreadedKernels, InferenceIsBitIdenticalOnAnyThreadCount) {
-    const GPTConfig config = GPTConfig::nanogpt(36, 64, 2, 4, 128, true, true);
-    Generator g(2);
-    const GPT model(config, g);
-    std::vector<int64_t> ids(8 * 64);
-    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>(i * 5 % 36);
+    const GPT model = small_gpt(2);
+    const GPTConfig& config = model.config();
+    const std::vector<int64_t> ids = batch_of_8(5);
     ASSERT_GT(inference_parts(config, 8, 64), 1);
     EXPECT_EQ(inference_parts(config, 1, 64), 1);
     expect_same_on_any_thread_count([&] { return model.forward(ids, 8).data; });
