@@ -7,11 +7,12 @@
 export function trainingRuns(start) {
   // A turn of the event loop through a message to ourselves: a setTimeout(0) between steps is clamped to 4 ms
   // once nested (HTML's timer rules), and 1,200 steps lost ~5 s to it.
+  // next() waits for one turn at a time, so one pending resolver is all there is.
   const channel = new MessageChannel();
-  const turns = [];
-  channel.port1.onmessage = () => turns.shift()();
+  let turn = null;
+  channel.port1.onmessage = () => turn();
   const nextTurn = () => new Promise((resolve) => {
-    turns.push(resolve);
+    turn = resolve;
     channel.port2.postMessage(null);
   });
   const runs = {

@@ -141,6 +141,7 @@ export function training(state, settings, models) {
         // The run's last step and measurements drawn now, before the page says it is done.
         showProgress();
         showCurve();
+        stale.clear(); // a redraw still pending then has nothing left to draw
         status.textContent += ` — done, and saved in this browser as “${meta.name}”.`;
         run = null;
         setRunning('done');
