@@ -160,6 +160,17 @@ export async function measured(page) {
   await drawn(page);
 }
 
+/**
+ * Focuses an element for a keyboard check with the pointer parked first on the sticky navigation (the viewport's
+ * top-left corner). Focusing scrolls the page, and Chromium then sends pointerover to whatever figure slid under a
+ * pointer resting where an earlier click left it; that figure's read-out would race the keyboard's. (CI once read
+ * "Layer 1, head 2" from chapter 8's grid after ArrowDown, ArrowRight: the head under the pointer, not the keys'.)
+ */
+export async function focusForKeys(page, selector) {
+  await page.mouse.move(0, 0);
+  await page.focus(selector);
+}
+
 /** No page error, console error, failed response or request to another host. */
 export function assertClean(problems) {
   assert.deepEqual(problems.pageErrors, []);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { assertClean, download, measured, useSite } from './harness.js';
+import { assertClean, download, focusForKeys, measured, useSite } from './harness.js';
 
 const site = useSite();
 const HERO = '[data-figure="pipeline"]';
@@ -43,7 +43,7 @@ test('chapter 3: one weight lights its query row, key row, value row, its cell i
   assert.deepEqual(fromQuery[5], [], 'values do not depend on queries');
 
   // The keyboard: Tab reaches a matrix, arrows move, the read-out follows, Enter pins.
-  await page.focus(`${stage(6)} g.cell[tabindex="0"]`);
+  await focusForKeys(page, `${stage(6)} g.cell[tabindex="0"]`);
   await page.keyboard.press('ArrowDown');
   assert.equal(await page.evaluate(() => document.activeElement.dataset.row), '1');
   assert.match(await page.textContent(`${HERO} .pipeline-readout`), /^Z\[journey, d1\] = \d\.\d{4}/);

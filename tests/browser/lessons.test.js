@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, drawn, measured, useSite } from './harness.js';
+import { artifactPath, assertClean, drawn, focusForKeys, measured, useSite } from './harness.js';
 
 const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
 const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', '7-language-model', '8-your-model',
@@ -402,7 +402,7 @@ describe('9. the keyboard', () => {
     assert.equal(await page.evaluate(() => document.activeElement.tagName), 'MAIN');
     assert.equal(await page.locator('[data-figure="mask"] g.cell[tabindex="0"]').count(), 1);
     assert.equal(await page.locator('[data-figure="mask"] g.cell[tabindex="-1"]').count(), 35);
-    await page.focus('[data-figure="mask"] g.cell[tabindex="0"]');
+    await focusForKeys(page, '[data-figure="mask"] g.cell[tabindex="0"]');
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowRight');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { artifactPath, assertClean, comparePngs, dataUrl, measured, openPage, useSite } from './harness.js';
+import { artifactPath, assertClean, comparePngs, dataUrl, focusForKeys, measured, openPage, useSite } from './harness.js';
 
 const site = useSite();
 const VIEWPORT = { width: 1280, height: 900 };
@@ -102,7 +102,7 @@ test('chapters 1-4: a copied link opens the same figures in a new browser', asyn
     await page.fill('[data-editor="inputs"] input[data-row="4"][data-col="2"]', '-0.3');
     await page.click('[data-figure="trainable-weights"] g.heatmap-row[data-row="2"] g.cell[data-col="4"]');
     await page.fill('#d-out', '3');
-    await page.focus('[data-figure="space"] svg.scatter3d');
+    await focusForKeys(page, '[data-figure="space"] svg.scatter3d');
     for (const key of ['ArrowLeft', 'ArrowLeft', 'ArrowUp']) await page.keyboard.press(key);
   }));
   assert.match(link, /\?v=1&seed=5&d_out=3&inputs=[^&]*,-0\.3,[^&]*&trace=3\.5&azimuth=29&elevation=32$/);
@@ -200,7 +200,7 @@ test('chapter 3: the 3-D views turn together, by dragging and by keys, keep thei
   await page.waitForFunction(() => /seed=4/.test(location.search));
   assert.deepEqual(await views(), [turned, turned]);
   // The arrow keys turn by 5 degrees; the view never goes over the top.
-  await page.focus('[data-figure="space"] svg.scatter3d');
+  await focusForKeys(page, '[data-figure="space"] svg.scatter3d');
   for (let k = 0; k < 20; k++) await page.keyboard.press('ArrowUp');
   assert.deepEqual(await views(), [[turned[0], 84], [turned[0], 84]]);
   await page.waitForFunction((a) => location.search.endsWith(`&azimuth=${a}&elevation=84`), turned[0]);

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { assertClean, openPage, useSite } from './harness.js';
+import { assertClean, focusForKeys, openPage, useSite } from './harness.js';
 import { ROOT } from './package-fixture.js';
 
 const site = useSite();
@@ -86,7 +86,7 @@ const READER = {
       await page.waitForFunction(() => document.querySelectorAll('#head-table tbody tr').length > 0, null, { timeout: 30000 });
     }],
     ['a text typed', async (page) => page.fill('#bring-text', 'The cat sat on the mat. The cat sat on the mat. The cat sat on the')],
-    ['a head chosen', async (page) => { await page.focus('#model-view'); await page.keyboard.press('ArrowRight'); await page.keyboard.press('Enter'); }],
+    ['a head chosen', async (page) => { await focusForKeys(page, '#model-view'); await page.keyboard.press('ArrowRight'); await page.keyboard.press('Enter'); }],
     ['text generated', async (page) => {
       await page.click('#bring-generate');
       await page.waitForFunction(() => document.querySelector('#bring-generate').disabled === false, null, { timeout: 30000 });

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { artifactPath, assertClean, assertDrawnAlikeAlone, DIST, download, drawn, measured, openPage, SUB_PATH, useSite } from './harness.js';
+import { artifactPath, assertClean, assertDrawnAlikeAlone, DIST, download, drawn, focusForKeys, measured, openPage, SUB_PATH, useSite } from './harness.js';
 
 const PAGES = [
   'index',
@@ -165,7 +165,7 @@ test('chapter 3 shows the seed-123 numbers and redraws for a new seed and d_out'
   // the 3-D view turns with the keyboard
   const picture = () => page.innerHTML('[data-figure="space"] svg.scatter3d');
   const before = await picture();
-  await page.focus('[data-figure="space"] svg.scatter3d');
+  await focusForKeys(page, '[data-figure="space"] svg.scatter3d');
   await page.keyboard.press('ArrowLeft');
   assert.notEqual(await picture(), before);
   await page.fill('#seed', '7');
@@ -201,7 +201,7 @@ test('chapter 5: the causal mask zeroes the upper triangle; a clicked cell renor
   const kept = before[0] + before[2] + before[3];
   for (const j of [0, 2, 3]) assert.ok(Math.abs(after[j] - before[j] / kept) < 1e-5, `col ${j}: ${after[j]} vs ${before[j] / kept}`);
   // the keyboard does the same: focus a cell and press Enter
-  await page.focus('[data-figure="mask"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]');
+  await focusForKeys(page, '[data-figure="mask"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.querySelector('[data-figure="weights-after"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]').dataset.value !== '0');
   await context.close();
@@ -249,13 +249,13 @@ test('chapter 7: one weight of the trained model traced, by clicking its map or 
   await page.screenshot({ path: artifactPath('7-trace-one-number.png'), fullPage: true });
   // The maps are a layers × heads grid that the keyboard reaches: one tab stop, arrows move from head to head and
   // read where each looks, Enter shows it in full; its cells read out and trace from the keyboard too.
-  await page.focus('[data-figure="model-attention"] g.thumb[tabindex="0"]');
+  await focusForKeys(page, '[data-figure="model-attention"] g.thumb[tabindex="0"]');
   await page.keyboard.press('ArrowLeft');
   await page.keyboard.press('ArrowLeft');
   assert.match(await page.textContent('#map-readout'), /^layer 2, head 2: the last token “,” looks hardest at “.+” \(\d\.\d{3}\)\. Enter or a click shows it in full\.$/);
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.querySelector('[data-figure="head-map"] .heatmap-title').textContent === 'Layer 2, head 2');
-  await page.focus('[data-figure="head-map"] g.cell[tabindex="0"]');
+  await focusForKeys(page, '[data-figure="head-map"] g.cell[tabindex="0"]');
   for (let k = 0; k < 8; k++) await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowRight');
   assert.match(await page.textContent('#map-readout'), /^layer 2, head 2: query “,” gives key “ cats” a weight of 0\.\d{3}\.$/);

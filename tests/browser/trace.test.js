@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { artifactPath, assertClean, useSite } from './harness.js';
+import { artifactPath, assertClean, focusForKeys, useSite } from './harness.js';
 
 const site = useSite();
 
@@ -44,7 +44,7 @@ test('chapter 3: a weight traced from q and k to the output, by mouse, by keyboa
   await page.screenshot({ path: artifactPath('3-trace-one-number.png'), fullPage: true });
 
   // keyboard: from the focused cell, one to the right, Enter
-  await page.focus('[data-figure="trainable-weights"] g.cell[tabindex="0"]');
+  await focusForKeys(page, '[data-figure="trainable-weights"] g.cell[tabindex="0"]');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('Enter');
   await page.waitForSelector('[data-score-panel][data-key="3"]');

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, download, openPage, useSite } from './harness.js';
+import { artifactPath, assertClean, download, focusForKeys, openPage, useSite } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -68,7 +68,7 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   assert.equal(await page.getAttribute('#head-table th:has([data-sort="previousToken"])', 'aria-sort'), 'descending');
 
   // The grid is one tab stop: arrows move from head to head, its read-out names what the table says of each.
-  await page.focus('#model-view g.thumb[tabindex="0"]');
+  await focusForKeys(page, '#model-view g.thumb[tabindex="0"]');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowRight');
   assert.match(await page.textContent('#grid-readout'), new RegExp(`^Layer 2, head 2: ${expected.previousToken[5].toFixed(2)} of its attention on the previous token`));
@@ -76,7 +76,7 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   await page.click('#model-view .thumb[aria-label^="Layer 2, head 3"]');
   await page.waitForFunction(() => document.querySelector('[data-figure="one-head"] figcaption')?.textContent.startsWith('Layer 2, head 3'));
   assert.equal(await page.getAttribute('#model-view .thumb[aria-label^="Layer 2, head 3"]', 'aria-selected'), 'true');
-  await page.focus('canvas.full-map');
+  await focusForKeys(page, 'canvas.full-map');
   await page.keyboard.press('ArrowLeft');
   assert.match(await page.textContent('#cell-readout'), new RegExp(`^Query ${expected.tokens} ".*" gives key ${expected.tokens - 1} ".*" a weight of 0\\.\\d{4}\\.$`));
   // Enter takes that weight apart, with the library's explanation (its weight is the map's).
