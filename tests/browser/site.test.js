@@ -420,6 +420,9 @@ test('chapter 7: generation streams; training in the worker lowers the loss, and
   // the page shows how fast the reader's browser trains (the figure is logged, never asserted as a timing)
   const stepsPerSecond = Number(await page.getAttribute('#train-status', 'data-steps-per-second'));
   assert.ok(stepsPerSecond > 0, `steps/s ${stepsPerSecond}`);
+  // and keeps the mean step of the whole run (bench/site_training.mjs reports it)
+  const meanStepMs = Number(await page.getAttribute('#train-status', 'data-mean-step-ms'));
+  assert.ok(meanStepMs > 0 && Number.isFinite(meanStepMs), `mean step ${meanStepMs} ms`);
   assert.match(await page.textContent('#train-status'), /^step 80 of 80: .* · \d+\.\d steps\/s \([\d,]+ tokens\/s\) — done/);
   console.log(`chapter 7: in-browser training on the corpus, 2 layers, 4 heads, n_embd 32, batch 32 × 32 tokens: ${stepsPerSecond} steps/s`);
   const longTasks = await page.evaluate(() => window.longTasks);

@@ -161,9 +161,14 @@ export function training(state, settings, models) {
       setRunning('running');
       changed('loss', 'samples', 'heads');
     } else if (data.type === 'progress') {
-      // Speed over the last steps (the steps alone, without evaluations), so it settles quickly and stays honest.
+      // Speed over the last steps (the steps alone, without evaluations), so it settles quickly and stays honest;
+      // the mean over the whole run is kept for bench/site_training.mjs (the last steps run faster or slower
+      // than the run's mean as the machine and the page's drawing vary).
       run.stepMs.push(data.stepMs);
       if (run.stepMs.length > 20) run.stepMs.shift();
+      run.stepMsTotal += data.stepMs;
+      run.steps += 1;
+      status.dataset.meanStepMs = (run.stepMsTotal / run.steps).toFixed(3);
       run.progress = data;
       run.curve.x.push(data.iter);
       run.curve.loss.push(data.loss);
@@ -232,12 +237,15 @@ export function training(state, settings, models) {
     const text = fromFile ? await file.text() : null; // null: the worker makes the agreement corpus
     $('#train-error').hidden = true;
     delete status.dataset.firstVal;
+    delete status.dataset.meanStepMs;
     run = {
       meta: { name: `Run of ${new Date().toLocaleString()}`, source: fromFile ? `trained here on ${file.name}` : 'trained here on the agreement corpus' },
       curve: { x: [], loss: [], val: [] },
       samples: [],
       headShares: null, // each head's share of looking at the subject, by step (agreement corpus only)
       stepMs: [], // the durations of the latest training steps, for the speed shown
+      stepMsTotal: 0, // and of all of this run's steps
+      steps: 0,
       progress: null, // the worker's latest 'progress' message
     };
     setRunning('starting');
