@@ -2,14 +2,34 @@
 
 #include "thread_pool.hpp"
 
-#include <atomic>
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace attn {
 
-// A tensor's update runs in chunks of this many elements on the library's threads
-// (a smaller tensor is one chunk: not worth waking a second core).
+// The update runs in chunks of at most this many elements of one tensor, one
+// task each, so that the tensors of a small model (none as large as a chunk)
+// still spread over the library's threads. The cuts depend on the shapes alone.
 constexpr int64_t kChunkElements = 1 << 15;
+
+namespace {
+struct Chunk {
+    size_t tensor;  // index into named_parameters()
+    int64_t begin, end;
+};
+
+std::vector<Chunk> chunks_of(const std::vector<std::pair<std::string, Tensor*>>& params) {
+    std::vector<Chunk> chunks;
+    for (size_t i = 0; i < params.size(); ++i) {
+        const int64_t n = params[i].second->numel();
+        for (int64_t j0 = 0; j0 < n; j0 += kChunkElements) chunks.push_back({i, j0, std::min(n, j0 + kChunkElements)});
+    }
+    return chunks;
+}
+}  // namespace
 
 AdamW::AdamW(const GPT& model, const AdamWOptions& o) : options(o) {
     for (const auto& [name, t] : model.named_parameters()) {
@@ -36,41 +56,44 @@ void AdamW::step(GPT& model, const GPT& grads, float lr) {
     };
     // Two passes: the first computes every new value and checks it, so that a
     // non-finite one is refused before anything changes; the second writes.
-    // Both are branch-free loops the compiler vectorises, and large tensors
-    // are split between the library's threads in fixed chunks (thread_pool.hpp).
-    for (size_t i = 0; i < params.size(); ++i) {
-        const float* p = params[i].second->data.data();
-        const float* g = gs[i].second->data.data();
-        const float* m = exp_avg[i].data.data();
-        const float* v = exp_avg_sq[i].data.data();
-        const float decay = params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f;
-        const int64_t n = params[i].second->numel();
-        std::atomic<bool> bad{false};
-        parallel_chunks(n, kChunkElements, [&](int64_t j0, int64_t j1) {
-            int chunk_bad = 0;
-            for (int64_t j = j0; j < j1; ++j) {
-                float pj = p[j], mj = m[j], vj = v[j];
-                update(decay, pj, g[j], mj, vj);
-                chunk_bad |= (pj * 0.0f + mj * 0.0f + vj * 0.0f) != 0.0f;  // x * 0 is NaN exactly when x is not finite
-            }
-            if (chunk_bad) bad = true;
-        });
-        if (bad) {
-            throw Error("AdamW: the update of " + params[i].first + " at step " + std::to_string(t) +
+    // Both are branch-free loops the compiler vectorises, over chunks spread
+    // between the library's threads (each element's arithmetic is the same on any).
+    const std::vector<Chunk> chunks = chunks_of(params);
+    const auto decay_of = [&](size_t i) { return params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f; };
+    // An element costs ~5 ns per pass on one WebAssembly thread (a square root and a division among ten
+    // operations): some 50 of the multiply-adds grain_for_work counts.
+    const double chunk_work = 50.0 * static_cast<double>(kChunkElements);
+    std::vector<char> bad(chunks.size(), 0);  // one flag per chunk, written by its task alone
+    parallel_for(static_cast<int64_t>(chunks.size()), [&](int64_t c) {
+        const Chunk& k = chunks[static_cast<size_t>(c)];
+        const float* p = params[k.tensor].second->data.data();
+        const float* g = gs[k.tensor].second->data.data();
+        const float* m = exp_avg[k.tensor].data.data();
+        const float* v = exp_avg_sq[k.tensor].data.data();
+        const float decay = decay_of(k.tensor);
+        int chunk_bad = 0;
+        for (int64_t j = k.begin; j < k.end; ++j) {
+            float pj = p[j], mj = m[j], vj = v[j];
+            update(decay, pj, g[j], mj, vj);
+            chunk_bad |= (pj * 0.0f + mj * 0.0f + vj * 0.0f) != 0.0f;  // x * 0 is NaN exactly when x is not finite
+        }
+        bad[static_cast<size_t>(c)] = static_cast<char>(chunk_bad);
+    }, grain_for_work(chunk_work));
+    for (size_t c = 0; c < chunks.size(); ++c) {
+        if (bad[c]) {
+            throw Error("AdamW: the update of " + params[chunks[c].tensor].first + " at step " + std::to_string(t) +
                         " gives non-finite values; nothing was changed");
         }
     }
-    for (size_t i = 0; i < params.size(); ++i) {
-        float* p = params[i].second->data.data();
-        const float* g = gs[i].second->data.data();
-        float* m = exp_avg[i].data.data();
-        float* v = exp_avg_sq[i].data.data();
-        const float decay = params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f;
-        const int64_t n = params[i].second->numel();
-        parallel_chunks(n, kChunkElements, [&](int64_t j0, int64_t j1) {
-            for (int64_t j = j0; j < j1; ++j) update(decay, p[j], g[j], m[j], v[j]);
-        });
-    }
+    parallel_for(static_cast<int64_t>(chunks.size()), [&](int64_t c) {
+        const Chunk& k = chunks[static_cast<size_t>(c)];
+        float* p = params[k.tensor].second->data.data();
+        const float* g = gs[k.tensor].second->data.data();
+        float* m = exp_avg[k.tensor].data.data();
+        float* v = exp_avg_sq[k.tensor].data.data();
+        const float decay = decay_of(k.tensor);
+        for (int64_t j = k.begin; j < k.end; ++j) update(decay, p[j], g[j], m[j], v[j]);
+    }, grain_for_work(chunk_work));
     steps = t;
 }
 
