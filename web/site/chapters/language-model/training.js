@@ -101,6 +101,7 @@ export function training(state, settings, models) {
     $('#progress').value = step.iter / step.iters;
     const stepsPerSecond = (1000 * run.stepMs.length) / run.stepMs.reduce((a, b) => a + b, 0);
     status.dataset.stepsPerSecond = stepsPerSecond.toFixed(2);
+    status.dataset.meanStepMs = (run.stepMsTotal / step.iter).toFixed(3);
     status.textContent =
       `step ${step.iter} of ${step.iters}: loss ${step.loss.toFixed(4)}, learning rate ${step.lr.toExponential(2)} · ` +
       `${stepsPerSecond.toFixed(1)} steps/s (${Math.round(stepsPerSecond * step.tokens).toLocaleString('en')} tokens/s` +
@@ -162,13 +163,11 @@ export function training(state, settings, models) {
       changed('loss', 'samples', 'heads');
     } else if (data.type === 'progress') {
       // Speed over the last steps (the steps alone, without evaluations), so it settles quickly and stays honest;
-      // the mean over the whole run is kept for bench/site_training.mjs (the last steps run faster or slower
-      // than the run's mean as the machine and the page's drawing vary).
+      // their total over the whole run too, whose mean bench/site_training.mjs reports (the last steps run
+      // faster or slower than the run's mean as the machine and the page's drawing vary).
       run.stepMs.push(data.stepMs);
       if (run.stepMs.length > 20) run.stepMs.shift();
       run.stepMsTotal += data.stepMs;
-      run.steps += 1;
-      status.dataset.meanStepMs = (run.stepMsTotal / run.steps).toFixed(3);
       run.progress = data;
       run.curve.x.push(data.iter);
       run.curve.loss.push(data.loss);
@@ -245,7 +244,6 @@ export function training(state, settings, models) {
       headShares: null, // each head's share of looking at the subject, by step (agreement corpus only)
       stepMs: [], // the durations of the latest training steps, for the speed shown
       stepMsTotal: 0, // and of all of this run's steps
-      steps: 0,
       progress: null, // the worker's latest 'progress' message
     };
     setRunning('starting');
