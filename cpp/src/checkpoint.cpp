@@ -284,8 +284,7 @@ public:
     void read(const std::string& name, Tensor& into) const {
         const Entry& e = entries_.at(name);
         std::memcpy(into.data.data(), data_ + e.begin, e.end - e.begin);
-        for (float x : into.data)
-            if (!std::isfinite(x)) fail("tensor \"" + name + "\" holds a non-finite value");
+        if (first_non_finite(into.data.data(), into.numel()) >= 0) fail("tensor \"" + name + "\" holds a non-finite value");
     }
 
 private:
@@ -316,10 +315,8 @@ std::string save_checkpoint(const GPT& model, const Tokenizer& tokenizer, const 
     const auto tensors = checkpoint_tensors(model, trainer ? &trainer->optimizer() : nullptr);
     // A file the loader would refuse is never written.
     for (const auto& [name, t] : tensors) {
-        for (float x : t->data) {
-            if (!std::isfinite(x)) {
-                throw Error("saveCheckpoint: tensor \"" + name + "\" holds a non-finite value; a checkpoint of it could not be loaded");
-            }
+        if (first_non_finite(t->data.data(), t->numel()) >= 0) {
+            throw Error("saveCheckpoint: tensor \"" + name + "\" holds a non-finite value; a checkpoint of it could not be loaded");
         }
     }
     json meta = {{"format", kFormat}, {"format_version", "1"}, {"config", to_json(model.config())},

@@ -307,14 +307,13 @@ Tensor run(const GPT& m, const std::vector<int64_t>& ids, const blocks::Pass& p,
 // says so, rather than let sampling pick token 0 from a row of NaN. Training checks its loss itself (trainer.cpp).
 void check_logits_finite(const Tensor& logits, const blocks::Pass& p) {
     const int64_t V = logits.shape.back();
-    for (size_t i = 0; i < logits.data.size(); ++i) {
-        if (!std::isfinite(logits.data[i])) {
-            const int64_t row = static_cast<int64_t>(i) / V;
-            throw Error(std::string(p.fn) + ": the model's logits are not finite (" +
-                        (std::isnan(logits.data[i]) ? "NaN" : "Infinity") + " at batch row " + std::to_string(row / p.T) +
-                        ", position " + std::to_string(row % p.T) +
-                        "): its weights overflow float32 arithmetic, so this model cannot be run");
-        }
+    const int64_t i = first_non_finite(logits.data.data(), logits.numel());
+    if (i >= 0) {
+        const int64_t row = i / V;
+        throw Error(std::string(p.fn) + ": the model's logits are not finite (" +
+                    (std::isnan(logits[i]) ? "NaN" : "Infinity") + " at batch row " + std::to_string(row / p.T) +
+                    ", position " + std::to_string(row % p.T) +
+                    "): its weights overflow float32 arithmetic, so this model cannot be run");
     }
 }
 

@@ -139,12 +139,46 @@ void check_exp() {
                   worst);
     check(edges && worst <= 3e-7, what);
 }
+
+// first_non_finite against std::isfinite value by value: a NaN, +Infinity or -Infinity at every position of
+// lengths around its vector width and its blocks of 1,024 (in the vector part, in a tail, on a block's edge),
+// and finite extremes (the largest float, subnormals, -0) that must not count.
+void check_first_non_finite() {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const float finite[] = {std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+                            std::numeric_limits<float>::denorm_min(), -0.0f, 1.0f};
+    bool ok = true;
+    int cases = 0;
+    for (int64_t n : {0, 1, 3, 4, 5, 7, 8, 1023, 1024, 1025, 2051}) {
+        std::vector<float> x(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = finite[i % 5];
+        ok = ok && first_non_finite(x.data(), n) == -1;
+        for (int64_t at = 0; at < n; at += (n > 64 ? 61 : 1)) {
+            for (float bad : {nan, inf, -inf}) {
+                x[static_cast<size_t>(at)] = bad;
+                if (at + 2 < n) x[static_cast<size_t>(n - 1)] = nan;  // a later bad value must not be the one named
+                ok = ok && first_non_finite(x.data(), n) == at;
+                x[static_cast<size_t>(at)] = finite[at % 5];
+                x[static_cast<size_t>(n - 1)] = finite[(n - 1) % 5];
+                ++cases;
+            }
+        }
+        if (n > 0) {
+            x[static_cast<size_t>(n - 1)] = inf;  // the last value: a tail, or a vector's last lane
+            ok = ok && first_non_finite(x.data(), n) == n - 1;
+            ++cases;
+        }
+    }
+    check(ok, "first_non_finite names the first NaN or ±Infinity in " + std::to_string(cases) +
+                  " placements, and none among finite extremes");
+}
 }  // namespace
 
 int main() {
     check_gemms();
     check_gemm_packeds();
     check_exp();
+    check_first_non_finite();
     std::printf("%s: %d failed\n", failures ? "FAILED" : "passed", failures);
     return failures ? 1 : 0;
 }

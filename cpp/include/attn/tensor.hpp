@@ -83,6 +83,8 @@ Tensor matmul(const Tensor& x, const Tensor& w, const char* fn = "matmul");
 
 // Throws Error unless every element is finite, naming the first bad index.
 void check_finite(const Tensor& t, const char* fn, const char* name);
+// The index of the first NaN or ±Infinity among x[0, n), or -1 when all are finite.
+int64_t first_non_finite(const float* x, int64_t n);
 // Throws Error with "fn: expected <name> of shape <expected>, got <actual>".
 [[noreturn]] void throw_shape(const char* fn, const char* name, const std::string& expected,
                               const Shape& actual);
