@@ -117,3 +117,13 @@ export const CHAPTER_9 = {
 
 /** Chapter 9's live run: how often the worker measures the heads (attn.headScores on this many sequences). */
 export const INDUCTION_RUN = { scoreEvery: 25, scoreSequences: 16 };
+
+/**
+ * While a model trains (chapters 7 and 9), its status line (and chapter 7's charts) are painted at most once
+ * in this many milliseconds. Every frame the page paints costs ~15 ms of CPU across the browser's threads
+ * however little changed (headless Chromium without a GPU, chapter 7's page with only its status line
+ * changing), and on a 2-core machine that time comes out of the training threads: painted four times a second,
+ * chapter 7's isolated run took 49.5 s against 46.3 s painted once a second (medians of 3 in one session;
+ * 41.6 s in an earlier one with nothing painted until the end).
+ */
+export const LIVE_REDRAW_MS = 1000;

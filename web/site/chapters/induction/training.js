@@ -4,6 +4,7 @@
 // browser at every checkpoint (pause, end, failure) and offered again on the next visit.
 import { getInductionRun, saveInductionRun } from '../../components/model-store.js';
 import { perFrame, report } from '../../components/page.js';
+import { LIVE_REDRAW_MS } from '../settings.js';
 import { addScores, drawCurves, emptyCurve, phaseChange } from './curves.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -43,14 +44,14 @@ export async function liveTraining({ settings, alphabet, nHead, onModel }) {
     return ` Phase change: the second copy's loss fell below 2 nats at step ${at}, after ${curve.seconds[k].toFixed(1)} s of training.`;
   }
 
-  // The status line, four times a second at most: painted for every step (some 50 a second), it kept the main
-  // thread from leaving the cores to the training threads.
+  // The status line, once a second at most (LIVE_REDRAW_MS): painted for every step (some 50 a second), it kept
+  // the main thread from leaving the cores to the training threads.
   const showProgress = perFrame(() => {
     if (!latest) return; // the run ended since: the status says so
     const perSecond = (1000 * speed.length) / speed.reduce((a, b) => a + b, 0);
     status.textContent = `step ${latest.iter} of ${latest.iters}: loss ${latest.loss.toFixed(3)} · ${perSecond.toFixed(0)} steps/s` +
       `${threads > 1 ? ` on ${threads} threads` : ''}.${lastScores ? describePhaseChange(lastScores) : ''}`;
-  }, { minInterval: 250 });
+  }, { minInterval: LIVE_REDRAW_MS });
 
   worker.onmessage = ({ data }) => {
     if (data.type === 'started') {

@@ -7,7 +7,7 @@ import { headColor } from '../../components/head-view.js';
 import { showProblem } from '../../components/inputs.js';
 import { lineChart } from '../../components/line-chart.js';
 import { perFrame, report } from '../../components/page.js';
-import { RECIPE } from '../settings.js';
+import { LIVE_REDRAW_MS, RECIPE } from '../settings.js';
 import { headName, percent } from './state.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -108,8 +108,8 @@ export function training(state, settings, models) {
       `${run.threads > 1 ? ` on ${run.threads} threads` : ''})`;
   }
 
-  // Four times a second at most, and only the parts a message changed: painted for every step (up to 30 a
-  // second), the status line and the charts kept the page's main thread busy 40 % of the time, a share of the
+  // Once a second at most (LIVE_REDRAW_MS), and only the parts a message changed: painted for every step (up to
+  // 30 a second), the status line and the charts kept the page's main thread busy 40 % of the time, a share of the
   // cores the training threads then lacked (bench/site_training.mjs measures the run on every core).
   const stale = new Set(); // what the run's messages changed since the last redraw
   const redrawRun = perFrame(() => {
@@ -118,7 +118,7 @@ export function training(state, settings, models) {
     if (stale.has('samples')) showSamples();
     if (stale.has('heads')) showHeads(shown()?.headShares);
     stale.clear();
-  }, { minInterval: 250 });
+  }, { minInterval: LIVE_REDRAW_MS });
   const changed = (...parts) => {
     for (const part of parts) stale.add(part);
     redrawRun();
