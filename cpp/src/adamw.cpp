@@ -1,5 +1,6 @@
 #include "attn/adamw.hpp"
 
+#include "parameter_chunks.hpp"
 #include "thread_pool.hpp"
 
 #include <algorithm>
@@ -9,27 +10,6 @@
 #include <vector>
 
 namespace attn {
-
-// The update runs in chunks of at most this many elements of one tensor, one
-// task each, so that the tensors of a small model (none as large as a chunk)
-// still spread over the library's threads. The cuts depend on the shapes alone.
-constexpr int64_t kChunkElements = 1 << 15;
-
-namespace {
-struct Chunk {
-    size_t tensor;  // index into named_parameters()
-    int64_t begin, end;
-};
-
-std::vector<Chunk> chunks_of(const std::vector<std::pair<std::string, Tensor*>>& params) {
-    std::vector<Chunk> chunks;
-    for (size_t i = 0; i < params.size(); ++i) {
-        const int64_t n = params[i].second->numel();
-        for (int64_t j0 = 0; j0 < n; j0 += kChunkElements) chunks.push_back({i, j0, std::min(n, j0 + kChunkElements)});
-    }
-    return chunks;
-}
-}  // namespace
 
 AdamW::AdamW(const GPT& model, const AdamWOptions& o) : options(o) {
     for (const auto& [name, t] : model.named_parameters()) {
@@ -56,16 +36,17 @@ void AdamW::step(GPT& model, const GPT& grads, float lr) {
     };
     // Two passes: the first computes every new value and checks it, so that a
     // non-finite one is refused before anything changes; the second writes.
-    // Both are branch-free loops the compiler vectorises, over chunks spread
-    // between the library's threads (each element's arithmetic is the same on any).
-    const std::vector<Chunk> chunks = chunks_of(params);
+    // Both are branch-free loops the compiler vectorises, over chunks of every
+    // tensor spread between the library's threads (each element's arithmetic is
+    // the same on any).
+    const std::vector<ParameterChunk> chunks = parameter_chunks(params);
     const auto decay_of = [&](size_t i) { return params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f; };
     // An element costs ~5 ns per pass on one WebAssembly thread (a square root and a division among ten
     // operations): some 50 of the multiply-adds grain_for_work counts.
-    const double chunk_work = 50.0 * static_cast<double>(kChunkElements);
+    const double chunk_work = 50.0 * static_cast<double>(kParameterChunk);
     std::vector<char> bad(chunks.size(), 0);  // one flag per chunk, written by its task alone
     parallel_for(static_cast<int64_t>(chunks.size()), [&](int64_t c) {
-        const Chunk& k = chunks[static_cast<size_t>(c)];
+        const ParameterChunk& k = chunks[static_cast<size_t>(c)];
         const float* p = params[k.tensor].second->data.data();
         const float* g = gs[k.tensor].second->data.data();
         const float* m = exp_avg[k.tensor].data.data();
@@ -86,7 +67,7 @@ void AdamW::step(GPT& model, const GPT& grads, float lr) {
         }
     }
     parallel_for(static_cast<int64_t>(chunks.size()), [&](int64_t c) {
-        const Chunk& k = chunks[static_cast<size_t>(c)];
+        const ParameterChunk& k = chunks[static_cast<size_t>(c)];
         float* p = params[k.tensor].second->data.data();
         const float* g = gs[k.tensor].second->data.data();
         float* m = exp_avg[k.tensor].data.data();
