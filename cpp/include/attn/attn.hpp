@@ -65,7 +65,9 @@
 // parallel_for every threaded kernel is written with; attention_kernel.hpp, the fused
 // multi-head kernel the modules and the model run, forward and backward;
 // simd.hpp, the 128-bit vector helpers of both; unicode_classes.hpp, the
-// letter, number and space classes of GPT-2's pre-tokenizer.
+// letter, number and space classes of GPT-2's pre-tokenizer;
+// parameter_chunks.hpp, a model's tensors cut into chunks for the element-wise
+// work of a training step over the threads (AdamW's update, the gradient sum).
 #pragma once
 
 #include "attn/activations.hpp"
