@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 namespace attn {
@@ -218,16 +219,52 @@ void over_strips(bool by_rows, int64_t step, int64_t M, int64_t N, const GemmOpe
     });
 }
 
+// Rows of C a thread claims at a time when threads share a packed op(B): small
+// enough that a thread running slower (a worker's share of a call measured
+// ~15 % slower than the caller's) ends no more than a claim after the other,
+// large enough that a claim reuses each panel of B from L1 several times.
+constexpr int64_t kSharedRows = 32;
+// A packed float costs a few multiply-adds' time (it is a read and a write).
+constexpr double kPackWorkPerFloat = 8;
+
+// The threads first pack op(B)'s block of NC columns together, all K rows
+// (PackedB's layout), then claim blocks of kSharedRows rows of C from one
+// counter and run every block of KC of them in turn. A static half each
+// would both pack all of B and wait for the slower thread.
+void shared_b(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C, int64_t ldc,
+              bool accumulate) {
+    const int64_t panel = K * NR;
+    // Allocated per call, not kept: a block of GPT-2's products packs ~9 MB, and pack_b writes every float.
+    const std::unique_ptr<float[]> Bp(new float[static_cast<size_t>((std::min(NC, N) + NR - 1) / NR * panel)]);
+    for (int64_t jc = 0; jc < N; jc += NC) {
+        const int64_t nc = std::min(NC, N - jc), panels = (nc + NR - 1) / NR;
+        parallel_for(
+            panels, [&](int64_t p) { pack_b(B, 0, K, jc + p * NR, std::min(NR, nc - p * NR), Bp.get() + p * panel); },
+            grain_for_work(kPackWorkPerFloat * static_cast<double>(panel)));
+        const float* packed = Bp.get();
+        parallel_for((M + kSharedRows - 1) / kSharedRows, [&](int64_t block) {
+            thread_local std::vector<float> Ap;
+            const int64_t i0 = block * kSharedRows, mc = std::min(kSharedRows, M - i0);
+            for (int64_t pc = 0; pc < K; pc += KC) {
+                macro_kernel(A, i0, mc, pc, std::min(KC, K - pc), packed + pc * NR, panel, nc, C + i0 * ldc + jc, ldc,
+                             accumulate || pc > 0, Ap);
+            }
+        });
+    }
+}
+
 // Parts of op(A)'s rows or op(B)'s columns, whichever is longer (the rows of
-// attention's and the columns of a vocabulary head's products), one per
-// thread, in whole register tiles. Every element of C is the same sum in the
-// same order whichever part computes it, so the split cannot change a bit.
+// attention's and the columns of a vocabulary head's products), in whole
+// register tiles. Rows share one packing of B (shared_b); columns need none,
+// each part packing only its own. Every element of C is the same sum in the
+// same order whichever thread computes it, so the split cannot change a bit.
 void split(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C, int64_t ldc,
            bool accumulate) {
     const bool by_rows = M >= N;
     const int64_t unit = by_rows ? MR : NR, length = by_rows ? M : N;
     const int64_t parts = parts_for_work(static_cast<double>(M) * N * K, (length + unit - 1) / unit);
     if (parts == 1) return blocked(M, N, K, A, B, C, ldc, accumulate);
+    if (by_rows) return shared_b(M, N, K, A, B, C, ldc, accumulate);
     const int64_t step = ((length + parts - 1) / parts + unit - 1) / unit * unit;
     over_strips(by_rows, step, M, N, A, B, C, ldc, [&](int64_t m, int64_t n, const GemmOperand& a, const GemmOperand& b, float* c) {
         blocked(m, n, K, a, b, c, ldc, accumulate);
