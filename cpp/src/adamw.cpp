@@ -40,22 +40,29 @@ void AdamW::step(GPT& model, const GPT& grads, float lr) {
     // tensor spread between the library's threads (each element's arithmetic is
     // the same on any).
     const std::vector<ParameterChunk> chunks = parameter_chunks(params);
-    const auto decay_of = [&](size_t i) { return params[i].second->dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f; };
+    // What the update of a chunk's elements reads and writes.
+    struct Chunk {
+        float *p, *m, *v;
+        const float* g;
+        float decay;
+    };
+    const auto chunk_at = [&](int64_t c) {
+        const ParameterChunk& k = chunks[static_cast<size_t>(c)];
+        Tensor& p = *params[k.tensor].second;
+        return Chunk{p.data.data(), exp_avg[k.tensor].data.data(), exp_avg_sq[k.tensor].data.data(),
+                     gs[k.tensor].second->data.data(), p.dim() >= 2 ? 1.0f - lr * options.weight_decay : 1.0f};
+    };
     // An element costs ~5 ns per pass on one WebAssembly thread (a square root and a division among ten
     // operations): some 50 of the multiply-adds grain_for_work counts.
     const double chunk_work = 50.0 * static_cast<double>(kParameterChunk);
     std::vector<char> bad(chunks.size(), 0);  // one flag per chunk, written by its task alone
     parallel_for(static_cast<int64_t>(chunks.size()), [&](int64_t c) {
         const ParameterChunk& k = chunks[static_cast<size_t>(c)];
-        const float* p = params[k.tensor].second->data.data();
-        const float* g = gs[k.tensor].second->data.data();
-        const float* m = exp_avg[k.tensor].data.data();
-        const float* v = exp_avg_sq[k.tensor].data.data();
-        const float decay = decay_of(k.tensor);
+        const Chunk x = chunk_at(c);
         int chunk_bad = 0;
         for (int64_t j = k.begin; j < k.end; ++j) {
-            float pj = p[j], mj = m[j], vj = v[j];
-            update(decay, pj, g[j], mj, vj);
+            float pj = x.p[j], mj = x.m[j], vj = x.v[j];
+            update(x.decay, pj, x.g[j], mj, vj);
             chunk_bad |= (pj * 0.0f + mj * 0.0f + vj * 0.0f) != 0.0f;  // x * 0 is NaN exactly when x is not finite
         }
         bad[static_cast<size_t>(c)] = static_cast<char>(chunk_bad);
@@ -68,12 +75,8 @@ void AdamW::step(GPT& model, const GPT& grads, float lr) {
     }
     parallel_for(static_cast<int64_t>(chunks.size()), [&](int64_t c) {
         const ParameterChunk& k = chunks[static_cast<size_t>(c)];
-        float* p = params[k.tensor].second->data.data();
-        const float* g = gs[k.tensor].second->data.data();
-        float* m = exp_avg[k.tensor].data.data();
-        float* v = exp_avg_sq[k.tensor].data.data();
-        const float decay = decay_of(k.tensor);
-        for (int64_t j = k.begin; j < k.end; ++j) update(decay, p[j], g[j], m[j], v[j]);
+        const Chunk x = chunk_at(c);
+        for (int64_t j = k.begin; j < k.end; ++j) update(x.decay, x.p[j], x.g[j], x.m[j], x.v[j]);
     }, grain_for_work(chunk_work));
     steps = t;
 }
