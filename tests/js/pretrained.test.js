@@ -235,19 +235,33 @@ describe('a model folder that is wrong is an Error naming the file and what was 
     });
   }
 
-  test('a non-finite weight is refused naming the tensor, and the module keeps working', async () => {
-    const files = filesOf('f32');
-    const b = files['model.safetensors'];
-    const { header, size } = safetensors(b);
-    const [begin] = header['transformer.h.0.ln_1.weight'].data_offsets;
-    new DataView(b.buffer, b.byteOffset).setFloat32(size + begin + 12, Infinity, true);
-    await assert.rejects(attn.loadPretrained(files),
-      { message: 'loadPretrained: model.safetensors: tensor "transformer.h.0.ln_1.weight" holds a non-finite value at element 3' });
-    const { model, tokenizer } = await attn.loadPretrained(filesOf('f32'));
-    own(model);
-    own(tokenizer);
-    checkAgainstTorch(model, expectedOf('f32'));
-  });
+  // [model, tensor, non-finite values as [element, value], the element named]: the file's first one is named,
+  // in a tensor kept as stored and in one stored transposed (Conv1D's (in, out)), across the pieces the loader
+  // converts at a time (1,024 elements), in float32 and in half precision (values as bits).
+  const nonFinite = [
+    ['f32', 'transformer.h.0.ln_1.weight', [[3, Infinity]], 3],
+    ['f32', 'transformer.h.1.attn.c_attn.weight', [[2900, NaN], [1500, -Infinity]], 1500],
+    ['f16', 'h.1.mlp.c_fc.weight', [[600, 0x7c00], [17, 0x7e00]], 17],
+  ];
+  for (const [name, tensor, values, element] of nonFinite) {
+    test(`a non-finite ${name} weight is refused naming ${tensor}, and the module keeps working`, async () => {
+      const files = filesOf(name);
+      const b = files['model.safetensors'];
+      const { header, size } = safetensors(b);
+      const [begin] = header[tensor].data_offsets;
+      const view = new DataView(b.buffer, b.byteOffset);
+      for (const [at, value] of values) {
+        if (name === 'f16') view.setUint16(size + begin + 2 * at, value, true);
+        else view.setFloat32(size + begin + 4 * at, value, true);
+      }
+      await assert.rejects(attn.loadPretrained(files),
+        { message: `loadPretrained: model.safetensors: tensor "${tensor}" holds a non-finite value at element ${element}` });
+      const { model, tokenizer } = await attn.loadPretrained(filesOf(name));
+      own(model);
+      own(tokenizer);
+      checkAgainstTorch(model, expectedOf(name));
+    });
+  }
 
   test('the wrong kind of source is named', async () => {
     await assert.rejects(attn.loadPretrained(42),
