@@ -157,15 +157,23 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
     const float c = p.o.scale ? *p.o.scale : 1.0f / p.root;
     const bool folded = c > 0.0f && std::isfinite(c);
     const float raw_fill = folded && !skip_masked ? p.o.fill_value / c : p.o.fill_value;
+    // Blocks of BQ queries, claimed in order. When they are spread over threads, the last 2·BQ to 3·BQ
+    // queries go in blocks of BQ / 4, so that the thread claiming the last block ends soon after the others:
+    // causal attention's last blocks are its costliest (they see the most keys). A row's arithmetic does not
+    // depend on its block, so results stay the same on any thread count.
+    const bool fine_tail = num_threads() > 1 && !in_parallel_region() && p.T_q > 3 * BQ;
+    const int64_t whole = fine_tail ? (p.T_q - 2 * BQ) / BQ : (p.T_q + BQ - 1) / BQ, tail_start = whole * BQ;
+    const int64_t blocks = whole + (fine_tail ? (p.T_q - tail_start + BQ / 4 - 1) / (BQ / 4) : 0);
     const double block_work = static_cast<double>(BQ) * p.T_k * (p.d_k + d_v);
-    parallel_for((p.T_q + BQ - 1) / BQ, [&](int64_t block) {
+    parallel_for(blocks, [&](int64_t block) {
         thread_local std::vector<float> work;
         work.resize(static_cast<size_t>(BQ * BK + BQ * d_v + 2 * BQ));
         float* s = work.data();
         float* acc = s + BQ * BK;
         float* m = acc + BQ * d_v;
         float* l = m + BQ;
-        const int64_t i0 = block * BQ, bq = std::min(BQ, p.T_q - i0);
+        const int64_t i0 = block < whole ? block * BQ : tail_start + (block - whole) * (BQ / 4);
+        const int64_t bq = std::min(block < whole ? BQ : BQ / 4, p.T_q - i0);
         std::fill_n(acc, bq * d_v, 0.0f);
         std::fill_n(m, bq, kNegInf);
         std::fill_n(l, bq, 0.0f);
