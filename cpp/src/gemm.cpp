@@ -220,9 +220,9 @@ void over_strips(bool by_rows, int64_t step, int64_t M, int64_t N, const GemmOpe
 }
 
 // Rows of C a thread claims at a time when threads share a packed op(B): small
-// enough that a thread running slower (a worker's share of a call measured
-// ~15 % slower than the caller's) ends no more than a claim after the other,
-// large enough that a claim reuses each panel of B from L1 several times.
+// enough that a thread running slower (a shared machine's cores change speed
+// from one call to the next) ends no more than a claim after the other, large
+// enough that a claim reuses each panel of B from L1 several times.
 constexpr int64_t kSharedRows = 32;
 // A packed float costs a few multiply-adds' time (it is a read and a write).
 constexpr double kPackWorkPerFloat = 8;

@@ -249,17 +249,13 @@ void PretrainedLoader::read(size_t i, uint64_t offset, const char* bytes, size_t
     parallel_for(pieces, [&](int64_t piece) {
         const int64_t begin = first + piece * kPiece, n = std::min(kPiece, first + count - begin);
         const char* from = bytes + (begin - first) * static_cast<int64_t>(elem);
-        if (!t.transposed) {
-            convert(from, t.dtype, n, dst + begin);
-            const int64_t at = first_non_finite(dst + begin, n);
-            if (at >= 0) bad[static_cast<size_t>(piece)] = begin + at;
-            return;
-        }
-        thread_local std::vector<float> values;
-        values.resize(static_cast<size_t>(kPiece));
-        convert(from, t.dtype, n, values.data());
-        const int64_t at = first_non_finite(values.data(), n);
+        thread_local std::vector<float> values;  // a transposed piece's, before they are scattered
+        if (t.transposed) values.resize(static_cast<size_t>(kPiece));
+        float* out = t.transposed ? values.data() : dst + begin;
+        convert(from, t.dtype, n, out);
+        const int64_t at = first_non_finite(out, n);
         if (at >= 0) bad[static_cast<size_t>(piece)] = begin + at;
+        if (!t.transposed) return;
         // Stored (in, out), kept (out, in): element (r, c) of the file goes to dst[c][r].
         int64_t r = begin / out_features, c = begin % out_features;
         for (int64_t k = 0; k < n; ++k) {
