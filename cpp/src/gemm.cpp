@@ -224,8 +224,6 @@ void over_strips(bool by_rows, int64_t step, int64_t M, int64_t N, const GemmOpe
 // from one call to the next) ends no more than a claim after the other, large
 // enough that a claim reuses each panel of B from L1 several times.
 constexpr int64_t kSharedRows = 32;
-// A packed float costs a few multiply-adds' time (it is a read and a write).
-constexpr double kPackWorkPerFloat = 8;
 
 // The threads first pack op(B)'s block of NC columns together, all K rows
 // (PackedB's layout), then claim blocks of kSharedRows rows of C from one
@@ -240,7 +238,7 @@ void shared_b(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmO
         const int64_t nc = std::min(NC, N - jc), panels = (nc + NR - 1) / NR;
         parallel_for(
             panels, [&](int64_t p) { pack_b(B, 0, K, jc + p * NR, std::min(NR, nc - p * NR), Bp.get() + p * panel); },
-            grain_for_work(kPackWorkPerFloat * static_cast<double>(panel)));
+            grain_for_work(kMovedFloatWork * static_cast<double>(panel)));
         const float* packed = Bp.get();
         parallel_for((M + kSharedRows - 1) / kSharedRows, [&](int64_t block) {
             thread_local std::vector<float> Ap;

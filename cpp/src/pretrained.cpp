@@ -62,8 +62,6 @@ void convert(const char* p, Dtype d, int64_t n, float* out) {
 
 // Elements converted, checked and stored at a time: a piece stays in L1 between its conversion and its store.
 constexpr int64_t kPiece = 1024;
-// A converted element costs a few multiply-adds' time (a read, a conversion, a check, a store).
-constexpr double kConvertWork = 8;
 
 // The weights GPT-2 keeps as Conv1D, (in, out): every other parameter has nn.Linear's or no orientation.
 bool is_conv1d(const std::string& parameter) {
@@ -265,7 +263,7 @@ void PretrainedLoader::read(size_t i, uint64_t offset, const char* bytes, size_t
                 ++r;
             }
         }
-    }, grain_for_work(kConvertWork * kPiece));
+    }, grain_for_work(kMovedFloatWork * kPiece));
     for (const int64_t flat : bad) {
         if (flat >= 0) fail("model.safetensors: tensor \"" + t.name + "\" holds a non-finite value at element " + std::to_string(flat));
     }

@@ -35,6 +35,11 @@ void parallel_chunks(int64_t n, int64_t chunk, const std::function<void(int64_t,
 // A loop whose whole work is smaller than one task then runs on its thread.
 int64_t grain_for_work(double work_per_item);
 
+// What grain_for_work counts for a float read from one place and written to
+// another (packed, converted, summed): memory traffic, not arithmetic, sets its
+// time, some 8 multiply-adds' worth.
+constexpr double kMovedFloatWork = 8;
+
 // The number of parts worth splitting `work` multiply-adds (or comparable
 // steps) into, for a kernel that splits by thread: at most num_threads(), and
 // one per task's worth of work (grain_for_work).

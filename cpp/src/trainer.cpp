@@ -109,8 +109,7 @@ float Trainer::forward_backward_micro(const Batch& batch) {
     std::vector<std::vector<std::pair<std::string, Tensor*>>> parts;
     for (GPT& g : micro_grads_) parts.push_back(g.named_parameters());
     // Over chunks of every tensor, so that a small model's sum spreads over the threads too (chapter 7's took
-    // ~0.4 ms of a 36 ms two-thread step on the calling thread alone). An addition here streams memory: counted
-    // as 10 of the multiply-adds grain_for_work counts.
+    // ~0.4 ms of a 36 ms two-thread step on the calling thread alone). An addition here streams memory.
     const std::vector<ParameterChunk> chunks = parameter_chunks(total);
     parallel_for(static_cast<int64_t>(chunks.size()), [&](int64_t c) {
         const ParameterChunk& k = chunks[static_cast<size_t>(c)];
@@ -119,7 +118,7 @@ float Trainer::forward_backward_micro(const Batch& batch) {
             const float* in = part[k.tensor].second->data.data();
             for (int64_t j = k.begin; j < k.end; ++j) out[j] += in[j];
         }
-    }, grain_for_work(10.0 * static_cast<double>(parts.size()) * static_cast<double>(kParameterChunk)));
+    }, grain_for_work(kMovedFloatWork * static_cast<double>(parts.size()) * static_cast<double>(kParameterChunk)));
     double sum = 0;
     for (float loss : losses) sum += loss;
     return static_cast<float>(sum / static_cast<double>(K));
