@@ -69,13 +69,17 @@ void release_if_large(std::vector<float>& buffer) {
     if (buffer.capacity() > (size_t{1} << 22)) std::vector<float>().swap(buffer);
 }
 
-// The largest of n floats.
+// The largest of n floats. Two running maxima, so that each vector waits on the
+// one two before it, not the one before (a maximum is exact in any order).
 float row_max(const float* x, int64_t n) {
-    const int64_t whole = n - n % 4;
-    simd::f32x4 vmax = simd::splat(kNegInf);
-    for (int64_t j = 0; j < whole; j += 4) vmax = simd::max(vmax, simd::load(x + j));
-    float max = simd::horizontal_max(vmax);
-    for (int64_t j = whole; j < n; ++j) max = std::max(max, x[j]);
+    const int64_t pairs = n - n % 8;
+    simd::f32x4 even = simd::splat(kNegInf), odd = even;
+    for (int64_t j = 0; j < pairs; j += 8) {
+        even = simd::max(even, simd::load(x + j));
+        odd = simd::max(odd, simd::load(x + j + 4));
+    }
+    float max = simd::horizontal_max(simd::max(even, odd));
+    for (int64_t j = pairs; j < n; ++j) max = std::max(max, x[j]);
     return max;
 }
 
@@ -85,7 +89,7 @@ float exp_minus(float* x, int64_t n, float max, float c) {
     const simd::f32x4 vmax = simd::splat(max), vc = simd::splat(c);
     simd::f32x4 vsum{};
     for (int64_t j = 0; j < whole; j += 4) {
-        const simd::f32x4 e = simd::exp((simd::load(x + j) - vmax) * vc);
+        const simd::f32x4 e = simd::exp_nonpositive((simd::load(x + j) - vmax) * vc);
         simd::store(x + j, e);
         vsum += e;
     }
@@ -144,12 +148,9 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
                      int64_t ldk, const float* v, int64_t ldv, float* y, int64_t ldy) {
     constexpr int64_t BQ = 64, BK = 256;
     const int64_t d_v = p.d_v;
-    // Kᵀ and V are read once per block of queries: packed once per slice for the SIMD kernel.
     thread_local PackedB kt, vp;
-    kt.pack(p.d_k, p.T_k, {k, ldk, true});
-    vp.pack(p.T_k, d_v, {v, ldv});
-    const PackedB& keys = kt;
-    const PackedB& values = vp;
+    PackedB& keys = kt;
+    PackedB& values = vp;
     const bool skip_masked = p.o.fill_value == kNegInf;
     // The scale is folded into the exponent, e^(c·(s - max s)), when it is
     // positive (it then keeps the maximum where it is): one pass over the
@@ -165,6 +166,16 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
     const int64_t whole = fine_tail ? (p.T_q - 2 * BQ) / BQ : (p.T_q + BQ - 1) / BQ, tail_start = whole * BQ;
     const int64_t blocks = whole + (fine_tail ? (p.T_q - tail_start + BQ / 4 - 1) / (BQ / 4) : 0);
     const double block_work = static_cast<double>(BQ) * p.T_k * (p.d_k + d_v);
+    const int64_t grain = grain_for_work(block_work);
+    // Kᵀ and V are read once per block of queries: packed once per slice for the SIMD kernel. When the blocks
+    // are spread over the threads, the two are packed at once, which also wakes a worker for the blocks.
+    parallel_for(2, [&](int64_t which) {
+        if (which == 0) {
+            keys.pack(p.d_k, p.T_k, {k, ldk, true});
+        } else {
+            values.pack(p.T_k, d_v, {v, ldv});
+        }
+    }, blocks > grain ? 1 : 2);
     parallel_for(blocks, [&](int64_t block) {
         thread_local std::vector<float> work;
         work.resize(static_cast<size_t>(BQ * BK + BQ * d_v + 2 * BQ));
@@ -174,7 +185,6 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
         float* l = m + BQ;
         const int64_t i0 = block < whole ? block * BQ : tail_start + (block - whole) * (BQ / 4);
         const int64_t bq = std::min(block < whole ? BQ : BQ / 4, p.T_q - i0);
-        std::fill_n(acc, bq * d_v, 0.0f);
         std::fill_n(m, bq, kNegInf);
         std::fill_n(l, bq, 0.0f);
         // Keys beyond every query's limit in this block carry no weight.
@@ -198,18 +208,18 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
                 const float rescale = m[r] == kNegInf ? 0.0f : std::exp((m[r] - new_max) * scale);
                 l[r] = l[r] * rescale + exp_minus(row, bk, new_max, scale);
                 m[r] = new_max;
-                if (rescale != 1.0f) {
+                if (j0 > 0 && rescale != 1.0f) {  // (the first block writes acc, below)
                     for (int64_t e = 0; e < d_v; ++e) acc[r * d_v + e] *= rescale;
                 }
             }
-            gemm_packed(bq, d_v, bk, {s, bk}, values, 0, j0, acc, d_v, true);  // acc += P V for the block
+            gemm_packed(bq, d_v, bk, {s, bk}, values, 0, j0, acc, d_v, j0 > 0);  // acc (+)= P V for the block
         }
         for (int64_t r = 0; r < bq; ++r) {
             float* out = y + (i0 + r) * ldy;
             // A query with every key masked (l = 0): zeros, as softmax() documents.
             for (int64_t e = 0; e < d_v; ++e) out[e] = l[r] == 0.0f ? 0.0f : acc[r * d_v + e] / l[r];
         }
-    }, grain_for_work(block_work));
+    }, grain);
 }
 
 // Runs every (b, h) slice of a problem, the slices spread over the threads:

@@ -60,21 +60,21 @@ inline float horizontal_max(f32x4 v) {
 
 inline float horizontal_sum(f32x4 v) { return (v[0] + v[2]) + (v[1] + v[3]); }
 
-// e^x per lane, as Cephes' expf: x = n ln 2 + r with |r| ≤ ln 2 / 2, e^r from a
-// degree-6 polynomial, 2^n built in the exponent bits. Relative error below
-// 2e-7 for x in [-87.33, 88.37]; below that the result is 0 (e^-87.33 is the
-// smallest normal float), so e^-inf = 0 as a masked score needs; above, +inf
-// (a little early: e^88.38…e^88.72 still fit a float). The stable softmax only
-// takes e^(x - max) ≤ 1; the naive one keeps std::exp, whose overflow at 88.72
-// is the lesson it teaches.
+// e^x per lane for x ≤ 0, as Cephes' expf: x = n ln 2 + r with |r| ≤ ln 2 / 2,
+// e^r from a degree-6 polynomial, 2^n built in the exponent bits. Relative
+// error below 2e-7 down to -87.33 (e^-87.33 is the smallest normal float);
+// below that the result is 0, so e^-inf = 0 as a masked score needs. Softmax
+// is its only caller and only takes e^(x - max) ≤ 1, so there is no overflow
+// to handle (the naive softmax keeps std::exp, whose overflow at 88.72 is the
+// lesson it teaches).
 //
 // Every step is one vector instruction in WASM as well as natively: n is
 // rounded by adding 1.5·2²³ (its integer then sits in the low mantissa bits),
 // not by float-to-int conversions, which V8 emits as long sequences.
-inline f32x4 exp(f32x4 x) {
-    const f32x4 hi = splat(88.3762626647949f), lo = splat(-87.3365447505531f);
-    const i32x4 underflow = x < lo, overflow = x > hi;
-    x = min(max(x, lo), hi);
+inline f32x4 exp_nonpositive(f32x4 x) {
+    const f32x4 lo = splat(-87.3365447505531f);
+    const i32x4 underflow = x < lo;
+    x = max(x, lo);
     const f32x4 magic = splat(12582912.0f);  // 1.5 · 2^23
     const f32x4 t = x * splat(1.44269504088896341f) + magic;
     const f32x4 n = t - magic;                // round(x / ln 2), exactly
@@ -89,9 +89,7 @@ inline f32x4 exp(f32x4 x) {
     y = y * r + splat(5.0000001201e-1f);
     y = y * r * r + r + splat(1.0f);
     y *= as_float((n_int + 127) << 23);  // × 2^n
-    // Lanes below the range become 0 and lanes above it +inf (bitwise selects).
-    const i32x4 bits = as_int(y) & ~(underflow | overflow);
-    return as_float(bits | (overflow & as_int(splat(__builtin_inff()))));
+    return as_float(as_int(y) & ~underflow);  // lanes below the range become 0
 }
 
 }  // namespace attn::simd

@@ -82,14 +82,14 @@ void softmax_row(float* row, int64_t n) {
     const simd::f32x4 vm = simd::splat(max);
     simd::f32x4 vsum{};
     for (int64_t j = 0; j < whole; j += 4) {
-        const simd::f32x4 e = simd::exp(simd::load(row + j) - vm);
+        const simd::f32x4 e = simd::exp_nonpositive(simd::load(row + j) - vm);
         simd::store(row + j, e);
         vsum += e;
     }
     if (whole < n) {  // the last 1-3 scores, padded with -inf (e^-inf = 0)
         float tail[4] = {neg_inf, neg_inf, neg_inf, neg_inf};
         std::copy(row + whole, row + n, tail);
-        const simd::f32x4 e = simd::exp(simd::load(tail) - vm);
+        const simd::f32x4 e = simd::exp_nonpositive(simd::load(tail) - vm);
         simd::store(tail, e);
         std::copy(tail, tail + (n - whole), row + whole);
         vsum += e;
