@@ -22,22 +22,14 @@ inline void store(float* p, f32x4 v) { std::memcpy(p, &v, sizeof v); }
 
 inline f32x4 splat(float x) { return f32x4{x, x, x, x}; }
 
-// max(a, b) and min(a, b) as one instruction each. (WASM's f32x4.max/min
-// propagate NaN and order ±0, which V8 emits as ~8 x86 instructions; the
-// "pseudo" pmax/pmin are maxps/minps. Our inputs hold no NaN.)
+// max(a, b) as one instruction. (WASM's f32x4.max propagates NaN and orders
+// ±0, which V8 emits as ~8 x86 instructions; the "pseudo" pmax is maxps. Our
+// inputs hold no NaN.)
 inline f32x4 max(f32x4 a, f32x4 b) {
 #if defined(__wasm_simd128__)
     return __builtin_wasm_pmax_f32x4(a, b);
 #else
     return a > b ? a : b;
-#endif
-}
-
-inline f32x4 min(f32x4 a, f32x4 b) {
-#if defined(__wasm_simd128__)
-    return __builtin_wasm_pmin_f32x4(a, b);
-#else
-    return a < b ? a : b;
 #endif
 }
 
