@@ -149,6 +149,8 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
     constexpr int64_t BQ = 64, BK = 256;
     const int64_t d_v = p.d_v;
     thread_local PackedB kt, vp;
+    // The calling thread's packings, by reference: kt and vp named inside the tasks below would be the
+    // worker's own thread_locals (unpacked), not these.
     PackedB& keys = kt;
     PackedB& values = vp;
     const bool skip_masked = p.o.fill_value == kNegInf;
