@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 import { createServer } from 'vite';
 
-import { assertClean, launchBrowser, openPage } from './harness.js';
+import { assertClean, launchBrowser, openPage, ready } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let server;
@@ -29,7 +29,7 @@ test('a chapter runs from source, and a C++ change rebuilds the module and reloa
   const origin = server.resolvedUrls.local[0].replace(/\/$/, '');
   const { page, context, problems } = await openPage(browser, origin);
   await page.goto(`${origin}/chapters/2-self-attention.html`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+  await ready(page, { timeout: 60000 });
 
   const api = await context.request.get(`${origin}/api/interfaces/Attention.html`);
   assert.equal(api.status(), 200);
@@ -40,7 +40,7 @@ test('a chapter runs from source, and a C++ change rebuilds the module and reloa
   const now = new Date();
   utimesSync(join(ROOT, 'cpp/src/softmax.cpp'), now, now); // a save without an edit
   await reloaded;
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+  await ready(page, { timeout: 60000 });
   assert.equal(await page.evaluate(() => window.beforeRebuild), undefined, 'the page was reloaded');
   assertClean(problems);
   await context.close();

@@ -86,8 +86,11 @@ export async function launchBrowser() {
   });
 }
 
+// Each open page's problems, for ready() to report when a page never gets ready.
+const recorded = new WeakMap();
+
 /**
- * A page that records console errors, uncaught exceptions and every request
+ * A page that records console errors, renderer crashes, uncaught exceptions and every request
  * to a host other than `origin`. colorScheme: the system theme the page sees ('light' unless said).
  * serviceWorkers: 'block' unless said, because the site's service worker reloads a page it did not serve
  * once it takes control (to make it cross-origin isolated, page.js), which would cut into a test that reads
@@ -96,7 +99,9 @@ export async function launchBrowser() {
 export async function openPage(browser, origin, viewport = { width: 1280, height: 900 }, { colorScheme = 'light', serviceWorkers = 'block' } = {}) {
   const context = await browser.newContext({ viewport, colorScheme, serviceWorkers });
   const page = await context.newPage();
-  const problems = { consoleErrors: [], pageErrors: [], foreignRequests: [], failedResponses: [] };
+  const problems = { consoleErrors: [], pageErrors: [], foreignRequests: [], failedResponses: [], crashes: [] };
+  recorded.set(page, problems);
+  page.on('crash', () => problems.crashes.push(`the page's renderer crashed at ${page.url()}`));
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.consoleErrors.push(msg.text());
   });
@@ -137,11 +142,27 @@ export function artifactPath(name) {
   return join(ARTIFACTS, name);
 }
 
+/**
+ * Waits until the page (opened by openPage) has drawn its figures: <body data-ready="true">. A page whose setup
+ * failed (data-ready="error"), or that is not ready in `timeout` ms, fails the test at once with what the page
+ * recorded meanwhile (its errors, failed responses, a crashed renderer): a bare selector timeout says none of it.
+ */
+export async function ready(page, { timeout = 30000 } = {}) {
+  let state;
+  try {
+    state = await (await page.waitForSelector('body[data-ready]', { state: 'attached', timeout })).getAttribute('data-ready');
+  } catch (error) {
+    state = `not set after ${timeout} ms (${error.message.split('\n')[0]})`;
+  }
+  if (state === 'true') return;
+  throw new Error(`${page.url()}: data-ready is ${state}; the page recorded ${JSON.stringify(recorded.get(page) ?? 'nothing (not opened by openPage)')}`);
+}
+
 /** Opens a page of the site and waits until its figures are drawn. */
 export async function load(browser, server, path, viewport, options) {
   const opened = await openPage(browser, server.origin, viewport, options);
   await opened.page.goto(`${server.url}${path}.html`);
-  await opened.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  await ready(opened.page);
   return opened;
 }
 
@@ -171,8 +192,9 @@ export async function focusForKeys(page, selector) {
   await page.focus(selector);
 }
 
-/** No page error, console error, failed response or request to another host. */
+/** No page error, console error, failed response, request to another host or crash. */
 export function assertClean(problems) {
+  assert.deepEqual(problems.crashes, []);
   assert.deepEqual(problems.pageErrors, []);
   assert.deepEqual(problems.consoleErrors, []);
   assert.deepEqual(problems.failedResponses, []);

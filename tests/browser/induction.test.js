@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
 
 import { createAttention } from '../../web/lib/index.js';
-import { assertClean, useSite } from './harness.js';
+import { assertClean, ready, useSite } from './harness.js';
 
 const site = useSite();
 const LETTERS = 'xqjzharrypotterlkvbmwharrypotter'; // the chapter's default: "harrypotter" at 4 and again at 21
@@ -133,7 +133,7 @@ test('the phase change: replayed from the snapshots, and trained live for a shor
   await page.waitForFunction(() => document.body.dataset.inductionModel === 'shipped');
   // The run is kept in this browser: after a reload it can be used again.
   await page.reload();
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   assert.match(await page.textContent('#train-status'), /^Your last run \(seed 1337, 100 of 100 steps, .*\) is kept in this browser/);
   assert.equal(await page.isEnabled('#use-trained'), true);
   await page.click('#use-trained');

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 
-import { assertClean, useSite } from './harness.js';
+import { assertClean, ready, useSite } from './harness.js';
 
 const site = useSite();
 
@@ -32,7 +32,7 @@ test('a static host\'s page becomes isolated, and trains on every core with the 
   let loads = 0;
   isolated.page.on('load', () => loads++);
   await isolated.page.waitForFunction(() => window.crossOriginIsolated, null, { timeout: 30000 });
-  await isolated.page.waitForSelector('body[data-ready="true"]');
+  await ready(isolated.page);
   assert.equal(loads, 1, 'one reload into isolation');
   // Still the strict policy of the build (no inline script, no eval), under the new headers.
   const policy = await isolated.page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, drawn, focusForKeys, measured, useSite } from './harness.js';
+import { artifactPath, assertClean, drawn, focusForKeys, measured, ready, useSite } from './harness.js';
 
 const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
 const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', '7-language-model', '8-your-model',
@@ -147,7 +147,7 @@ describe('2. descriptions follow the model that is shown', () => {
     assert.ok(!text.includes(`layer ${sl + 1}, head ${sh + 1} is the head`), 'a claim about the shipped model is shown for the uploaded one');
 
     await page.reload();
-    await page.waitForSelector('body[data-ready="true"]');
+    await ready(page);
     assert.match(await page.textContent('#active-model'), /^Active model: yours, “tiny”/);
     await page.click('#use-shipped');
     await page.waitForFunction(() => document.querySelector('#active-model').dataset.active === 'shipped');

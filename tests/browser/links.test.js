@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { artifactPath, assertClean, comparePngs, dataUrl, focusForKeys, measured, openPage, useSite } from './harness.js';
+import { artifactPath, assertClean, comparePngs, dataUrl, focusForKeys, measured, openPage, ready, useSite } from './harness.js';
 
 const site = useSite();
 const VIEWPORT = { width: 1280, height: 900 };
@@ -48,12 +48,12 @@ async function figures(page) {
  * Edits a chapter (edit(page)), copies its link with the button, opens the link in a new browser
  * context (a fresh profile) and compares every figure pixel for pixel: the link.
  */
-async function copiedLinkRestores(path, edit, { ready = async () => {} } = {}) {
+async function copiedLinkRestores(path, edit, { settled = async () => {} } = {}) {
   const context = await site.browser.newContext({ viewport: VIEWPORT, permissions: ['clipboard-read', 'clipboard-write'], serviceWorkers: 'block' });
   const page = await context.newPage();
   await page.goto(`${site.server.url}${path}.html`);
-  await page.waitForSelector('body[data-ready="true"]');
   await ready(page);
+  await settled(page);
   await edit(page);
   await settledUrl(page);
   await page.click('#copy-link');
@@ -65,8 +65,8 @@ async function copiedLinkRestores(path, edit, { ready = async () => {} } = {}) {
 
   const fresh = await openPage(site.browser, site.server.origin, VIEWPORT);
   await fresh.page.goto(link);
-  await fresh.page.waitForSelector('body[data-ready="true"]');
   await ready(fresh.page);
+  await settled(fresh.page);
   assert.equal(await fresh.page.isVisible('.link-note'), false, 'a link the page wrote is read in full');
   const after = await figures(fresh.page);
   assert.deepEqual(Object.keys(after), Object.keys(before));
@@ -142,7 +142,7 @@ test('a figure repainted in part (one cell) screenshots like the same figure dra
   const link = `${site.server.url}chapters/5-masking.html?v=1&causal=0&fill=-1e9&keys=4&masked=1.2,4.3&trace=3.2`;
   const whole = await openPage(site.browser, site.server.origin, VIEWPORT);
   await whole.page.goto(link);
-  await whole.page.waitForSelector('body[data-ready="true"]');
+  await ready(whole.page);
   const map = whole.page.locator('[data-figure="weights-after"]');
   const drawnWhole = await map.screenshot();
   const traced = '[data-figure="weights-after"] g.cell.clicked rect';
@@ -169,14 +169,14 @@ test('chapter 7: the model, switched-off heads, the traced number, the head show
     await page.waitForSelector('[data-score-panel][data-score]');
     await page.fill('#temperature', '1.2');
     await page.fill('#iters', '300');
-  }, { ready: measured });
+  }, { settled: measured });
   assert.match(link, /\?v=1&model=shipped&off=2\.4&text=The\+dogs,\+which\+slept\+near\+the\+cat,&trace=2\.1\.9\.2&map=2\.1&head_view=1:1,3&temperature=1\.2&max_iters=300$/);
 });
 
 test('chapter 3: the 3-D views turn together, by dragging and by keys, keep their view when redrawn, and back undoes a turn', async () => {
   const { page, context, problems } = await openPage(site.browser, site.server.origin, VIEWPORT);
   await page.goto(`${site.server.url}chapters/3-trainable-weights.html?v=1&d_out=3`);
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   const views = () => page.$$eval('svg.scatter3d', (svgs) => svgs.map((s) => [Number(s.dataset.azimuth), Number(s.dataset.elevation)]));
   assert.deepEqual(await views(), [[39, 27], [39, 27]]);
   const values = page.locator('[data-figure="value-space"] svg.scatter3d');
@@ -281,7 +281,7 @@ test('a malformed or hostile link: the defaults, a note saying what was refused,
       d.dismiss();
     });
     await page.goto(`${site.server.url}${path}.html${query}`);
-    await page.waitForSelector('body[data-ready="true"]');
+    await ready(page);
     const note = await page.textContent('.link-note p');
     for (const pattern of expected) assert.match(note, pattern, `${path}${query}`);
     assert.equal(await page.$$eval('main img, main script', (e) => e.length), 0, 'no markup from the link');
@@ -320,7 +320,7 @@ test('a browser that refuses to copy: the link is shown selected, the script is 
     navigator.clipboard.writeText = () => Promise.reject(new DOMException('refused by the test', 'NotAllowedError'));
   });
   await page.goto(`${site.server.url}chapters/3-trainable-weights.html?v=1&seed=9`);
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   await page.click('#copy-link');
   await page.waitForFunction(() => /did not allow copying/.test(document.querySelector('.link-bar [role="status"]').textContent));
   const shown = page.locator('.link-bar input[aria-label="Link to this view"]');

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, useSite } from './harness.js';
+import { artifactPath, assertClean, ready, useSite } from './harness.js';
 
 const site = useSite();
 let checkpoint; // a small word-level model's safetensors bytes, trained in Node
@@ -56,7 +56,7 @@ test('each run is a model of its own, with its loss curve and samples, after a r
   assert.match(await page.textContent('#active-model'), /trained 30 steps/);
 
   await page.reload();
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   assert.deepEqual(await names(page), list);
   await page.check('#model-list li:nth-child(2) input[type="radio"]');
   await page.waitForFunction((name) => document.querySelector('#curve-heading').textContent === `Loss and samples of “${name}”`, first);
@@ -146,13 +146,13 @@ test('two tabs uploading the same file at once keep two models of two names (the
   const { page, context, problems } = await load();
   const second = await context.newPage(); // the same browser profile: the same IndexedDB
   await second.goto(page.url());
-  await second.waitForSelector('body[data-ready="true"]');
+  await ready(second);
   const file = { name: 'shared.safetensors', mimeType: 'application/octet-stream', buffer: checkpoint };
   // Each tab's list is empty of "shared", so neither asks; the store names the second one.
   await Promise.all([page.setInputFiles('#upload', file), second.setInputFiles('#upload', file)]);
   for (const tab of [page, second]) await tab.waitForFunction(() => document.querySelector('#active-model').textContent.includes('shared'));
   await page.reload();
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   assert.deepEqual((await names(page)).sort(), ['The shipped model', 'shared', 'shared (2)'].sort());
   await context.close();
   assertClean(problems);
@@ -172,7 +172,7 @@ test('the model of the old single slot joins the list instead of being lost', as
     };
   }), [...checkpoint]);
   await page.reload();
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   assert.deepEqual(await names(page), ['The shipped model', 'Saved before models had names']);
   await context.close();
   assertClean(problems);

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { artifactPath, assertClean, openPage, useSite } from './harness.js';
+import { artifactPath, assertClean, openPage, ready, useSite } from './harness.js';
 
 const site = useSite();
 
@@ -52,7 +52,7 @@ async function onChapter(path, use) {
   const { page, context, problems } = await openPage(site.browser, site.server.origin);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.server.origin });
   await page.goto(`${site.server.url}${path}.html`);
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   await use(page);
   await context.close();
   assertClean(problems);

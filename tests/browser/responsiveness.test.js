@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { assertClean, focusForKeys, openPage, useSite } from './harness.js';
+import { assertClean, focusForKeys, openPage, ready, useSite } from './harness.js';
 import { ROOT } from './package-fixture.js';
 
 const site = useSite();
@@ -117,7 +117,7 @@ test(`no interaction of any chapter freezes the main thread (a task over ${FROZE
         .observe({ type: 'longtask' });
     });
     await page.goto(`${site.server.url}chapters/${chapter}.html`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    await ready(page);
     await settle(page);
     for (const [what, act] of steps) {
       await page.evaluate(() => (window.longTasks.length = 0));

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { artifactPath, assertClean, assertDrawnAlikeAlone, DIST, download, drawn, focusForKeys, measured, openPage, SUB_PATH, useSite } from './harness.js';
+import { artifactPath, assertClean, assertDrawnAlikeAlone, DIST, download, drawn, focusForKeys, measured, openPage, ready, SUB_PATH, useSite } from './harness.js';
 
 const PAGES = [
   'index',
@@ -81,7 +81,7 @@ test('the landing page does not fetch the WASM module; a chapter fetches it and 
     const urls = [];
     page.on('request', (r) => urls.push(new URL(r.url()).pathname));
     await page.goto(`${site.server.url}${path}.html`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    await ready(page);
     const firstFigure = await page.evaluate(() => performance.getEntriesByName('first-figure')[0].startTime);
     await context.close();
     assertClean(problems);
@@ -434,7 +434,7 @@ test('chapter 7: generation streams; training in the worker lowers the loss, and
   const trained = await page.getAttribute('#active-model', 'data-active');
   assert.notEqual(trained, 'shipped');
   await page.reload();
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   assert.equal(await page.getAttribute('#active-model', 'data-active'), trained);
   assert.match(await page.textContent('#active-model'), /^Active model: yours, “Run of [^”]*” \(2 layers, 4 heads, words, trained 80 steps\)/);
 
@@ -453,10 +453,10 @@ test('after one visit the site works offline, cross-origin isolated', async () =
   const { page, context } = await load('index', undefined, { serviceWorkers: 'allow' });
   // The service worker takes control and the page reloads into isolation (tests/browser/isolation.test.js).
   await page.waitForFunction(() => window.crossOriginIsolated, null, { timeout: 30000 });
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   await context.setOffline(true);
   await page.goto(`${site.server.url}chapters/2-self-attention.html`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  await ready(page);
   assert.deepEqual(await rowValues(page, 'weights', 1), JOURNEY_WEIGHTS);
   assert.equal(await page.evaluate(() => window.crossOriginIsolated), true);
   await context.close();

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { artifactPath, assertClean, download, measured, useSite } from './harness.js';
+import { artifactPath, assertClean, download, measured, ready, useSite } from './harness.js';
 
 const site = useSite();
 const LIGHT_PAPER = 'rgb(251, 251, 248)';
@@ -38,7 +38,7 @@ test('the system theme, then the reader\'s choice: kept across pages and visits,
   assert.equal(await paper(page), LIGHT_PAPER);
   await page.waitForFunction((light) => getComputedStyle(document.querySelector('[data-figure="space"] svg.scatter3d')).backgroundColor === light, LIGHT_PAPER);
   await page.reload();
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   assert.equal(await page.getAttribute('html', 'data-theme'), 'light');
   assert.equal(await chosen(page), 'light');
 
@@ -55,7 +55,7 @@ test('the system theme, then the reader\'s choice: kept across pages and visits,
   // Back to the system's theme (dark here): the choice is forgotten.
   await choose(page, 'system');
   await page.reload();
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
   assert.equal(await page.evaluate(() => localStorage.length), 0);
   await context.close();

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, download, focusForKeys, openPage, useSite } from './harness.js';
+import { artifactPath, assertClean, download, focusForKeys, openPage, ready, useSite } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -122,7 +122,7 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   await page.locator('#kept').waitFor({ state: 'hidden' });
   assert.equal(await page.isHidden('#load-controls'), true);
   await page.reload();
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   assert.equal(await page.isHidden('#model-views'), true);
   await context.close();
   assertClean(problems);
@@ -145,7 +145,7 @@ test('a folder that is not a GPT-2 model is refused with its message, and the pa
 test("a link keeps the view but not the model: it names the files it needs", async () => {
   const { page, context, problems } = await openPage(site.browser, site.server.origin);
   await page.goto(`${site.server.url}chapters/8-your-model.html?v=1&head=2.3&off=1.2`);
-  await page.waitForSelector('body[data-ready="true"]');
+  await ready(page);
   assert.match(await page.textContent('#load-status'), /^This link shows a model's heads; choose that model's files to see them: config\.json, model\.safetensors/);
   await loadModel(page);
   await page.waitForFunction(() => document.querySelector('[data-figure="one-head"] figcaption')?.textContent.startsWith('Layer 2, head 3'));
