@@ -223,17 +223,20 @@ void over_strips(bool by_rows, int64_t step, int64_t M, int64_t N, const GemmOpe
 // a thread running slower (a shared machine's cores change speed from one call to the next) ends no more than
 // a claim after the other; at least 32 rows and up to 128, because each claim reads all of packed op(B) again,
 // from beyond L2 when it is large, and the first of its micro-kernels on a panel waits for the panel to arrive.
-// (Linear 1024 × 1024 on 2 threads: claims of 128 rows were 6-7 % faster than claims of 32.) The claim does not
+// (Linear 1024 × 1024 on 2 threads: claims of 128 rows were 3-7 % faster than claims of 32.) The claim does not
 // change a sum: every element of C adds the same products in the same order whichever rows it is claimed with.
-constexpr int64_t kSharedCols = 256;
 int64_t shared_rows(int64_t M) {
     const int64_t rows = M / (4 * num_threads());
     return std::clamp<int64_t>(rows - rows % MR, 32, 128);
 }
 
+// Columns of C a claim computes at a time, every block of KC in turn: the claim's part of C (128 × 256 floats at
+// most) stays in L2 from one block of KC to the next instead of going out to L3 and back for each.
+constexpr int64_t kSharedCols = 256;
+
 // The threads first pack op(B)'s block of NC columns together, all K rows
 // (PackedB's layout), then claim blocks of shared_rows(M) rows of C from one
-// counter and run every block of KC of them in turn. A static half each
+// counter and run them kSharedCols columns at a time. A static half each
 // would both pack all of B and wait for the slower thread.
 void shared_b(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C, int64_t ldc,
               bool accumulate) {
