@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, ready, useSite } from './harness.js';
+import { artifactPath, assertClean, openPage, ready, useSite } from './harness.js';
 
 const site = useSite();
 let checkpoint; // a small word-level model's safetensors bytes, trained in Node
@@ -174,6 +174,24 @@ test('the model of the old single slot joins the list instead of being lost', as
   await page.reload();
   await ready(page);
   assert.deepEqual(await names(page), ['The shipped model', 'Saved before models had names']);
+  await context.close();
+  assertClean(problems);
+});
+
+test('a browser whose IndexedDB never answers still draws chapters 7 and 9, and chapter 7 says why its list is empty', async () => {
+  const { page, context, problems } = await openPage(site.browser, site.server.origin);
+  // Every open request stays pending, as a stuck storage backend leaves it: no success, no error, no block.
+  await page.addInitScript(() => Object.defineProperty(indexedDB, 'open', { value: () => ({}) }));
+  // The first request gives up after 10 s and the later ones at once (components/model-store.js): the pages
+  // are drawn then, not never.
+  await page.goto(`${site.server.url}chapters/7-language-model.html`);
+  await ready(page);
+  assert.deepEqual(await names(page), ['The shipped model']);
+  assert.equal(await page.textContent('#model-list .storage-problem'), 'Your saved models could not be read: ' +
+    "This browser's storage (IndexedDB) did not return the model saved before models had names in 10 s.");
+  await page.goto(`${site.server.url}chapters/9-induction-heads.html`);
+  await ready(page);
+  assert.match(await page.textContent('#train-status'), /^(?!Your last run)/);
   await context.close();
   assertClean(problems);
 });

@@ -16,13 +16,35 @@ const store = createStore('attention-step-by-step', 'models');
 // Before the list, one slot in idb-keyval's default store held the last trained model.
 const LEGACY_KEY = 'attention-step-by-step/trained-checkpoint';
 
+// How long a page waits for IndexedDB to answer what it needs before drawing (a read, or saving the model chosen).
+// A browser whose IndexedDB does not answer must not leave a chapter undrawn (never ready, no error): after this
+// the request fails with an Error the chapter shows or passes over, as it does any other failure of storage, and
+// so does every later request of the page at once (they would otherwise wait in turn, a deadline each).
+const STORAGE_DEADLINE_MS = 10_000;
+let unanswered = null; // the Error of the read that timed out, once one has
+
+/** `request` (of the store), or an Error after STORAGE_DEADLINE_MS that says what was not done (`what`). */
+function answered(request, what) {
+  if (unanswered) return Promise.reject(unanswered);
+  let timer;
+  const deadline = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      unanswered = new Error(`This browser's storage (IndexedDB) did not ${what} in ${STORAGE_DEADLINE_MS / 1000} s.`);
+      reject(unanswered);
+    }, STORAGE_DEADLINE_MS);
+  });
+  return Promise.race([request, deadline]).finally(() => clearTimeout(timer));
+}
+
 const newId = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
 /** Every saved model's metadata, oldest first. */
-export async function listModels() {
-  const ids = (await keys(store)).filter((k) => String(k).startsWith('meta:'));
-  const metas = await getMany(ids, store);
-  return metas.filter(Boolean).sort((a, b) => a.created - b.created);
+export function listModels() {
+  return answered((async () => {
+    const ids = (await keys(store)).filter((k) => String(k).startsWith('meta:'));
+    const metas = await getMany(ids, store);
+    return metas.filter(Boolean).sort((a, b) => a.created - b.created);
+  })(), 'return the list of saved models');
 }
 
 export async function modelBytes(id) {
@@ -61,12 +83,12 @@ export async function saveModel(meta, bytes) {
  * Chapter 9's latest live run, in one slot of its own: {seed, iters, iter, curve, bytes, saved}. Not one of the
  * list's models, which chapter 7 opens: its tokens are letters, not chapter 7's words.
  */
-export const getInductionRun = () => get('induction:latest', store);
+export const getInductionRun = () => answered(get('induction:latest', store), 'return the kept training run');
 export const saveInductionRun = (run) => set('induction:latest', run, store);
 
 /** The model the reader chose last ('shipped' or an id), kept across reloads. */
-export const getActiveId = () => get('active', store);
-export const setActiveId = (id) => set('active', id, store);
+export const getActiveId = () => answered(get('active', store), 'return the model chosen last');
+export const setActiveId = (id) => answered(set('active', id, store), 'save the model chosen');
 
 export async function deleteModel(id) {
   await delMany([`bytes:${id}`, `meta:${id}`], store);
@@ -77,7 +99,7 @@ export async function deleteModel(id) {
  * Removed in 0.3.0 (CHANGELOG, Deprecated): by then every browser that ran 0.1 has opened chapter 7 since.
  */
 export async function adoptLegacyModel(describe) {
-  const bytes = await get(LEGACY_KEY).catch(() => undefined);
+  const bytes = await answered(get(LEGACY_KEY), 'return the model saved before models had names').catch(() => undefined);
   if (!(bytes instanceof Uint8Array)) return null;
   const meta = await saveModel({ name: 'Saved before models had names', source: 'saved in this browser', ...describe(bytes) }, bytes);
   await del(LEGACY_KEY);

@@ -51,6 +51,7 @@ export function modelList(state) {
     $('#model-list').replaceChildren(
       item('shipped', 'The shipped model', '2 layers, 4 heads, n_embd 64, words · trained on the agreement corpus by npm run train:model'),
       ...state.saved.map((m) => item(m.id, m.name, detail(m), m)),
+      ...(state.storageProblem ? [Object.assign(document.createElement('li'), { className: 'note-text storage-problem', textContent: state.storageProblem })] : []),
     );
   }
 
@@ -89,7 +90,8 @@ export function modelList(state) {
         state.active = { meta, model: ck.model, tokenizer: ck.tokenizer, bytes };
       }
       problem.hidden = true;
-      await setActiveId(id);
+      // Remembered for the next visit where storage works; where it fails or does not answer, the switch stands.
+      await setActiveId(id).catch(() => {});
     } catch (error) {
       problem.textContent = `That model could not be loaded, so the active one stays: ${error.message}`;
       problem.hidden = false;
@@ -146,9 +148,15 @@ export function modelList(state) {
     }
   });
 
-  /** The saved models, and the id of the model that was active at the last visit (if it is still saved). */
+  /**
+   * The saved models, and the id of the model that was active at the last visit (if it is still saved). Storage
+   * that fails or does not answer leaves the list empty and says so: the chapter still runs, on the shipped model.
+   */
   async function load() {
-    state.saved = await listModels();
+    state.saved = await listModels().catch((error) => {
+      state.storageProblem = `Your saved models could not be read: ${error.message}`;
+      return [];
+    });
     const last = await getActiveId().catch(() => undefined);
     return last && state.saved.some((m) => m.id === last) ? last : 'shipped';
   }

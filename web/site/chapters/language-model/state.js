@@ -14,6 +14,7 @@ export function chapterState(attn, shipped) {
     attn,
     shipped, // {model, tokenizer} the package ships
     saved: [], // metadata of the reader's models (components/model-store.js)
+    storageProblem: null, // why the saved models could not be read (storage failed or did not answer), if so
     active: null, // {meta, model, tokenizer, bytes} of the reader's model in use, or null for the shipped one
     probeReport: null, // the active model's measurement ({error} if it cannot be measured), once it has arrived
     switchedOff: new Set(), // "layer.head", 0-based
