@@ -188,3 +188,20 @@ test('files dropped on the page load like chosen ones; Cancel stops a load and k
   assertClean(problems);
 });
 
+
+test('a browser whose IndexedDB never answers still draws chapter 8, loads a folder and says the files are not kept', async () => {
+  const { page, context, problems } = await openPage(site.browser, site.server.origin);
+  // Every open request stays pending, as a stuck storage backend leaves it: no success, no error, no block.
+  await page.addInitScript(() => Object.defineProperty(indexedDB, 'open', { value: () => ({}) }));
+  await page.goto(`${site.server.url}chapters/8-your-model.html`);
+  // The read of the kept folder gives up after 10 s (components/storage-deadline.js): the page is drawn then.
+  await ready(page);
+  assert.equal(await page.textContent('#load-status'), '');
+  await loadModel(page);
+  // Keeping the files fails at once after that read timed out; the views were drawn without waiting for it.
+  assert.equal(await page.textContent('#kept-note'), "This browser would not keep the files (This browser's storage (IndexedDB) " +
+    'did not return the model folder kept in 10 s.); you will be asked for them again.');
+  assert.equal(await page.isHidden('#forget-model'), true);
+  await context.close();
+  assertClean(problems);
+});

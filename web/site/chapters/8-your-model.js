@@ -78,9 +78,10 @@ page(async () => {
       $('#load-status').textContent = `Loaded: ${describe(m)}.`;
       $('#model-views').hidden = false;
       if (!kept) {
-        await keepFolder(files, { name: files.map((f) => f.name).join(', '), model: m }).then(
+        // Not awaited: the views draw while the browser writes the files, however long a large model takes.
+        keepFolder(files, { name: files.map((f) => f.name).join(', '), model: m }).then(
           () => showKept({ saved: Date.now(), model: m }),
-          (e) => ($('#kept-note').textContent = `This browser would not keep the files (${e.message}); you will be asked for them again.`),
+          (e) => showNotKept(`This browser would not keep the files (${e.message}); you will be asked for them again.`),
         );
       } else {
         showKept(kept);
@@ -103,7 +104,15 @@ page(async () => {
 
   function showKept(kept) {
     $('#kept').hidden = false;
+    $('#forget-model').hidden = false;
     $('#kept-note').textContent = `Kept in this browser since ${new Date(kept.saved).toLocaleString()}: a reload uses it without asking again.`;
+  }
+
+  /** Why the files are not kept (nothing to remove then). */
+  function showNotKept(why) {
+    $('#kept').hidden = false;
+    $('#forget-model').hidden = true;
+    $('#kept-note').textContent = why;
   }
 
   $('#model-files').addEventListener('change', (e) => {
@@ -125,7 +134,12 @@ page(async () => {
   });
   $('#cancel-load').addEventListener('click', () => worker.postMessage({ type: 'cancel' }));
   $('#forget-model').addEventListener('click', async () => {
-    await forgetFolder();
+    try {
+      await forgetFolder();
+    } catch (e) {
+      $('#kept-note').textContent = `This browser would not remove the files (${e.message}); they may still be kept.`;
+      return;
+    }
     $('#kept').hidden = true;
     $('#load-status').textContent = model
       ? `Removed from this browser. The model stays loaded on this page until you leave it: ${describe(model)}.`

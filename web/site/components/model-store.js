@@ -11,30 +11,11 @@
 // saved; a new model's name is made unique in that transaction too, so that
 // two tabs saving at once never give two models one name.
 import { createStore, del, delMany, get, getMany, keys, set } from 'idb-keyval';
+import { answered } from './storage-deadline.js';
 
 const store = createStore('attention-step-by-step', 'models');
 // Before the list, one slot in idb-keyval's default store held the last trained model.
 const LEGACY_KEY = 'attention-step-by-step/trained-checkpoint';
-
-// How long a page waits for IndexedDB to answer what it needs before drawing (a read, or saving the model chosen).
-// A browser whose IndexedDB does not answer must not leave a chapter undrawn (never ready, no error): after this
-// the request fails with an Error the chapter shows or passes over, as it does any other failure of storage, and
-// so does every later request of the page at once (they would otherwise wait in turn, a deadline each).
-const STORAGE_DEADLINE_MS = 10_000;
-let unanswered = null; // the Error of the read that timed out, once one has
-
-/** `request` (of the store), or an Error after STORAGE_DEADLINE_MS that says what was not done (`what`). */
-function answered(request, what) {
-  if (unanswered) return Promise.reject(unanswered);
-  let timer;
-  const deadline = new Promise((_, reject) => {
-    timer = setTimeout(() => {
-      unanswered = new Error(`This browser's storage (IndexedDB) did not ${what} in ${STORAGE_DEADLINE_MS / 1000} s.`);
-      reject(unanswered);
-    }, STORAGE_DEADLINE_MS);
-  });
-  return Promise.race([request, deadline]).finally(() => clearTimeout(timer));
-}
 
 const newId = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 

@@ -114,7 +114,7 @@ export function modelList(state) {
   async function removeModel(meta) {
     if (!(await confirmDialog(`Delete “${meta.name}” from this browser? Its checkpoint, loss curve and samples go with it.`, { confirm: 'Delete', cancel: 'Keep it' }))) return;
     await deleteModel(meta.id);
-    state.saved = await listModels();
+    await readSaved();
     if (state.active?.meta.id === meta.id) await activate('shipped');
     else render();
   }
@@ -122,7 +122,7 @@ export function modelList(state) {
   /** Saves a model (a run's checkpoint, an upload) under `meta` and lists it; returns its metadata. */
   async function save(meta, bytes) {
     const saved = await saveModel({ ...meta, ...describeBytes(attn, bytes) }, bytes);
-    state.saved = await listModels();
+    await readSaved();
     return saved;
   }
 
@@ -152,11 +152,16 @@ export function modelList(state) {
    * The saved models, and the id of the model that was active at the last visit (if it is still saved). Storage
    * that fails or does not answer leaves the list empty and says so: the chapter still runs, on the shipped model.
    */
+  /** The saved models into state.saved; when the storage fails, an empty list and, in the list, why. */
+  async function readSaved() {
+    [state.saved, state.storageProblem] = await listModels().then(
+      (saved) => [saved, null],
+      (error) => [[], `Your saved models could not be read: ${error.message}`],
+    );
+  }
+
   async function load() {
-    state.saved = await listModels().catch((error) => {
-      state.storageProblem = `Your saved models could not be read: ${error.message}`;
-      return [];
-    });
+    await readSaved();
     const last = await getActiveId().catch(() => undefined);
     return last && state.saved.some((m) => m.id === last) ? last : 'shipped';
   }
