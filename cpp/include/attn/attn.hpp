@@ -32,6 +32,7 @@
 // includes only files above it:
 //   error.hpp                        attn::Error, what every refused call throws
 //   threads.hpp                      how many threads the kernels use (results never depend on it)
+//   memory.hpp                       keep freed buffers for the next step (a program's choice)
 //   tensor.hpp                       the (shape, float data) type and shape checks
 //   torch_rng.hpp                    PyTorch's CPU random numbers, bit for bit
 //   softmax.hpp                      sum-normalisation, naive and stable softmax
@@ -102,6 +103,7 @@
 #include "attn/synthetic_corpus.hpp"
 #include "attn/tensor.hpp"
 #include "attn/threads.hpp"
+#include "attn/memory.hpp"
 #include "attn/tokenizer.hpp"
 #include "attn/torch_rng.hpp"
 #include "attn/trainer.hpp"
