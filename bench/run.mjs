@@ -4,10 +4,12 @@
 // and TF.js with its wasm backend (XNNPACK, SIMD) used as its authors advise
 // (2-D matMul with an explicit transpose, a mask built once), all on the same
 // number of threads. Rounds are interleaved, runtime by runtime, and each
-// figure is a median. The native build (bench/native_bench.cpp) and PyTorch on
-// the CPU (bench/torch_bench.py, on OpenBLAS), at the same thread count, are
-// anchors, run after. Every case checks that the runtimes agree on the output
-// before timing it.
+// figure is a median. The native build (bench/native_bench.cpp, a process
+// that serves timings) is timed in the same rounds, so that "WebAssembly ÷
+// native" is not a ratio of two phases of a noisy machine; PyTorch on the CPU
+// (bench/torch_bench.py, on OpenBLAS), at the same thread count, is an anchor
+// run after. Every case checks that the runtimes agree on the output before
+// timing it.
 //
 //   npm run bench                  the full table at one thread, also written to bench/results.md
 //   npm run bench -- --threads 2   every runtime at 2 threads, with each one's scaling from 1 thread
@@ -16,10 +18,11 @@
 //   npm run bench -- --quick       fewer sizes and rounds (a smoke test)
 //   npm run bench -- --only gpt    one group of cases: attention, mha, linear, gpt, gpt2 (GPT-2 small's shape)
 //                                  or tokenizer (GPT-2's, beside js-tiktoken)
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -85,8 +88,33 @@ async function loadRuntimes() {
   return { attn, attn1 };
 }
 
-/** The implementations of a case: ours at THREADS, and at one thread when THREADS > 1 (for its scaling). */
-const oursAt = ({ attn1 }, make) => ({ ours: make('threads'), ...(attn1 ? { 'ours-1': make('one') } : {}) });
+/**
+ * The native build as a server (bench/native_bench.cpp): `time(name, threads)` resolves to its ms per call of the
+ * case `name`, calibrated and timed in that process.
+ */
+function nativeServer(textPath) {
+  const child = spawn(join(ROOT, 'build', 'native', 'attn-bench'), [textPath], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = [];
+  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()(line));
+  child.on('exit', (code) => {
+    for (const answer of waiting.splice(0)) answer(`error: attn-bench ended (exit code ${code})`);
+  });
+  const time = (name, threads) => new Promise((resolve, reject) => {
+    waiting.push((line) => (line.startsWith('error:') ? reject(new Error(`bench: native ${name}: ${line}`)) : resolve(Number(line))));
+    child.stdin.write(`${name} ${threads}\n`);
+  });
+  return { time, close: () => child.stdin.end() };
+}
+
+/**
+ * This library's implementations of the case `name`: the WebAssembly module at THREADS (`make('threads')`) and the
+ * native build at THREADS, each also at one thread when THREADS > 1 (for its scaling).
+ */
+const oursAt = ({ attn1, native }, name, make) => ({
+  ours: make('threads'),
+  native: { timed: () => native.time(name, THREADS) },
+  ...(attn1 ? { 'ours-1': make('one'), 'native-1': { timed: () => native.time(name, 1) } } : {}),
+});
 
 const session = (name) => ort.InferenceSession.create(name.startsWith('/') ? name : join(ONNX, name), { executionProviders: ['wasm'] });
 
@@ -123,7 +151,7 @@ async function attentionCases(runtimes, table) {
       tf.tensor2d(bias, [T, T])];
     for (const causal of [false, true]) {
       const name = `attention/${causal ? 'causal' : 'full'}/${T}`;
-      const ours = oursAt(runtimes, (which) => () => (which === 'one' ? attn1 : attn).attention(q, k, v, { causal }).data);
+      const ours = oursAt(runtimes, name, (which) => () => (which === 'one' ? attn1 : attn).attention(q, k, v, { causal }).data);
       const onnx = async () => (await (causal ? causalGraph.run({ ...feeds, bias: new ort.Tensor('float32', bias, [T, T]) })
         : full.run(feeds))).y.data;
       const tfjs = () => {
@@ -148,7 +176,7 @@ async function mhaCases(runtimes, table) {
   for (const T of [256, 1024]) {
     const made = [];
     let x;
-    const ours = oursAt(runtimes, (which) => {
+    const ours = oursAt(runtimes, `mha/${T}`, (which) => {
       const api = which === 'one' ? attn1 : attn;
       api.manualSeed(0);
       const mha = new api.MultiHeadAttention(128, 4);  // torch.manual_seed(0): the exported module's weights
@@ -176,7 +204,7 @@ async function linearCases(runtimes, table) {
     const tx = tf.tensor2d(x.data, [N, N]);
     attn1?.manualSeed(0);
     const linear1 = attn1 ? new attn1.Linear(N, N, false) : null;
-    const ours = oursAt(runtimes, (which) => (which === 'one' ? () => linear1.forward(x).data : () => linear.forward(x).data));
+    const ours = oursAt(runtimes, `linear/${N}`, (which) => (which === 'one' ? () => linear1.forward(x).data : () => linear.forward(x).data));
     const onnx = async () => (await graph.run({ x: new ort.Tensor('float32', x.data, [N, N]) })).y.data;
     const tfjs = () => {
       const y = tf.matMul(tx, wT);
@@ -199,18 +227,18 @@ async function gptCases(runtimes, table, text) {
   const models = { threads: new attn.GPT(config), one: attn1 ? new attn1.GPT(config) : null };
   const ids = Array.from({ length: 12 * 64 }, (_, i) => (i * 7) % 65);
   const batch = { data: ids, shape: [12, 64] };
-  const ours = oursAt(runtimes, (which) => () => models[which].forward(batch).logits.data);
+  const ours = oursAt(runtimes, 'gpt/forward', (which) => () => models[which].forward(batch).logits.data);
   const feeds = { ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [12, 64]) };
   const onnx = async () => (await graph.run(feeds)).y.data;
   agree('gpt/forward', ours.ours(), { 'onnxruntime-web': await onnx() }, 1e-3);
   table.push({ name: 'gpt/forward', ...(await measure({ ...ours, 'onnxruntime-web': onnx })) });
   // Greedy generation with the KV cache, per token (the peers' graphs have no cache to run).
-  const generated = await measure(oursAt(runtimes, (which) => () => models[which].generate([0], { maxNewTokens: 63, temperature: 0 })));
-  table.push({ name: 'gpt/generate-token', ours: generated.ours / 63, 'ours-1': generated['ours-1'] && generated['ours-1'] / 63 });
+  const generated = await measure(oursAt(runtimes, 'gpt/generate-token', (which) => () => models[which].generate([0], { maxNewTokens: 63, temperature: 0 })));
+  table.push({ name: 'gpt/generate-token', ...Object.fromEntries(Object.entries(generated).map(([runtime, ms]) => [runtime, ms / 63])) });
   models.threads.dispose();
   models.one?.dispose();
   const trainers = [];
-  const steps = oursAt(runtimes, (which) => {
+  const steps = oursAt(runtimes, 'gpt/train-step', (which) => {
     const api = which === 'one' ? attn1 : attn;
     const trainer = new api.Trainer({ model: { nLayer: 4, nHead: 4, nEmbd: 128, blockSize: 64, dropout: 0, seed: 0 }, text });
     trainers.push(trainer);
@@ -288,22 +316,18 @@ async function tokenizerCases({ attn }, table) {
 
 const OPENBLAS = '/usr/lib/x86_64-linux-gnu/openblas-pthread';
 
-/** The native build at THREADS (and at one, for its scaling) and PyTorch at THREADS, on OpenBLAS threads as many. */
-function anchors(textPath) {
-  const args = (threads) => [...(quick ? ['--quick'] : []), '--threads', String(threads), textPath];
-  run('bash', ['tools/build.sh', 'native']);
-  const native = JSON.parse(run(join(ROOT, 'build', 'native', 'attn-bench'), args(THREADS)));
-  const native1 = THREADS > 1 ? JSON.parse(run(join(ROOT, 'build', 'native', 'attn-bench'), args(1))) : null;
+/** PyTorch at THREADS, on OpenBLAS threads as many: case name -> median ms. */
+function pytorch(textPath) {
+  const args = [...(quick ? ['--quick'] : []), '--threads', String(THREADS), textPath];
   // OpenBLAS named explicitly (tools/setup.sh --bench installs it), whichever BLAS the system prefers.
-  const torch = JSON.parse(run('/usr/bin/python3', [join(ROOT, 'bench', 'torch_bench.py'), ...args(THREADS)],
+  return JSON.parse(run('/usr/bin/python3', [join(ROOT, 'bench', 'torch_bench.py'), ...args],
     { OPENBLAS_NUM_THREADS: String(THREADS), OMP_NUM_THREADS: String(THREADS), LD_LIBRARY_PATH: OPENBLAS }));
-  return { native, native1, torch };
 }
 
 const PEERS = ['onnxruntime-web', 'TF.js', 'js-tiktoken'];
 const fmt = (ms) => (ms === undefined ? '—' : ms < 1 ? ms.toFixed(3) : ms < 100 ? ms.toFixed(2) : ms.toFixed(0));
 
-function report(table, { native, native1, torch }) {
+function report(table, torch) {
   const threaded = THREADS > 1;
   const scaling = (one, many) => (one === undefined || many === undefined ? '—' : `${(one / many).toFixed(2)}×`);
   const head = threaded
@@ -321,9 +345,9 @@ function report(table, { native, native1, torch }) {
     const rate = row.work ? ` (${(row.work / row.ours / 1e6).toFixed(1)} GFLOP/s)` : row.note ? ` (${row.note})` : '';
     const cells = threaded
       ? [row.name, `${fmt(row.ours)}${rate}`, scaling(row['ours-1'], row.ours), fmt(row['onnxruntime-web']), fmt(row['TF.js']),
-        fmt(row['js-tiktoken']), ratio, fmt(native[row.name]), scaling(native1[row.name], native[row.name]), fmt(torch[row.name])]
+        fmt(row['js-tiktoken']), ratio, fmt(row.native), scaling(row['native-1'], row.native), fmt(torch[row.name])]
       : [row.name, `${fmt(row.ours)}${rate}`, fmt(row['onnxruntime-web']), fmt(row['TF.js']), fmt(row['js-tiktoken']), ratio,
-        fmt(native[row.name]), fmt(torch[row.name])];
+        fmt(row.native), fmt(torch[row.name])];
     lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
@@ -354,19 +378,21 @@ async function main() {
   mkdirSync(WORK, { recursive: true });
   exportGraphs();
   const { text, path } = trainingText();
-  const runtimes = await loadRuntimes();
+  run('bash', ['tools/build.sh', 'native']);
+  const runtimes = { ...(await loadRuntimes()), native: nativeServer(path) };
   const table = [];
   console.log(`bench: ${ROUNDS} interleaved rounds per case, medians in ms per call`);
   const groups = { attention: attentionCases, mha: mhaCases, linear: linearCases, gpt: gptCases, gpt2: gpt2Cases, tokenizer: tokenizerCases };
   if (only && !(only in groups)) throw new Error(`bench: --only takes one of ${Object.keys(groups).join(', ')}, got ${only}`);
   for (const [name, group] of Object.entries(groups)) if (!only || only === name) await group(runtimes, table, text);
-  const markdown = report(table, anchors(path));
+  runtimes.native.close();
+  const markdown = report(table, pytorch(path));
   console.log(markdown);
   if (!quick && !only) {
     const section = `## ${THREADS === 1 ? 'One thread' : `${THREADS} threads`}\n\nProduced by \`npm run bench${THREADS === 1 ? '' : ` -- --threads ${THREADS}`}\`` +
       ` (bench/run.mjs) on ${new Date().toISOString().slice(0, 10)}: ${machine()}. ${THREADS === 1 ? 'Every runtime on one thread.'
         : `Every runtime on ${THREADS} threads but TF.js, whose wasm backend threads only in a browser; "scaling" is the time at one thread ` +
-          'divided by the time at ' + THREADS + ', measured in the same run (this library in the same interleaved rounds).'}\n\n${markdown}\n`;
+          'divided by the time at ' + THREADS + ', measured in the same run (this library, WebAssembly and native, in the same interleaved rounds).'}\n\n${markdown}\n`;
     writeResults(THREADS, section);
   }
 }
@@ -380,7 +406,9 @@ function writeResults(threads, section) {
     'vocabulary 50,257) with random weights, read from a 548 MB Hugging Face folder by loadPretrained, its forward ' +
     'on one sequence of T tokens (3 rounds); the tokenizer encodes 1 MB of this repository\'s docs with GPT-2\'s ' +
     'vocabulary. The PyTorch column names the BLAS library it ran on. Results are bit-identical on any thread count ' +
-    '(tests/cpp/threads_test.cpp, tests/js/threads.test.js); only the times differ. Each runtime is timed on idle ' +
+    '(tests/cpp/threads_test.cpp, tests/js/threads.test.js); only the times differ. The native build is timed in the ' +
+    'same interleaved rounds as the WebAssembly runtimes (a process of its own that serves timings), with freed ' +
+    'memory kept for reuse as attn-train keeps it (attn::keep_freed_memory). Each runtime is timed on idle ' +
     'cores: before each timing the bench waits until no thread of its process works (onnxruntime-web\'s workers ' +
     'spin for some 30 ms after a run).\n';
   const sections = new Map();

@@ -26,16 +26,24 @@ export async function settle() {
   }
 }
 
-/** Interleaved rounds over the runtimes of a case (the order rotates each round): median ms per call. */
+/**
+ * Interleaved rounds over the runtimes of a case (the order rotates each round): median ms per call. A runtime is
+ * a function, timed here over enough calls to take ~20 ms, or `{ timed }`: a function that times itself and
+ * resolves to its ms per call (another process, as the native build, which calibrates its own calls).
+ */
 export async function measure(impls, rounds) {
   const names = Object.keys(impls);
   const reps = {};
-  for (const name of names) reps[name] = await calibrate(impls[name]);
+  for (const name of names) reps[name] = impls[name].timed ? 1 : await calibrate(impls[name]);
   const times = Object.fromEntries(names.map((n) => [n, []]));
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < names.length; i++) {
       const name = names[(i + round) % names.length];
       await settle();
+      if (impls[name].timed) {
+        times[name].push(await impls[name].timed());
+        continue;
+      }
       const t0 = performance.now();
       for (let r = 0; r < reps[name]; r++) await impls[name]();
       times[name].push((performance.now() - t0) / reps[name]);
