@@ -2,7 +2,8 @@
 // served with the headers of cross-origin isolation (its training worker then runs the threaded module) and
 // without them (one thread), runs interleaved. Reports the wall time of the whole default run (its evaluations,
 // samples and head probes included) and its training steps' mean speed (the steps alone, over the whole run; the
-// page's status line shows the speed of the last 20), medians over the rounds.
+// page's status line shows the speed of the last 20), medians over the rounds with their ranges, and the speed-up
+// within each round.
 //
 //   npm run build && node bench/site_training.mjs [rounds, default 2]
 import { availableParallelism } from 'node:os';
@@ -50,7 +51,14 @@ const [iso, one] = [results.isolated, results['one thread']];
 console.log(`\nChapter 7's default run, ${availableParallelism()} cores, medians of ${ROUNDS}:`);
 console.log(`| page | threads | whole run | training steps (mean over the run) |\n| --- | --- | --- | --- |`);
 for (const [mode, r] of Object.entries(results)) {
-  console.log(`| ${mode} | ${r.threads} | ${median(r.seconds).toFixed(1)} s | ${median(r.stepsPerSecond).toFixed(2)} steps/s |`);
+  const range = (xs, digits) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
+  console.log(`| ${mode} | ${r.threads} | ${median(r.seconds).toFixed(1)} s (${range(r.seconds, 1)}) | ` +
+    `${median(r.stepsPerSecond).toFixed(2)} steps/s (${range(r.stepsPerSecond, 2)}) |`);
 }
 console.log(`speed-up: ${(median(one.seconds) / median(iso.seconds)).toFixed(2)}× on the whole run, ` +
   `${(median(iso.stepsPerSecond) / median(one.stepsPerSecond)).toFixed(2)}× in steps per second`);
+// This machine's speed drifts over minutes; the two runs of a round follow each other, so their ratio compares
+// one phase of it. Reported beside the ratio of the medians, not instead of it.
+const perRound = iso.seconds.map((s, i) => one.seconds[i] / s);
+console.log(`speed-up within each round (its two runs back to back), whole run: median ${median(perRound).toFixed(2)}×, ` +
+  `${perRound.map((x) => `${x.toFixed(2)}×`).join(', ')}`);
