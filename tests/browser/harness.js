@@ -266,3 +266,10 @@ export async function assertDrawnAlikeAlone(page, selector, svgText) {
   assert.deepEqual(sizes[1], sizes[0], `${selector}: the same size alone`);
   assert.ok(differing <= sizes[0][0] * sizes[0][1] * 0.002, `${selector}: ${differing} pixels differ alone`);
 }
+
+/**
+ * Makes every IndexedDB open request of `page` stay pending, as a stuck storage backend leaves it: no success, no
+ * error, no block. The site's storage deadline (web/site/components/storage-deadline.js) must then draw the page.
+ */
+export const storageThatNeverAnswers = (page) =>
+  page.addInitScript(() => Object.defineProperty(indexedDB, 'open', { value: () => ({}) }));

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, openPage, ready, useSite } from './harness.js';
+import { artifactPath, assertClean, openPage, ready, storageThatNeverAnswers, useSite } from './harness.js';
 
 const site = useSite();
 let checkpoint; // a small word-level model's safetensors bytes, trained in Node
@@ -180,8 +180,7 @@ test('the model of the old single slot joins the list instead of being lost', as
 
 test('a browser whose IndexedDB never answers still draws chapters 7 and 9, and chapter 7 says why its list is empty', async () => {
   const { page, context, problems } = await openPage(site.browser, site.server.origin);
-  // Every open request stays pending, as a stuck storage backend leaves it: no success, no error, no block.
-  await page.addInitScript(() => Object.defineProperty(indexedDB, 'open', { value: () => ({}) }));
+  await storageThatNeverAnswers(page);
   // The first request gives up after 10 s and the later ones at once (components/storage-deadline.js): the pages
   // are drawn then, not never.
   await page.goto(`${site.server.url}chapters/7-language-model.html`);

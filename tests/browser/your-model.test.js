@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, download, focusForKeys, openPage, ready, useSite } from './harness.js';
+import { artifactPath, assertClean, download, focusForKeys, openPage, ready, storageThatNeverAnswers, useSite } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -188,11 +188,9 @@ test('files dropped on the page load like chosen ones; Cancel stops a load and k
   assertClean(problems);
 });
 
-
 test('a browser whose IndexedDB never answers still draws chapter 8, loads a folder and says the files are not kept', async () => {
   const { page, context, problems } = await openPage(site.browser, site.server.origin);
-  // Every open request stays pending, as a stuck storage backend leaves it: no success, no error, no block.
-  await page.addInitScript(() => Object.defineProperty(indexedDB, 'open', { value: () => ({}) }));
+  await storageThatNeverAnswers(page);
   await page.goto(`${site.server.url}chapters/8-your-model.html`);
   // The read of the kept folder gives up after 10 s (components/storage-deadline.js): the page is drawn then.
   await ready(page);

@@ -148,10 +148,6 @@ export function modelList(state) {
     }
   });
 
-  /**
-   * The saved models, and the id of the model that was active at the last visit (if it is still saved). Storage
-   * that fails or does not answer leaves the list empty and says so: the chapter still runs, on the shipped model.
-   */
   /** The saved models into state.saved; when the storage fails, an empty list and, in the list, why. */
   async function readSaved() {
     [state.saved, state.storageProblem] = await listModels().then(
@@ -160,6 +156,10 @@ export function modelList(state) {
     );
   }
 
+  /**
+   * The saved models, and the id of the model that was active at the last visit (if it is still saved). Storage
+   * that fails or does not answer leaves the list empty and says so: the chapter still runs, on the shipped model.
+   */
   async function load() {
     await readSaved();
     const last = await getActiveId().catch(() => undefined);
