@@ -273,3 +273,9 @@ export async function assertDrawnAlikeAlone(page, selector, svgText) {
  */
 export const storageThatNeverAnswers = (page) =>
   page.addInitScript(() => Object.defineProperty(indexedDB, 'open', { value: () => ({}) }));
+
+/**
+ * A main-thread task longer than this fails a test: the page froze. Tasks over 50 ms (the browser's long-task
+ * measure) are a speed, reported but not asserted: on these shared machines the same build's tasks vary by 2×.
+ */
+export const FROZEN_MS = 250;

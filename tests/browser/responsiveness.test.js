@@ -5,7 +5,6 @@
 // `node tools/site_latency.mjs dist` (README, Performance) and reported here as a diagnostic, not asserted:
 // on these shared machines the same build's tasks vary by 2× between days (an edit of chapter 6: ≤ 50 ms one
 // day, 73 ms the median the next, for the build before this test's bound changed as for the one after).
-const FROZEN_MS = 250;
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { assertClean, focusForKeys, openPage, ready, useSite } from './harness.js';
+import { assertClean, focusForKeys, FROZEN_MS, openPage, ready, useSite } from './harness.js';
 import { ROOT } from './package-fixture.js';
 
 const site = useSite();
