@@ -35,14 +35,14 @@ val trainer_checkpoint(const Trainer& t) {
     return guarded("Trainer.checkpoint", [&] { return bytes_to_js(save_checkpoint(t.model(), t.data().tokenizer(), &t)); });
 }
 
-val resume_trainer(const val& bytes, const std::string& text) {
+val resume_trainer(const val& bytes, const val& text) {
     return guarded("Trainer.resume", [&] {
         Checkpoint ck = attn::load_checkpoint(bytes_from_js(bytes, "Trainer.resume"));
         if (!ck.training) {
             throw Error("Trainer.resume: the checkpoint holds no training state (it was saved from a model, not a trainer)");
         }
         return owned_by_js(new Trainer(std::move(ck.model), std::move(ck.training->optimizer), ck.training->iter,
-                                       std::move(ck.tokenizer), ck.training->config, text));
+                                       std::move(ck.tokenizer), ck.training->config, text_from_js(text)));
     });
 }
 

@@ -118,4 +118,14 @@ uint64_t to_seed(double d, const char* fn);  // an integer; negative seeds wrap 
 val bytes_to_js(const std::string& bytes);
 std::string bytes_from_js(const val& array, const char* fn);
 
+// ---- text -----------------------------------------------------------------------
+
+// Text that may be long (a corpus, a file, a vocabulary) crosses as UTF-8 in one bulk copy each way, encoded
+// and decoded by the JS engine (TextEncoder, TextDecoder). embind's own std::string conversion copies a byte at
+// a time, and in the threaded build every byte first checks whether WASM memory has grown: the 1.1 MB agreement
+// corpus took twice as long to build there as in the single-threaded module. The JS API has already refused
+// a text holding a lone surrogate (arguments.js), so encoding it changes nothing; a U+FEFF at the start is kept.
+std::string text_from_js(const val& text);
+val text_to_js(const std::string& utf8);
+
 }  // namespace attn::js

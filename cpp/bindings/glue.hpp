@@ -1,6 +1,7 @@
 // The functions bindings.cpp registers, by area, each defined in its
 // *_glue.cpp: a JS call's arguments converted (convert.hpp), the library
-// called, its result converted back (traces.hpp), inside `guarded`.
+// called, its result converted back (traces.hpp), inside `guarded`. A text
+// parameter declared `const val&` is a JS string that text_from_js copies in.
 #pragma once
 
 #include "convert.hpp"
@@ -117,9 +118,9 @@ val make_generation_session(const GPT& m, const val& prompt, double B, const std
 val generation_session_next(GenerationSession& s);
 val generation_session_tokens(const GenerationSession& s);
 
-val make_tokenizer(const std::string& kind, const std::string& text);
-val tokenizer_from_vocabulary(const std::string& kind, const std::string& vocabulary);
-val tokenizer_encode(const Tokenizer& t, const std::string& text);
+val make_tokenizer(const std::string& kind, const val& text);
+val tokenizer_from_vocabulary(const std::string& kind, const val& vocabulary);
+val tokenizer_encode(const Tokenizer& t, const val& text);
 val tokenizer_decode(const Tokenizer& t, const val& ids);
 std::string tokenizer_kind(const Tokenizer& t);
 val tokenizer_pieces(const Tokenizer& t);
@@ -132,7 +133,7 @@ val probe_agreement(const GPT& m, const Tokenizer& tokenizer, double sentences, 
 // ---- training_glue.cpp: nanoGPT's train.py a step at a time --------------------------
 
 val default_train_config();
-val make_trainer(const std::string& model, const std::string& training, const std::string& text);
+val make_trainer(const std::string& model, const std::string& training, const val& text);
 val trainer_step(Trainer& t);
 val trainer_evaluate(Trainer& t, double eval_iters);
 double trainer_iter(const Trainer& t);
@@ -147,7 +148,7 @@ val induction_recipe();
 val load_checkpoint(const val& bytes);
 val gpt_checkpoint(const GPT& m, const Tokenizer& tokenizer);
 val trainer_checkpoint(const Trainer& t);
-val resume_trainer(const val& bytes, const std::string& text);
+val resume_trainer(const val& bytes, const val& text);
 
 // What each head does on a text (model_glue.cpp).
 val summarize_heads(const GPT& m, const val& ids, double thumbnail, const val& head_mask);
@@ -159,8 +160,8 @@ val repeated_sequences(double batch_size, double length, double vocab_size, doub
 
 // ---- pretrained_glue.cpp: GPT-2's tokenizer and Hugging Face checkpoints ----------
 
-val bpe_from_files(const std::string& vocab_json, const std::string& merges_txt);
-val bpe_from_tokenizer_json(const std::string& text);
+val bpe_from_files(const val& vocab_json, const val& merges_txt);
+val bpe_from_tokenizer_json(const val& text);
 val bpe_encode(const BPETokenizer& t, const val& utf8);
 val bpe_decode(const BPETokenizer& t, const val& ids);
 val bpe_pieces(const BPETokenizer& t);

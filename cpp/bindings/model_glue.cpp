@@ -121,29 +121,29 @@ val generation_session_tokens(const GenerationSession& s) {
 
 // ---- tokenizers ---------------------------------------------------------------
 
-val make_tokenizer(const std::string& kind, const std::string& text) {
+val make_tokenizer(const std::string& kind, const val& text) {
     const std::string fn = kind == "word" ? "WordTokenizer" : "CharTokenizer";
-    return guarded(fn.c_str(), [&] { return owned_by_js(new Tokenizer(parse_tokenizer_kind(kind, fn.c_str()), text)); });
+    return guarded(fn.c_str(), [&] { return owned_by_js(new Tokenizer(parse_tokenizer_kind(kind, fn.c_str()), text_from_js(text))); });
 }
 
-val tokenizer_from_vocabulary(const std::string& kind, const std::string& vocabulary) {
+val tokenizer_from_vocabulary(const std::string& kind, const val& vocabulary) {
     constexpr const char* fn = "Tokenizer.fromVocabulary";
     return guarded(fn, [&] {
-        return owned_by_js(new Tokenizer(Tokenizer::from_vocabulary(parse_tokenizer_kind(kind, fn), vocabulary, fn)));
+        return owned_by_js(new Tokenizer(Tokenizer::from_vocabulary(parse_tokenizer_kind(kind, fn), text_from_js(vocabulary), fn)));
     });
 }
 
-val tokenizer_encode(const Tokenizer& t, const std::string& text) {
+val tokenizer_encode(const Tokenizer& t, const val& text) {
     return guarded((tokenizer_class(t.kind()) + ".encode").c_str(), [&] {
         // int32 ids straight into an Int32Array: a text costs its copy and 4 bytes a token here.
-        const std::vector<int32_t> ids = t.encode_corpus(text);
+        const std::vector<int32_t> ids = t.encode_corpus(text_from_js(text));
         return val::global("Int32Array").new_(val(emscripten::typed_memory_view(ids.size(), ids.data())));
     });
 }
 
 val tokenizer_decode(const Tokenizer& t, const val& ids) {
     const std::string fn = tokenizer_class(t.kind()) + ".decode";
-    return guarded(fn.c_str(), [&] { return t.decode(to_ids(ids, fn.c_str())); });
+    return guarded(fn.c_str(), [&] { return text_to_js(t.decode(to_ids(ids, fn.c_str()))); });
 }
 
 std::string tokenizer_kind(const Tokenizer& t) { return tokenizer_kind_name(t.kind()); }
@@ -155,7 +155,7 @@ val tokenizer_pieces(const Tokenizer& t) {
 double tokenizer_vocab_size(const Tokenizer& t) { return static_cast<double>(t.vocab_size()); }
 
 val tokenizer_vocabulary(const Tokenizer& t) {
-    return guarded("Tokenizer.vocabulary", [&] { return t.vocabulary(); });
+    return guarded("Tokenizer.vocabulary", [&] { return text_to_js(t.vocabulary()); });
 }
 
 // ---- the agreement corpus and what a model learned from it -------------------------
@@ -166,7 +166,7 @@ val agreement_corpus(double sentences, double seed) {
             throw Error("agreementCorpus: expected integer sentences and seed >= 0, got " + format_number(sentences) +
                         " and " + format_number(seed));
         }
-        return attn::agreement_corpus(static_cast<int64_t>(sentences), static_cast<uint64_t>(seed));
+        return text_to_js(attn::agreement_corpus(static_cast<int64_t>(sentences), static_cast<uint64_t>(seed)));
     });
 }
 

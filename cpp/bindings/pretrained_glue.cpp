@@ -14,12 +14,14 @@ val int32_ids_to_js(const std::vector<int64_t>& ids) {
 }
 }  // namespace
 
-val bpe_from_files(const std::string& vocab_json, const std::string& merges_txt) {
-    return guarded("BPETokenizer", [&] { return owned_by_js(new BPETokenizer(BPETokenizer::from_files(vocab_json, merges_txt))); });
+val bpe_from_files(const val& vocab_json, const val& merges_txt) {
+    return guarded("BPETokenizer", [&] {
+        return owned_by_js(new BPETokenizer(BPETokenizer::from_files(text_from_js(vocab_json), text_from_js(merges_txt))));
+    });
 }
 
-val bpe_from_tokenizer_json(const std::string& text) {
-    return guarded("BPETokenizer", [&] { return owned_by_js(new BPETokenizer(BPETokenizer::from_tokenizer_json(text))); });
+val bpe_from_tokenizer_json(const val& text) {
+    return guarded("BPETokenizer", [&] { return owned_by_js(new BPETokenizer(BPETokenizer::from_tokenizer_json(text_from_js(text)))); });
 }
 
 val bpe_encode(const BPETokenizer& t, const val& utf8) {

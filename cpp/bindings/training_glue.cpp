@@ -23,10 +23,10 @@ val induction_recipe() {
     });
 }
 
-val make_trainer(const std::string& model, const std::string& training, const std::string& text) {
+val make_trainer(const std::string& model, const std::string& training, const val& text) {
     return guarded("Trainer", [&] {
         return owned_by_js(new Trainer(gpt_config_from_json(model, Naming::Camel, "Trainer"),
-                                       train_config_from_json(training, Naming::Camel, "Trainer"), text));
+                                       train_config_from_json(training, Naming::Camel, "Trainer"), text_from_js(text)));
     });
 }
 
@@ -42,7 +42,7 @@ val trainer_evaluate(Trainer& t, double eval_iters) {
 double trainer_iter(const Trainer& t) { return static_cast<double>(t.iter()); }
 
 val trainer_vocabulary(const Trainer& t) {
-    return guarded("Trainer.vocabulary", [&] { return t.data().tokenizer().vocabulary(); });
+    return guarded("Trainer.vocabulary", [&] { return text_to_js(t.data().tokenizer().vocabulary()); });
 }
 
 val trainer_config(const Trainer& t) {

@@ -82,6 +82,42 @@ describe('bit-identical on any thread count', () => {
   });
 });
 
+describe('text crosses whole, the same in both modules', () => {
+  // Text crosses as UTF-8 in one copy each way (convert.hpp's text_from_js, text_to_js). Through embind's
+  // std::string, a decoded text over 16 bytes lost a leading U+FEFF (its TextDecoder dropped it as a byte order mark).
+  const TEXT_WITH_EDGES = '\uFEFFthe start, a NUL \0 inside, 😀 outside the BMP, ü, and the end';
+  for (const threads of [1, 2]) {
+    test(`on ${threads} thread(s): a leading U+FEFF, a NUL and a character outside the BMP survive encode, decode and vocabulary`, async () => {
+      const attn = await createAttention({ threads });
+      const tok = new attn.CharTokenizer(TEXT_WITH_EDGES);
+      try {
+        assert.equal(tok.decode(tok.encode(TEXT_WITH_EDGES)), TEXT_WITH_EDGES);
+        assert.deepEqual([...tok.vocabulary].sort(), [...new Set(TEXT_WITH_EDGES)].sort());
+        assert.equal(tok.vocabSize, new Set(TEXT_WITH_EDGES).size);
+      } finally {
+        tok.dispose();
+      }
+    });
+  }
+
+  test('the agreement corpus and a trainer\'s vocabulary are the same strings from both modules', async () => {
+    const [one, two] = [await createAttention({ threads: 1 }), await createAttention({ threads: 2 })];
+    const corpus = one.agreementCorpus(500, 5);
+    assert.equal(two.agreementCorpus(500, 5), corpus);
+    assert.match(corpus, /^The \w+, (which|who) /);
+    const vocabularies = [one, two].map((attn) => {
+      const trainer = new attn.Trainer({ model: MODEL, training: { batchSize: 2, seed: 1, tokenizer: 'word' }, text: corpus });
+      try {
+        return trainer.vocabulary;
+      } finally {
+        trainer.dispose();
+      }
+    });
+    assert.equal(vocabularies[1], vocabularies[0]);
+    assert.ok(vocabularies[0].includes(' cats'), 'the word vocabulary holds the corpus\'s words with their leading space');
+  });
+});
+
 describe('attn.threads', () => {
   test("'auto' takes the machine's cores, at most AUTO_THREADS; a number is taken as it is", async () => {
     const auto = Math.min(availableParallelism(), AUTO_THREADS);
