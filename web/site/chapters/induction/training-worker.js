@@ -10,6 +10,11 @@ import { createAttention } from '../../../lib/index.js';
 import { INDUCTION_RUN } from '../settings.js';
 import { trainingRuns } from '../training-run.js';
 
+// The library loads as the page opens, not when the reader presses Train: in a cross-origin isolated page that
+// is the threaded module and its workers, ~1 s before the first step otherwise. A failure to load is reported
+// by the run that needs it (trainingRuns posts its error), not as an unhandled rejection before.
+const loading = createAttention();
+loading.catch(() => {});
 let attn;
 const runs = trainingRuns(run);
 
@@ -25,7 +30,7 @@ function measure(trainer, started) {
 }
 
 async function run({ seed, iters, alphabet }) {
-  attn ??= await createAttention();
+  attn = await loading;
   const { model, training } = attn.inductionRecipe();
   runs.begin(new attn.Trainer({ model, training: { ...training, seed }, text: alphabet }));
   const { trainer } = runs;

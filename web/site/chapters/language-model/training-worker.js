@@ -11,6 +11,11 @@ import { createAttention } from '../../../lib/index.js';
 import { RECIPE } from '../settings.js';
 import { trainingRuns } from '../training-run.js';
 
+// The library loads as the page opens, not when the reader presses Train: in a cross-origin isolated page that
+// is the threaded module and its workers, ~1 s before the first step otherwise. A failure to load is reported
+// by the run that needs it (trainingRuns posts its error), not as an unhandled rejection before.
+const loading = createAttention();
+loading.catch(() => {});
 let attn;
 const runs = trainingRuns(run);
 
@@ -54,7 +59,7 @@ function probeHeads(trainer) {
 }
 
 async function run({ text, model, training, iters, evalEvery, sampleEvery, probeEvery = 0 }) {
-  attn ??= await createAttention();
+  attn = await loading;
   // The corpus is made here: 20,000 sentences took the page's main thread ~40 ms.
   const corpus = text ?? attn.agreementCorpus(RECIPE.corpusSentences, RECIPE.corpusSeed);
   runs.begin(new attn.Trainer({ model, training, text: corpus })); // a refused configuration throws here, nothing else changes
