@@ -50,7 +50,20 @@ const loadModel = async (page) => {
 
 test('a GPT-2 folder chosen in the page: every view shows what the library computes, and the browser keeps it', async () => {
   const { page, context, problems } = await site.load('chapters/8-your-model');
+  // What the note on keeping the files says, and whether "Remove" is offered, at each change while the folder loads.
+  await page.evaluate(() => {
+    const note = document.querySelector('#kept-note');
+    window.keptStates = [];
+    new MutationObserver(() => window.keptStates.push([note.textContent, document.querySelector('#forget-model').hidden]))
+      .observe(note, { childList: true, characterData: true, subtree: true });
+  });
   await loadModel(page);
+  await page.waitForFunction(() => document.querySelector('#kept-note').textContent.startsWith('Kept in this browser since'));
+  // While the files are written, the page says so and offers nothing to remove (a removal then would be queued
+  // behind the write, under a note about the folder being replaced).
+  const states = await page.evaluate(() => window.keptStates);
+  const kind = (text) => (text.startsWith('Keeping the files in this browser') ? 'keeping' : text.startsWith('Kept in this browser since') ? 'kept' : text);
+  assert.deepEqual(states.map(([text, forgetHidden]) => [kind(text), forgetHidden]), [['keeping', true], ['kept', false]]);
   await page.fill('#bring-text', TEXT);
   assert.match(await page.textContent('#load-status'), /^Loaded: 2 layers of 4 heads, width 32, 64 positions, 50,257 tokens \(GPT-2's byte-level BPE\)/);
   await page.waitForFunction((n) => document.querySelectorAll('#tokens .token').length === n, expected.tokens);

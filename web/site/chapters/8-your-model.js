@@ -79,6 +79,8 @@ page(async () => {
       $('#model-views').hidden = false;
       if (!kept) {
         // Not awaited: the views draw while the browser writes the files, however long a large model takes.
+        // Until it has, nothing is offered for removal: the folder kept before is being replaced.
+        showKeeping();
         keepFolder(files, { name: files.map((f) => f.name).join(', '), model: m }).then(
           () => showKept({ saved: Date.now(), model: m }),
           (e) => showNotKept(`This browser would not keep the files (${e.message}); you will be asked for them again.`),
@@ -106,6 +108,12 @@ page(async () => {
     $('#kept').hidden = false;
     $('#forget-model').hidden = false;
     $('#kept-note').textContent = `Kept in this browser since ${new Date(kept.saved).toLocaleString()}: a reload uses it without asking again.`;
+  }
+
+  function showKeeping() {
+    $('#kept').hidden = false;
+    $('#forget-model').hidden = true;
+    $('#kept-note').textContent = 'Keeping the files in this browser, so that a reload does not ask for them again…';
   }
 
   /** Why the files are not kept (nothing to remove then). */
