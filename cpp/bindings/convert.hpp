@@ -125,6 +125,8 @@ std::string bytes_from_js(const val& array, const char* fn);
 // a time, and in the threaded build every byte first checks whether WASM memory has grown: the 1.1 MB agreement
 // corpus took twice as long to build there as in the single-threaded module. The JS API has already refused
 // a text holding a lone surrogate (arguments.js), so encoding it changes nothing; a U+FEFF at the start is kept.
+// TextEncoder and TextDecoder throw only when the engine cannot allocate their result, where embind's own
+// conversion failed too (its malloc of the copy).
 std::string text_from_js(const val& text);
 val text_to_js(const std::string& utf8);
 
