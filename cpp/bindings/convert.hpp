@@ -123,8 +123,10 @@ std::string bytes_from_js(const val& array, const char* fn);
 // Text that may be long (a corpus, a file, a vocabulary) crosses as UTF-8 in one bulk copy each way, encoded
 // and decoded by the JS engine (TextEncoder, TextDecoder). embind's own std::string conversion copies a byte at
 // a time, and in the threaded build every byte first checks whether WASM memory has grown: the 1.1 MB agreement
-// corpus took twice as long to build there as in the single-threaded module. The JS API has already refused
-// a text holding a lone surrogate (arguments.js), so encoding it changes nothing; a U+FEFF at the start is kept.
+// corpus took twice as long to build there as in the single-threaded module. A lone surrogate is encoded as
+// U+FFFD, TextEncoder's rule: the JS API refuses one where that would change what the text means (a corpus, a
+// vocabulary: arguments.js's wellFormed) and BPETokenizer.encode takes it as js-tiktoken does. A U+FEFF at the
+// start is kept.
 // TextEncoder and TextDecoder throw only when the engine cannot allocate their result, where embind's own
 // conversion failed too (its malloc of the copy).
 std::string text_from_js(const val& text);

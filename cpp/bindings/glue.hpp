@@ -162,7 +162,7 @@ val repeated_sequences(double batch_size, double length, double vocab_size, doub
 
 val bpe_from_files(const val& vocab_json, const val& merges_txt);
 val bpe_from_tokenizer_json(const val& text);
-val bpe_encode(const BPETokenizer& t, const val& utf8);
+val bpe_encode(const BPETokenizer& t, const val& text);
 val bpe_decode(const BPETokenizer& t, const val& ids);
 val bpe_pieces(const BPETokenizer& t);
 double bpe_vocab_size(const BPETokenizer& t);

@@ -24,12 +24,12 @@ val bpe_from_tokenizer_json(const val& text) {
     return guarded("BPETokenizer", [&] { return owned_by_js(new BPETokenizer(BPETokenizer::from_tokenizer_json(text_from_js(text)))); });
 }
 
-val bpe_encode(const BPETokenizer& t, const val& utf8) {
-    return guarded("BPETokenizer.encode", [&] { return int32_ids_to_js(t.encode(bytes_from_js(utf8, "BPETokenizer.encode"))); });
+val bpe_encode(const BPETokenizer& t, const val& text) {
+    return guarded("BPETokenizer.encode", [&] { return int32_ids_to_js(t.encode(text_from_js(text))); });
 }
 
 val bpe_decode(const BPETokenizer& t, const val& ids) {
-    return guarded("BPETokenizer.decode", [&] { return bytes_to_js(t.decode(to_ids(ids, "BPETokenizer.decode"))); });
+    return guarded("BPETokenizer.decode", [&] { return text_to_js(t.decode(to_ids(ids, "BPETokenizer.decode"))); });
 }
 
 val bpe_pieces(const BPETokenizer& t) {

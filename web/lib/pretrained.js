@@ -12,10 +12,8 @@ import { baseUrl, isUrlLike } from './loading.js';
 // small's largest tensor is 147 MiB in float32), so the file is never held whole.
 const CHUNK_BYTES = 16 << 20;
 
-/** Text as UTF-8 bytes; a lone surrogate becomes U+FFFD, as js-tiktoken and TextEncoder make it. */
-const encoder = new TextEncoder();
-// ignoreBOM: a U+FEFF the text began with is part of it (TextDecoder drops it by default).
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+// A file's text as it is written: ignoreBOM keeps a U+FEFF it begins with (TextDecoder drops it by default).
+const fileDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export function pretrainedApi(M, { GPT, Tokenizer }) {
   /**
@@ -44,13 +42,13 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
       }
       super(fn, make);
     }
-    /** The ids of a text. */
+    /** The ids of a text (a lone surrogate is encoded as U+FFFD, as js-tiktoken and TextEncoder encode it). */
     encode(text) {
-      return Array.from(this._handle.encode(encoder.encode(string(text, 'BPETokenizer.encode', 'text'))));
+      return Array.from(this._handle.encode(string(text, 'BPETokenizer.encode', 'text')));
     }
     /** The text of ids (bytes that end inside a character show as U+FFFD, as TextDecoder shows them). */
     decode(ids) {
-      return decoder.decode(this._handle.decode(integers(ids, 'BPETokenizer.decode', 'ids')));
+      return this._handle.decode(integers(ids, 'BPETokenizer.decode', 'ids'));
     }
     /** 'bpe'. */
     get kind() { return 'bpe'; }
@@ -177,7 +175,7 @@ class FolderFile {
     this.read = read; // (begin, end) => Promise<Uint8Array>
   }
   async text() {
-    return decoder.decode(await this.read(0, this.size));
+    return fileDecoder.decode(await this.read(0, this.size));
   }
 }
 
