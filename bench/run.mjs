@@ -424,10 +424,9 @@ function writeResults(threads, section) {
 
 // glibc's malloc hands a freed buffer above its adaptive threshold back to the kernel, and faults the next one of
 // that size in afresh, page by page: on this project's 2-vCPU VM some 12 µs a page, 12 ms for the 4 MB array that
-// Linear 1024 (or any runtime) returns, on one call in four or so (a quarter of the call, landing in one
-// runtime's rounds or another's). The native bench keeps freed memory (attn::keep_freed_memory); this process
-// keeps it with the same two figures, through glibc's environment, which malloc reads only as a process starts:
-// so the bench runs itself again with them.
+// Linear 1024 (or any runtime) returns, in about one call of four, in whichever runtime's rounds it lands. The
+// native bench keeps freed memory (attn::keep_freed_memory); this process keeps it with the same two figures,
+// through glibc's environment, which malloc reads only as a process starts: so the bench runs itself again.
 function keptMemoryEnvironment() {
   const header = readFileSync(join(ROOT, 'cpp', 'include', 'attn', 'memory.hpp'), 'utf8');
   const bytes = (name) => {
@@ -439,7 +438,8 @@ function keptMemoryEnvironment() {
 }
 
 if (process.env.MALLOC_TRIM_THRESHOLD_ === undefined) {
-  const again = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, ...keptMemoryEnvironment() } });
+  const again = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)],
+    { stdio: 'inherit', env: { ...process.env, ...keptMemoryEnvironment() } });
   process.exit(again.status ?? 1);
 }
 await main();

@@ -15,9 +15,9 @@
 //
 // It changes malloc for the whole process (the peak of the heap stays the
 // process's), so the library never calls it: attn-train and the native bench
-// do (bench/run.mjs reads these two figures to give its Node process the same
-// through glibc's environment). WebAssembly's malloc keeps freed memory anyway; so do jemalloc and
-// tcmalloc, with which a program needs none of this.
+// do (bench/run.mjs reads these two figures to set its Node process the same
+// way through glibc's environment). WebAssembly's malloc keeps freed memory
+// anyway; so do jemalloc and tcmalloc, with which a program needs none of this.
 #pragma once
 
 namespace attn {
