@@ -194,13 +194,17 @@ std::string bytes_from_js(const val& array, const char* fn) {
 }
 
 std::string text_from_js(const val& text) {
-    return bytes_from_js(val::global("TextEncoder").new_().call<val>("encode", text), "text");
+    thread_local const val encoder = val::global("TextEncoder").new_();  // a val belongs to the thread that made it
+    return bytes_from_js(encoder.call<val>("encode", text), "text");
 }
 
 val text_to_js(const std::string& utf8) {
-    val options = val::object();
-    options.set("ignoreBOM", true);
-    return val::global("TextDecoder").new_(val("utf-8"), options).call<val>("decode", bytes_to_js(utf8));
+    thread_local const val decoder = [] {
+        val options = val::object();
+        options.set("ignoreBOM", true);
+        return val::global("TextDecoder").new_(val("utf-8"), options);
+    }();
+    return decoder.call<val>("decode", bytes_to_js(utf8));
 }
 
 }  // namespace attn::js

@@ -126,7 +126,7 @@ std::string bytes_from_js(const val& array, const char* fn);
 // corpus took twice as long to build there as in the single-threaded module. A lone surrogate is encoded as
 // U+FFFD, TextEncoder's rule: the JS API refuses one where that would change what the text means (a corpus, a
 // vocabulary: arguments.js's wellFormed) and BPETokenizer.encode takes it as js-tiktoken does. A U+FEFF at the
-// start is kept.
+// start is kept. Each thread that calls in makes its one encoder and one decoder on first use.
 // TextEncoder and TextDecoder throw only when the engine cannot allocate their result, where embind's own
 // conversion failed too (its malloc of the copy).
 std::string text_from_js(const val& text);

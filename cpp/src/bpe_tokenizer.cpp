@@ -4,6 +4,7 @@
 #include "attn/tokenizer.hpp"
 #include "json_limits.hpp"
 #include "unicode_classes.hpp"
+#include "utf8.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -64,20 +65,14 @@ Char char_at(const unsigned char* s, size_t n, size_t i) {
                                                                            : Class::Other;
         return {cls, b == ' ', 1};
     }
-    const size_t len = (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-    if (len == 0 || i + len > n) return {Class::Other, false, 1};
-    char32_t c = len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
-    for (size_t k = 1; k < len; ++k) {
-        if ((s[i + k] & 0xC0) != 0x80) return {Class::Other, false, 1};
-        c = (c << 6) | (s[i + k] & 0x3F);
-    }
-    static constexpr char32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (c < kMin[len] || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF) return {Class::Other, false, 1};
+    int len = 0;
+    const char32_t c = utf8_decode_at(s, n, i, len);
+    if (len == 0) return {Class::Other, false, 1};
     const Class cls = unicode::is_letter(c) ? Class::Letter
                       : unicode::is_number(c) ? Class::Number
                       : unicode::is_space(c)  ? Class::Space
                                               : Class::Other;
-    return {cls, false, len};
+    return {cls, false, static_cast<size_t>(len)};
 }
 
 // The length of the piece the pattern matches at byte i: its alternatives in order (see the header).
