@@ -219,25 +219,29 @@ void over_strips(bool by_rows, int64_t step, int64_t M, int64_t N, const GemmOpe
     });
 }
 
-// Rows of C a thread claims at a time when threads share a packed op(B): some four claims per thread, so that
-// a thread running slower (a shared machine's cores change speed from one call to the next) ends no more than
-// a claim after the other; at least 32 rows and up to 128, because each claim reads all of packed op(B) again,
-// from beyond L2 when it is large, and the first of its micro-kernels on a panel waits for the panel to arrive.
-// (Linear 1024 × 1024 on 2 threads: claims of 128 rows were 3-7 % faster than claims of 32.) The claim does not
-// change a sum: every element of C adds the same products in the same order whichever rows it is claimed with.
+// Rows of C in a claim when threads share a packed op(B): some four blocks of rows per thread, so that a product
+// of few columns still makes claims enough to share out; at least 32 and up to 128, because the threads read all
+// of packed op(B) again for each block of rows, from beyond L2 when it is large, and the first micro-kernel on a
+// panel waits for the panel to arrive. (Linear 1024 × 1024 on 2 threads: blocks of 128 rows were 3-7 %
+// faster than blocks of 32.) A claim does not change a sum: every element of C adds the same products in the
+// same order whichever claim it falls in.
 int64_t shared_rows(int64_t M) {
     const int64_t rows = M / (4 * num_threads());
     return std::clamp<int64_t>(rows - rows % MR, 32, 128);
 }
 
-// Columns of C a claim computes at a time, every block of KC in turn: the claim's part of C (128 × 256 floats at
-// most) stays in L2 from one block of KC to the next instead of going out to L3 and back for each.
+// Columns of C in a claim. The claim computes them for every block of KC in turn, so its part of C (128 × 256
+// floats at most) stays in L2 from one block to the next instead of going out to L3 and back for each; and
+// claims this small (1/32 of Linear 1024 × 1024) let a thread that runs slower (a shared machine's cores change
+// speed from one call to the next) end no more than ~1/32 of the work after the other. Claims of whole blocks
+// of rows, 1/8 of that product each, left the faster thread waiting: 3-10 % more time on 2 threads.
 constexpr int64_t kSharedCols = 256;
 
 // The threads first pack op(B)'s block of NC columns together, all K rows
-// (PackedB's layout), then claim blocks of shared_rows(M) rows of C from one
-// counter and run them kSharedCols columns at a time. A static half each
-// would both pack all of B and wait for the slower thread.
+// (PackedB's layout), then claim parts of C, shared_rows(M) rows by
+// kSharedCols columns, from one counter: the column parts of a block of rows
+// one after another, so that threads working at once read the same rows of A.
+// A static half each would both pack all of B and wait for the slower thread.
 void shared_b(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C, int64_t ldc,
               bool accumulate) {
     const int64_t panel = K * NR, rows = shared_rows(M);
@@ -249,14 +253,14 @@ void shared_b(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmO
             panels, [&](int64_t p) { pack_b(B, 0, K, jc + p * NR, std::min(NR, nc - p * NR), Bp.get() + p * panel); },
             grain_for_work(kMovedFloatWork * static_cast<double>(panel)));
         const float* packed = Bp.get();
-        parallel_for((M + rows - 1) / rows, [&](int64_t block) {
+        const int64_t col_blocks = (nc + kSharedCols - 1) / kSharedCols;
+        parallel_for((M + rows - 1) / rows * col_blocks, [&](int64_t claim) {
             thread_local std::vector<float> Ap;
-            const int64_t i0 = block * rows, mc = std::min(rows, M - i0);
-            for (int64_t js = 0; js < nc; js += kSharedCols) {
-                for (int64_t pc = 0; pc < K; pc += KC) {
-                    macro_kernel(A, i0, mc, pc, std::min(KC, K - pc), packed + (js / NR) * panel + pc * NR, panel,
-                                 std::min(kSharedCols, nc - js), C + i0 * ldc + jc + js, ldc, accumulate || pc > 0, Ap);
-                }
+            const int64_t i0 = claim / col_blocks * rows, mc = std::min(rows, M - i0);
+            const int64_t js = claim % col_blocks * kSharedCols;
+            for (int64_t pc = 0; pc < K; pc += KC) {
+                macro_kernel(A, i0, mc, pc, std::min(KC, K - pc), packed + (js / NR) * panel + pc * NR, panel,
+                             std::min(kSharedCols, nc - js), C + i0 * ldc + jc + js, ldc, accumulate || pc > 0, Ap);
             }
         });
     }
