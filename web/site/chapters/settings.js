@@ -103,6 +103,25 @@ export const RECIPE = {
 };
 
 /**
+ * A chapter 7 run as the training worker takes it: its length, how often it evaluates, samples and measures
+ * the heads, and its model and training configs (the library's names), from the reader's settings (TRAINING's
+ * keys: n_layer, n_head, n_embd, max_iters, tokenizer) and whether it trains on a text file (else the agreement
+ * corpus). Plain arithmetic: the library checks the configs when the run starts.
+ */
+export function trainingRun({ n_layer: nLayer, n_head: nHead, n_embd: nEmbd, max_iters: iters, tokenizer }, fromFile) {
+  const data = fromFile ? RECIPE.file : RECIPE.corpus;
+  return {
+    iters,
+    evalEvery: Math.max(10, Math.floor(iters / RECIPE.evaluations)),
+    sampleEvery: Math.max(10, Math.floor(iters / RECIPE.samples)),
+    probeEvery: data.probeEvery,
+    model: { ...RECIPE.model, nLayer, nHead, nEmbd, nInner: 4 * nEmbd, blockSize: data.blockSize },
+    training: { ...RECIPE.training, batchSize: data.batchSize, warmupIters: Math.min(100, iters - 1), lrDecayIters: Math.max(iters, 101),
+      tokenizer },
+  };
+}
+
+/**
  * Chapter 9, "How attention copies": the reader's letters (at most the induction model's 32 positions), the
  * previous-token head switched off or not, the snapshot of the shipped model's training shown (0–15), and the
  * live run's seed and length (the training itself is the library's inductionRecipe()).

@@ -7,7 +7,7 @@ import { headColor } from '../../components/head-view.js';
 import { showProblem } from '../../components/inputs.js';
 import { lineChart } from '../../components/line-chart.js';
 import { perFrame, report } from '../../components/page.js';
-import { LIVE_REDRAW_MS, RECIPE } from '../settings.js';
+import { LIVE_REDRAW_MS, RECIPE, trainingRun } from '../settings.js';
 import { headName, percent } from './state.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -204,7 +204,7 @@ export function training(state, settings, models) {
     }
   };
 
-  /** The run's length and its model and training configs (the library's names), or null after showing why a setting is refused. */
+  /** The run the reader set (settings.js's trainingRun), or null after showing why a setting is refused. */
   function plan(fromFile) {
     const [nLayer, nHead, nEmbd, iters] = ['n_layer', 'n_head', 'n_embd', 'max_iters'].map((name) => settings.read(name));
     if (nHead !== null && nEmbd !== null) {
@@ -217,14 +217,7 @@ export function training(state, settings, models) {
       }
     }
     if ([nLayer, nHead, nEmbd, iters].includes(null)) return null;
-    const data = fromFile ? RECIPE.file : RECIPE.corpus;
-    return {
-      iters,
-      probeEvery: data.probeEvery,
-      model: { ...RECIPE.model, nLayer, nHead, nEmbd, nInner: 4 * nEmbd, blockSize: data.blockSize },
-      training: { ...RECIPE.training, batchSize: data.batchSize, warmupIters: Math.min(100, iters - 1), lrDecayIters: Math.max(iters, 101),
-        tokenizer: settings.read('tokenizer') },
-    };
+    return trainingRun({ n_layer: nLayer, n_head: nHead, n_embd: nEmbd, max_iters: iters, tokenizer: settings.read('tokenizer') }, fromFile);
   }
 
   $('#train').addEventListener('click', async () => {
@@ -247,16 +240,7 @@ export function training(state, settings, models) {
       progress: null, // the worker's latest 'progress' message
     };
     setRunning('starting');
-    worker.postMessage({
-      type: 'start',
-      text,
-      iters: settled.iters,
-      evalEvery: Math.max(10, Math.floor(settled.iters / RECIPE.evaluations)),
-      sampleEvery: Math.max(10, Math.floor(settled.iters / RECIPE.samples)),
-      probeEvery: settled.probeEvery,
-      model: settled.model,
-      training: settled.training,
-    });
+    worker.postMessage({ type: 'start', text, ...settled });
   });
   $('#pause').addEventListener('click', () => {
     worker.postMessage({ type: 'pause' });
