@@ -8,6 +8,7 @@
 // speed-up within rounds; fails if the two runs' losses differ in any bit.
 //
 //   node bench/site_training_interleaved.mjs [threads, default 2] [steps per block, default 10]
+// (after the WASM build, tools/build.sh wasm: the page loads the package from web/lib/)
 import { fileURLToPath } from 'node:url';
 
 import { launchBrowser, openPage, serve } from '../tests/browser/harness.js';

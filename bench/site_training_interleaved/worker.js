@@ -17,6 +17,7 @@ const nextTurn = () => new Promise((resolve) => {
   turn = resolve;
   channel.port2.postMessage(null);
 });
+
 try {
   const run = trainingRun(Object.fromEntries(Object.entries(TRAINING).map(([name, s]) => [name, s.default])), false);
   const sides = [];
