@@ -5,18 +5,13 @@
 import { createAttention } from '../../web/lib/index.js';
 import { beginRun, endRun, runStep } from '../../web/site/chapters/language-model/training-loop.js';
 import { RECIPE, TRAINING, trainingRun } from '../../web/site/chapters/settings.js';
+import { eventLoopTurns } from '../../web/site/chapters/training-run.js';
 
 const query = new URLSearchParams(location.search);
 const threads = Number(query.get('threads') ?? 2), block = Number(query.get('block') ?? 10);
 
-// One turn of the event loop between steps, as the page's training worker takes (training-run.js).
-const channel = new MessageChannel();
-let turn = null;
-channel.port1.onmessage = () => turn();
-const nextTurn = () => new Promise((resolve) => {
-  turn = resolve;
-  channel.port2.postMessage(null);
-});
+// One turn of the event loop between steps, as the page's training worker takes.
+const nextTurn = eventLoopTurns();
 
 try {
   const run = trainingRun(Object.fromEntries(Object.entries(TRAINING).map(([name, s]) => [name, s.default])), false);

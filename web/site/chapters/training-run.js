@@ -1,20 +1,28 @@
-// What the site's training workers share (chapter 7's and chapter 9's): one run at a time, driven by messages.
+// What the site's training workers share (chapter 7's and chapter 9's). trainingRuns: one run at a time, driven
+// by messages:
 //   {type: 'start', ...}  runs start(data, runs): the worker's own loop
 //   {type: 'pause'}       pauses after the current step and posts a checkpoint; {type: 'resume'}; {type: 'stop'}
 // Out: {type: 'checkpoint', iter, bytes, done} when paused and at the end, {type: 'error', message, started}.
 // A run that fails after it started (a diverged step leaves the model as it was) posts the checkpoint of its
 // last good state before the error, so the reader keeps what it learned.
-export function trainingRuns(start) {
-  // A turn of the event loop through a message to ourselves: a setTimeout(0) between steps is clamped to 4 ms
-  // once nested (HTML's timer rules), and 1,200 steps lost ~5 s to it.
-  // next() waits for one turn at a time, so one pending resolver is all there is.
+
+/**
+ * A function that resolves after one turn of the event loop, through a message to ourselves: a setTimeout(0)
+ * between steps is clamped to 4 ms once nested (HTML's timer rules), and 1,200 steps lost ~5 s to it. Its caller
+ * waits for one turn at a time, so one pending resolver is all there is.
+ */
+export function eventLoopTurns() {
   const channel = new MessageChannel();
   let turn = null;
   channel.port1.onmessage = () => turn();
-  const nextTurn = () => new Promise((resolve) => {
+  return () => new Promise((resolve) => {
     turn = resolve;
     channel.port2.postMessage(null);
   });
+}
+
+export function trainingRuns(start) {
+  const nextTurn = eventLoopTurns();
   const runs = {
     trainer: null,
     paused: false,
