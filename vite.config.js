@@ -129,9 +129,9 @@ function devWasmAndApi() {
         });
       };
       server.watcher.add([resolve(root, 'cpp'), resolve(root, 'CMakeLists.txt')]);
-      server.watcher.on('change', (file) => {
-        if (file.startsWith(resolve(root, 'cpp')) || file === resolve(root, 'CMakeLists.txt')) rebuild();
-      });
+      const isCpp = (file) => file.startsWith(resolve(root, 'cpp')) || file === resolve(root, 'CMakeLists.txt');
+      // A new or deleted file counts too: a header added and then included, a source listed in CMakeLists.txt.
+      for (const event of ['change', 'add', 'unlink']) server.watcher.on(event, (file) => isCpp(file) && rebuild());
     },
   };
 }

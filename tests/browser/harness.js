@@ -64,6 +64,9 @@ export async function serve(dir, { subPath = '/', headers = {} } = {}) {
 /** Serves DIST at http://127.0.0.1:<port>/attention-step-by-step/, as a project page is hosted. */
 export const serveDist = () => serve(DIST, { subPath: SUB_PATH });
 
+/** The headers that make a page cross-origin isolated (shared memory, so the threaded module), as vite.config.js sends them. */
+export const ISOLATION_HEADERS = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+
 export async function launchBrowser() {
   // playwright-core gives every launch a fresh temporary profile.
   return chromium.launch({
@@ -172,6 +175,19 @@ export async function load(browser, server, path, viewport, options) {
  */
 export const drawn = (page) => page.waitForSelector('body:not([data-drawing])', { state: 'attached' });
 
+/** Resolves once the page has painted two more frames: what was changed before is drawn. */
+export const twoFrames = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+
+/**
+ * Waits until the page is at rest: its fonts loaded, its redraws finished (drawn) and two frames painted since,
+ * so that layout and pixels read next are final. What a fixed pause used to wait for, as events.
+ */
+export async function settled(page) {
+  await page.evaluate(() => document.fonts.ready);
+  await drawn(page);
+  await twoFrames(page);
+}
+
 /**
  * Chapter 7 has measured its model's heads (the probe's worker answered) and redrawn what the measurement picks:
  * the head shown in full, the head view's head.
@@ -273,9 +289,3 @@ export async function assertDrawnAlikeAlone(page, selector, svgText) {
  */
 export const storageThatNeverAnswers = (page) =>
   page.addInitScript(() => Object.defineProperty(indexedDB, 'open', { value: () => ({}) }));
-
-/**
- * A main-thread task longer than this fails a test: the page froze. Tasks over 50 ms (the browser's long-task
- * measure) are a speed, reported but not asserted: on these shared machines the same build's tasks vary by 2×.
- */
-export const FROZEN_MS = 250;

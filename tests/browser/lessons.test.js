@@ -2,17 +2,15 @@
 // every reader. Each test checks one promise of the site to a learner: errors
 // beside their cause and no stale figure shown as current, prose that follows
 // the model shown, named axes, a readable −1e9 mask, chapters that show their
-// effect, controls that fit, phones, the keyboard, the head view, and measured
-// accessibility (axe-core) and contrast.
+// effect, controls that fit, phones, the keyboard and the head view. Every page's
+// accessibility (axe-core) and contrast are measured where site.test.js loads
+// each page at each width and theme (accessibility.js).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, drawn, focusForKeys, measured, ready, useSite } from './harness.js';
+import { artifactPath, assertClean, drawn, focusForKeys, measured, ready, settled, useSite } from './harness.js';
 
-const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
 const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', '7-language-model', '8-your-model',
   '9-induction-heads'];
 const DESKTOP = { width: 1280, height: 900 };
@@ -323,7 +321,7 @@ describe('8. phones (390 px): no text in a figure below 11 px, no formula cut of
   for (const chapter of CHAPTERS) {
     test(chapter, async () => {
       const { page, context, problems } = await load(`chapters/${chapter}`, PHONE);
-      await page.waitForTimeout(300);
+      await settled(page);
       const report = await page.evaluate(() => {
         const small = [];
         for (const t of document.querySelectorAll('main svg text')) {
@@ -497,7 +495,7 @@ describe('the lesser points', () => {
     }
     for (const viewport of [DESKTOP, PHONE]) {
       await page.setViewportSize(viewport);
-      await page.waitForTimeout(300);
+      await settled(page);
       const crossings = await page.$eval('[data-figure="bottleneck"] svg', (svg) => {
         const labels = [...svg.querySelectorAll('text')].map((t) => ({ text: t.textContent, box: t.getBBox() }));
         const hits = [];
@@ -616,60 +614,4 @@ describe('the lesser points', () => {
     await two.context.close();
     for (const p of [five, three, two]) assertClean(p.problems);
   });
-});
-
-describe('accessibility and contrast, measured', () => {
-  for (const path of ['index', ...CHAPTERS.map((c) => `chapters/${c}`)]) {
-    test(`${path}: axe finds nothing critical, serious or moderate; every number on a heatmap cell and every other text of a figure has contrast ≥ 4.5 (1280 and 390 px, light and dark)`, async () => {
-      for (const [viewport, colorScheme] of [[DESKTOP, 'light'], [PHONE, 'light'], [DESKTOP, 'dark'], [PHONE, 'dark']]) {
-        const { page, context, problems } = await load(path, viewport, { colorScheme });
-        assert.equal(await page.getAttribute('html', 'data-theme'), colorScheme, 'the page follows the system theme');
-        if (path.endsWith('7-language-model')) await measured(page);
-        // the views a reader opens are checked too: a traced number and the PyTorch script
-        const traceable = { '3-trainable-weights': 'trainable-weights', '5-masking': 'weights-after', '6-multi-head': 'grid' }[path.split('/').pop()];
-        if (traceable) {
-          await page.click(`[data-figure="${traceable}"] g.cell[data-row="1"][data-col="0"]`);
-          await page.waitForSelector('[data-score-panel][data-score]');
-        }
-        if (await page.$('[data-pytorch] summary')) await page.click('[data-pytorch] summary');
-        await page.evaluate(AXE);
-        const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
-          .filter((v) => ['critical', 'serious', 'moderate'].includes(v.impact))
-          .map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
-        assert.deepEqual(violations, [], `${path} at ${viewport.width}px, ${colorScheme}`);
-        const low = await page.evaluate(() => {
-          const lum = (color) => {
-            const [r, g, b] = color.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number).map((c) => (c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
-            return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-          };
-          const contrast = (x, y) => {
-            const [a, b] = [lum(x), lum(y)].sort((p, q) => q - p);
-            return (a + 0.05) / (b + 0.05);
-          };
-          const out = [];
-          for (const cell of document.querySelectorAll('svg.heatmap g.cell, svg.pipeline-svg g.cell')) {
-            const text = cell.querySelector('text');
-            if (!text) continue;
-            const fill = cell.querySelector('rect').getAttribute('fill');
-            if (fill.startsWith('url(')) continue; // hatched masked cells: black on light grey
-            const ratio = contrast(getComputedStyle(cell.querySelector('rect')).fill, getComputedStyle(text).fill);
-            if (ratio < 4.5) out.push(`${text.textContent}: ${ratio.toFixed(2)}`);
-          }
-          // Every other text of a figure (labels, axes, legends, values above bars) stands on the page.
-          const page = getComputedStyle(document.documentElement).backgroundColor;
-          for (const text of document.querySelectorAll('main svg text')) {
-            if (text.closest('svg.heatmap g.cell, svg.pipeline-svg g.cell, .diagram g.box, .diagram .add') || !text.textContent.trim()) continue;
-            const fill = getComputedStyle(text).fill;
-            if (!fill.startsWith('rgb')) continue;
-            const ratio = contrast(fill, page);
-            if (ratio < 4.5) out.push(`“${text.textContent}” on the page: ${ratio.toFixed(2)}`);
-          }
-          return out;
-        });
-        assert.deepEqual(low, [], `${path} at ${viewport.width}px, ${colorScheme}: low-contrast text in figures`);
-        await context.close();
-        assertClean(problems);
-      }
-    });
-  }
 });

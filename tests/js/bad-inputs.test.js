@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { assertClose, attn, notebook, useAttention } from './helpers.js';
+import { assertClose, attn, createAttention, notebook, useAttention } from './helpers.js';
 
 useAttention();
 
@@ -14,7 +14,6 @@ let model; // a small model, its tokenizer and a trainer, shared by the rows
 let tok;
 let trainer;
 before(async () => {
-  const { createAttention } = await import('../../web/lib/index.js');
   const a = await createAttention();
   tok = new a.CharTokenizer('abcdefgh ');
   model = new a.GPT({ vocabSize: tok.vocabSize, nEmbd: 8, nHead: 2, nLayer: 1, nInner: 16, blockSize: 8 });

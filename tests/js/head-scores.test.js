@@ -3,18 +3,16 @@
 // shipped induction model and on a model with a feed-forward; the recipe and the attention-only model through the
 // JS API; and every way to ask for a score that cannot be measured.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
-import { attn, own, useAttention } from './helpers.js';
+import { torchStdout } from '../fixtures/torch-cache.js';
+import { attn, fullTier, own, useAttention } from './helpers.js';
 
 useAttention();
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEF';
 let dir;
 before(() => { dir = mkdtempSync(join(tmpdir(), 'attn-head-scores-')); });
@@ -24,11 +22,12 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 function torchScores(model, tokenizer, scores, name) {
   const [B, T] = scores.sequences.shape;
   const ids = Array.from({ length: B }, (_, b) => Array.from(scores.sequences.data.subarray(b * T, (b + 1) * T)));
-  writeFileSync(join(dir, `${name}.safetensors`), model.checkpoint(tokenizer));
-  writeFileSync(join(dir, `${name}.json`), JSON.stringify({ ids, repeats: scores.repeats }));
-  return JSON.parse(execFileSync('/usr/bin/python3', ['tests/fixtures/head_scores_reference.py',
-    join(dir, `${name}.safetensors`), join(dir, `${name}.json`)], { cwd: ROOT, encoding: 'utf8' }));
+  const [checkpoint, sequences] = [join(dir, `${name}.safetensors`), join(dir, `${name}.json`)];
+  writeFileSync(checkpoint, model.checkpoint(tokenizer));
+  writeFileSync(sequences, JSON.stringify({ ids, repeats: scores.repeats }));
+  return JSON.parse(torchStdout(['tests/fixtures/head_scores_reference.py', checkpoint, sequences], { inputs: [checkpoint, sequences] }));
 }
+const TORCH = fullTier('PyTorch (tests/fixtures/head_scores_reference.py)');
 
 function assertScoresMatch(s, expected, shape) {
   for (const key of ['prefixMatching', 'previousToken', 'copying', 'inContextLossGain']) {
@@ -40,7 +39,7 @@ function assertScoresMatch(s, expected, shape) {
 }
 
 describe('headScores', () => {
-  test('the shipped induction model: its scores equal PyTorch\'s, and it has an induction head', async () => {
+  test('the shipped induction model: its scores equal PyTorch\'s, and it has an induction head', TORCH, async () => {
     const { model, tokenizer } = await attn.loadDefaultModel({ name: 'induction' });
     own(model);
     own(tokenizer);
@@ -58,7 +57,7 @@ describe('headScores', () => {
     assert.ok(s.inContextLossGain.data[previousHead] > 1.5, `${s.inContextLossGain.data}`);
   });
 
-  test('a model with a feed-forward and every option: the same as PyTorch, and the sequences repeat', () => {
+  test('a model with a feed-forward and every option: the same as PyTorch, and the sequences repeat', TORCH, () => {
     const model = own(new attn.GPT({ vocabSize: 20, nLayer: 3, nHead: 2, nEmbd: 16, blockSize: 24, seed: 4, headBias: true }));
     const tokenizer = own(attn.Tokenizer.fromVocabulary('char', 'abcdefghijklmnopqrst'));
     const s = attn.headScores(model, { batchSize: 5, length: 16, seed: 11, ablation: true });

@@ -4,7 +4,20 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { afterEach, before } from 'node:test';
 
-import { createAttention } from '../../web/lib/index.js';
+import { createAttention as createModule } from '../../web/lib/index.js';
+
+/**
+ * The tier of this run (docs/testing.md). `npm run test:quick` sets ATTN_TEST_TIER=quick: the Node tests run on
+ * the single-threaded module, which is all that tier builds, and leave out what needs PyTorch, a packed tarball
+ * or the threaded module. `npm test`, and any file run on its own, runs everything.
+ */
+export const QUICK = process.env.ATTN_TEST_TIER === 'quick';
+
+/** The options of a test or suite that only the full tier runs: `what` it needs, shown beside the quick tier's skip. */
+export const fullTier = (what) => ({ skip: QUICK && `needs ${what}; npm test runs it` });
+
+/** createAttention as this tier runs it: on one thread in the quick tier unless the call says otherwise. */
+export const createAttention = (options) => createModule(QUICK ? { threads: 1, ...options } : options);
 
 /** The API, loaded once per test file by useAttention(). */
 export let attn;

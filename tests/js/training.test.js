@@ -22,7 +22,7 @@ const SMALL = { nLayer: 2, nHead: 2, nEmbd: 16, nInner: 64, blockSize: 16, bias:
 
 describe('Trainer', () => {
   test('a WASM run gives the native tool\'s losses, step for step', () => {
-    const cli = join(ROOT, 'build/native/attn-train');
+    const cli = join(ROOT, 'build/portable/attn-train');
     assert.ok(existsSync(cli), `the native tool is built first by npm test (${cli})`);
     const dir = mkdtempSync(join(tmpdir(), 'attn-train-'));
     writeFileSync(join(dir, 'text.txt'), TEXT);
@@ -214,7 +214,7 @@ describe('checkpoint integrity', () => {
 describe('attn-train', () => {
   /** A long run of attn-train, sent `signal` once it has logged step `at`: its exit code, output and checkpoint path. */
   async function interruptedRun(signal, at, extra = []) {
-    const cli = join(ROOT, 'build/native/attn-train');
+    const cli = join(ROOT, 'build/portable/attn-train');
     const dir = mkdtempSync(join(tmpdir(), 'attn-signal-'));
     writeFileSync(join(dir, 'text.txt'), TEXT);
     const out = join(dir, 'ck.safetensors');
@@ -246,7 +246,7 @@ describe('attn-train', () => {
   test('--recipe induction trains the recipe, the same on 1 and 2 threads, and --snapshots writes the model before each step named', () => {
     const dir = mkdtempSync(join(tmpdir(), 'attn-recipe-'));
     writeFileSync(join(dir, 'letters.txt'), 'abcdefghijklmnopqrstuvwxyzABCDEF');
-    const train = (threads, snapshots) => execFileSync(join(ROOT, 'build/native/attn-train'), ['train', '--recipe', 'induction',
+    const train = (threads, snapshots) => execFileSync(join(ROOT, 'build/portable/attn-train'), ['train', '--recipe', 'induction',
       '--data', join(dir, 'letters.txt'), '--out', join(dir, `run-${threads}.safetensors`), '--max-iters', '20', '--eval-interval', '10',
       '--eval-iters', '2', '--log-interval', '0', '--threads', String(threads),
       ...(snapshots ? ['--snapshots', '0,10,20', '--snapshot-dir', dir] : [])], { encoding: 'utf8' });
@@ -282,7 +282,7 @@ describe('attn-train', () => {
   }
 
   test('--out replaces only a regular file, keeps its mode and leaves no temporary file (it turned /dev/null, a FIFO or a symlink into a regular file, and a mode-600 file into 644)', () => {
-    const cli = join(ROOT, 'build/native/attn-train');
+    const cli = join(ROOT, 'build/portable/attn-train');
     const dir = mkdtempSync(join(tmpdir(), 'attn-out-'));
     const run = (out) => spawnSync(cli, ['corpus', '--out', out, '--sentences', '5'], { encoding: 'utf8' });
     const file = join(dir, 'corpus.txt');
@@ -306,7 +306,7 @@ describe('attn-train', () => {
 
   test('an unknown flag or a bad value is an error naming it, before any work is done', () => {
     // Regression: unknown flags were ignored: --max-iter 3 trained the default 2000 steps, --nlayer 2 four layers.
-    const cli = join(ROOT, 'build/native/attn-train');
+    const cli = join(ROOT, 'build/portable/attn-train');
     const run = (...args) => spawnSync(cli, args, { encoding: 'utf8' });
     for (const [args, message] of [
       [['train', '--data', 'missing.txt', '--out', 'x', '--nlayer', '2'], 'attn-train: unknown flag --nlayer for train; did you mean --n-layer?'],

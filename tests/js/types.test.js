@@ -9,6 +9,8 @@ import { rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
+import { fullTier } from './helpers.js';
+
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 
@@ -21,28 +23,43 @@ function tsc(...args) {
   }
 }
 
-for (const setup of ['browser', 'bundler', 'node16', 'commonjs']) {
+for (const setup of ['browser', 'bundler']) {
   test(`index.d.ts type-checks the documented usage under the ${setup} set-up`, () => {
     assert.equal(tsc('-p', `tests/types/tsconfig.${setup}.json`, '--noEmit'), '');
   });
 }
 
-test('what type-checks runs: the node16 build of the usage files', () => {
-  // Emitted inside the repository so that Node resolves 'attention-step-by-step' to this package.
-  const out = 'build/types-usage';
-  rmSync(`${ROOT}/${out}`, { recursive: true, force: true });
-  assert.equal(tsc('-p', 'tests/types/tsconfig.node16.json', '--outDir', out, '--rootDir', '.'), '');
+// The Node set-ups are type-checked by the build that the tests after them run: one tsc per set-up.
+const emitted = {};
+/** tsc's output for a Node set-up, emitted once inside the repository (so that Node resolves 'attention-step-by-step' to this package). */
+function emit(setup) {
+  if (!(setup in emitted)) {
+    rmSync(`${ROOT}/build/types-${setup}`, { recursive: true, force: true });
+    emitted[setup] = tsc('-p', `tests/types/tsconfig.${setup}.json`, '--outDir', `build/types-${setup}`, '--rootDir', '.');
+  }
+  return emitted[setup];
+}
+for (const setup of ['node16', 'commonjs']) {
+  test(`index.d.ts type-checks the documented usage under the ${setup} set-up`, () => {
+    assert.equal(emit(setup), '');
+  });
+}
+
+// The usage files load the package as an app does, on every core: the threaded module.
+const THREADED = fullTier('the threaded module');
+
+test('what type-checks runs: the node16 build of the usage files', THREADED, () => {
+  assert.equal(emit('node16'), '');
+  const out = 'build/types-node16';
   const printed = execFileSync(process.execPath, [`${out}/tests/types/usage.js`], { cwd: ROOT, encoding: 'utf8' });
   assert.deepEqual(JSON.parse(printed), { ok: true, loss: true, iter: 1, verified: true, memory: true, induction: true });
   const inWorker = execFileSync(process.execPath, [`${out}/tests/types/worker.js`], { cwd: ROOT, encoding: 'utf8' });
   assert.deepEqual(JSON.parse(inWorker), { text: true, loss: true, iter: 5, weights: [2, 2], nLayer: 1 });
 });
 
-test('what type-checks runs: a CommonJS file requires the package (Node ≥ 20.19 loads its ES module)', () => {
-  const out = 'build/types-commonjs';
-  rmSync(`${ROOT}/${out}`, { recursive: true, force: true });
-  assert.equal(tsc('-p', 'tests/types/tsconfig.commonjs.json', '--outDir', out, '--rootDir', '.'), '');
-  const printed = execFileSync(process.execPath, [`${out}/tests/types/commonjs.cjs`], { cwd: ROOT, encoding: 'utf8' });
+test('what type-checks runs: a CommonJS file requires the package (Node ≥ 20.19 loads its ES module)', THREADED, () => {
+  assert.equal(emit('commonjs'), '');
+  const printed = execFileSync(process.execPath, ['build/types-commonjs/tests/types/commonjs.cjs'], { cwd: ROOT, encoding: 'utf8' });
   assert.deepEqual(JSON.parse(printed), { softmax: 'tensor([0.0900, 0.2447, 0.6652])', heads: 1 });
 });
 

@@ -16,6 +16,8 @@
 // it, at most every MIN_INTERVAL_MS (a dragged slider records as it goes, not
 // 60 times a second, which browsers refuse); a burst of edits to the same
 // fields is one history entry: typing a number is one step back, not one per key.
+// While a write is due, <html> has data-link-pending: the address says what the
+// page shows once it is gone (the tests wait for that instead of a quiet spell).
 
 import { copyButton } from './copy-button.js';
 
@@ -244,9 +246,15 @@ export function linkState(schema, { restore }) {
   let nextFrame = false; // a write is due in the next frame
   let later = null; // a write is due once MIN_INTERVAL_MS have passed since the last
   let applying = true; // while a link's fields are being set, the page's state is not the reader's edit
-  function write({ replace = false } = {}) {
+  const pending = (due) => document.documentElement.toggleAttribute('data-link-pending', due);
+  pending(true);
+  function write(options) {
     clearTimeout(later);
     later = null;
+    writeNow(options);
+    pending(nextFrame);
+  }
+  function writeNow({ replace = false } = {}) {
     if (applying) return;
     const values = current();
     if (!values) return;
@@ -262,6 +270,7 @@ export function linkState(schema, { restore }) {
   const record = () => {
     if (nextFrame || later) return; // the write to come reads the state as it will be
     nextFrame = true;
+    pending(true);
     requestAnimationFrame(() => {
       nextFrame = false;
       // A task of its own, not this frame's: history's pushState takes milliseconds the redraw needs.
@@ -289,6 +298,7 @@ export function linkState(schema, { restore }) {
   addEventListener('popstate', async () => {
     clearTimeout(later);
     later = null;
+    pending(true);
     applying = true;
     try {
       await apply(read(location.search).values);
