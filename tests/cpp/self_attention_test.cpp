@@ -5,15 +5,13 @@
 #include "attn/self_attention.hpp"
 #include "attn/simple_attention.hpp"
 #include "attn/softmax.hpp"
+#include "fixtures.hpp"
 #include "golden.hpp"
 
 using namespace attn;
+using fixtures::transposed;
 using golden::near;
 using golden::notebook;
-
-namespace {
-Tensor transposed(const Tensor& m) { return from_matrix(matrix(m).transpose()); }
-}  // namespace
 
 TEST(SelfAttentionV1, Seed123WeightsAreTheNotebooks) {
     manual_seed(123);
