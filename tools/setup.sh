@@ -3,16 +3,27 @@
 # with --browser what its tests need (Chromium, clang's libFuzzer, PyTorch), and
 # with --bench what the benchmark adds (OpenBLAS, for the PyTorch anchor: Debian's
 # PyTorch calls whichever libblas.so.3 is installed, and the reference BLAS is ~20× slower).
+# --native installs only what the C++ library's native build needs, and no npm packages:
+# tools/test.sh starts that build while a second call installs the rest.
 # Idempotent: when everything is present it only checks, which takes well
 # under a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+native=false browser=false bench=false
+for flag in "$@"; do
+  case "$flag" in
+    --native) native=true ;;
+    --browser) browser=true ;;
+    --bench) browser=true bench=true ;;
+    *) echo "usage: tools/setup.sh [--native | --browser | --bench]" >&2; exit 2 ;;
+  esac
+done
+
 missing=()
 have() { command -v "$1" >/dev/null 2>&1; }
 have g++ || missing+=(g++)
 have cmake || missing+=(cmake)
-have em++ || missing+=(emscripten)
 [ -f /usr/include/eigen3/Eigen/Core ] || missing+=(libeigen3-dev)
 [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || missing+=(nlohmann-json3-dev)
@@ -20,14 +31,7 @@ have em++ || missing+=(emscripten)
 # Compiler caching: a build folder made anew (a clean clone, the tests' portable and fuzzing builds) compiles
 # what an earlier build already compiled with the same flags from the cache (tools/build.sh).
 have ccache || missing+=(ccache)
-browser=false bench=false
-for flag in "$@"; do
-  case "$flag" in
-    --browser) browser=true ;;
-    --bench) browser=true bench=true ;;
-    *) echo "usage: tools/setup.sh [--browser] [--bench]" >&2; exit 2 ;;
-  esac
-done
+$native || have em++ || missing+=(emscripten)
 if $bench; then
   compgen -G "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3" >/dev/null || missing+=(libopenblas0-pthread)
 fi
@@ -43,7 +47,7 @@ fi
 # npm packages: installed when node_modules is missing or older than the lockfile, while apt installs (they need
 # nothing of each other, and each spends most of its time waiting on the network or the disk).
 npm_pid=""
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if ! $native && { [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
   echo "setup: installing npm packages"
   npm ci --no-audit --no-fund --loglevel=error &
   npm_pid=$!

@@ -24,10 +24,10 @@ case "${1:-full}" in
     ATTN_TEST_TIER=quick node --test --test-concurrency="$files_at_once" tests/js/
     ;;
   full)
-    bash tools/setup.sh --browser
-    # Each build keeps the cores busy while it compiles, and leaves one idle while it archives, links or
-    # optimises (wasm-opt): side by side, each fills the others' gaps. Each one's output is shown once all are
-    # done, the failed ones' in full.
+    # The builds side by side: one's single-threaded steps (archiving, linking, wasm-opt) overlap the others'
+    # compiling. The C++ build starts as soon as its few packages are there, while apt installs the large
+    # ones the others need (on a fresh machine, a minute or more). Each one's output is shown once all are
+    # done, a failed one's in full.
     logs=build/test-logs
     mkdir -p "$logs"
     declare -A builds=(
@@ -36,10 +36,15 @@ case "${1:-full}" in
       [fuzz]="bash tools/fuzz.sh --build"
     )
     declare -A pids=()
-    for name in "${!builds[@]}"; do
-      bash -c "${builds[$name]}" > "$logs/$name.log" 2>&1 &
-      pids[$name]=$!
-    done
+    start() {
+      bash -c "${builds[$1]}" > "$logs/$1.log" 2>&1 &
+      pids[$1]=$!
+    }
+    bash tools/setup.sh --native
+    start portable
+    bash tools/setup.sh --browser
+    start wasm
+    start fuzz
     failed=()
     for name in portable wasm fuzz; do
       wait "${pids[$name]}" || failed+=("$name")
