@@ -168,7 +168,7 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
     // All of it computed in the worker: the page's thread never had a module to compute with, so nothing it
     // computed could freeze it.
     assert.deepEqual(result.wasmOnMainThread, []);
-    console.log(`web-worker example: main-thread tasks over 50 ms: ${result.longTasks.length ? result.longTasks.join(', ') : 'none'} ms`);
+    console.log(`web-worker example: main-thread tasks over 50 ms: ${result.longTasks.length ? `${result.longTasks.join(', ')} ms` : 'none'}`);
   });
 
   test('heads-table: a Hugging Face GPT-2 folder, every head measured, as the library measures it here', async () => {
