@@ -309,6 +309,13 @@ async function tokenizerCases({ attn }, table) {
   const peer = () => tiktoken.encode(text, 'all');
   agree('tokenizer/encode-1MB', ours(), { 'js-tiktoken': peer() }, 0);
   table.push({ name: 'tokenizer/encode-1MB', ...(await measure({ ours, 'js-tiktoken': peer }, quick ? 3 : 7)) });
+  // Hostile text: one letter repeated is one piece of that many bytes, and GPT-2's special token repeated is a
+  // special-token match every 13 bytes. Each time must grow with the size, not with its square (docs/limits.md).
+  // js-tiktoken is left out: its merge loop rescans the piece, and a 1 MB piece does not end in minutes.
+  for (const [unit, name, mb] of [['a', 'a', 1], ['a', 'a', 4], ['a', 'a', 16], ['<|endoftext|>', 'endoftext', 1]]) {
+    const hostile = unit.repeat(Math.ceil((mb << 20) / unit.length));
+    table.push({ name: `tokenizer/${name}×${mb}MB`, ...(await measure({ ours: () => tokenizer.encode(hostile) }, quick ? 1 : 3)) });
+  }
   tokenizer.dispose();
 }
 

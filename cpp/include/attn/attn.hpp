@@ -46,6 +46,7 @@
 //   score_explanation.hpp            one score taken apart: products, √d_k, its row, the mixing
 //   multi_head_attention.hpp         several heads (notebook 001 §7, nn.MultiheadAttention)
 //   tokenizer.hpp                    character and word tokens (nanoGPT's prepare.py)
+//   special_tokens.hpp               <|endoftext|> and its kind found in one pass (Aho–Corasick)
 //   bpe_tokenizer.hpp                GPT-2's byte-level BPE (its Unicode classes: cpp/src)
 //   lr_schedule.hpp                  nanoGPT's learning-rate schedule, warm-up then cosine
 //   config.hpp                       GPTConfig and TrainConfig: every field named once
@@ -101,6 +102,7 @@
 #include "attn/self_attention.hpp"
 #include "attn/simple_attention.hpp"
 #include "attn/softmax.hpp"
+#include "attn/special_tokens.hpp"
 #include "attn/synthetic_corpus.hpp"
 #include "attn/tensor.hpp"
 #include "attn/threads.hpp"

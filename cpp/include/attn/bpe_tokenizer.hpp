@@ -14,7 +14,13 @@
 // "Ġ"; that alphabet is bytes_to_unicode in encoder.py). Special tokens such as
 // <|endoftext|> are matched in the text first and are one token each. The ids
 // are those of js-tiktoken's "gpt2" encoding and Hugging Face's GPT2Tokenizer.
+//
+// Encoding takes O(n log n) time in the text for any text: a piece's merges come from a priority queue over a
+// linked list of its symbols (as Hugging Face's tokenizers do), and the special tokens are found by one
+// automaton (special_tokens.hpp).
 #pragma once
+
+#include "attn/special_tokens.hpp"
 
 #include <array>
 #include <cstdint>
@@ -66,7 +72,7 @@ private:
         int32_t rank, merged;
     };
     std::unordered_map<uint64_t, Merge> merges_;          // (left id << 32 | right id) -> rank, merged id
-    std::vector<std::pair<std::string, int32_t>> special_;  // matched in the text before pre-tokenizing
+    SpecialTokens special_;                               // matched in the text before pre-tokenizing
 };
 
 }  // namespace attn
