@@ -33,10 +33,18 @@
 #include <string>
 
 using namespace attn;
+using attn::cli::check_directory;
+using attn::cli::check_writable;
 using attn::cli::read_file;
+using attn::cli::same_file;
 using attn::cli::write_file;
 
 namespace {
+// The largest files read: a training text as TextDataset takes it, and a checkpoint of the largest model with
+// AdamW's two moments (three float32 copies of kMaxElements parameters) after its header.
+constexpr uint64_t kMaxTextBytes = static_cast<uint64_t>(kMaxElements);
+constexpr uint64_t kMaxCheckpointBytes = 8 + static_cast<uint64_t>(kMaxHeaderBytes) + 3 * 4 * static_cast<uint64_t>(kMaxElements);
+
 volatile std::sig_atomic_t interrupted = 0;
 void on_stop_signal(int signal) { interrupted = signal; }  // 0: not interrupted
 
@@ -319,9 +327,20 @@ void print_induction(const GPT& model) {
                 best(s.prefix_matching).c_str(), best(s.previous_token).c_str());
 }
 
+// Where --snapshots writes the model of a step.
+std::string snapshot_path(const std::string& dir, int64_t step) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/step-%05lld.safetensors", static_cast<long long>(step));
+    return dir + name;
+}
+
 int train(const Args& a) {
     const std::string data_path = a.str("--data"), out = a.str("--out");
     if (data_path.empty() || out.empty()) throw UsageError("train needs --data FILE and --out CKPT");
+    // Ctrl-C and a polite kill (SIGTERM) both save the run before exiting, from the moment there is a run to save
+    // (caught from here, so that one arriving while the model is built is not the default's exit).
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
     // Every flag is checked before any work is done.
     const int64_t max_iters = a.integer("--max-iters");
     const int64_t eval_interval = a.integer("--eval-interval");
@@ -342,10 +361,19 @@ int train(const Args& a) {
     if (a.has("--resume") && a.has("--recipe")) throw UsageError("--recipe starts a run; a resumed run keeps its settings");
     const TrainConfig fresh_training =
         a.has("--resume") ? TrainConfig{} : train_config(a, a.has("--recipe") ? TrainConfig::induction() : TrainConfig{});
-    const std::string text = read_file(data_path);
+    if (a.has("--final-eval-iters")) a.integer("--final-eval-iters", 0, 1);
+    // Every path too, before the first step: a bad --out or --snapshot-dir once failed only when the run saved,
+    // and the trained model was lost.
+    check_writable(out, "--out");
+    if (same_file(out, data_path)) throw UsageError("--out \"" + out + "\" is the --data file; saving would overwrite the corpus");
+    if (!snapshot_dir.empty()) {
+        check_directory(snapshot_dir, "--snapshot-dir");
+        for (int64_t step : snapshots) check_writable(snapshot_path(snapshot_dir, step), "--snapshot-dir");
+    }
+    const std::string text = read_file(data_path, kMaxTextBytes, "--data");
     std::unique_ptr<Trainer> trainer;
     if (a.has("--resume")) {
-        Checkpoint ck = load_checkpoint(read_file(a.str("--resume")));
+        Checkpoint ck = load_checkpoint(read_file(a.str("--resume"), kMaxCheckpointBytes, "--resume"));
         if (!ck.training) throw Error("\"" + a.str("--resume") + "\" holds no training state to resume from");
         if (!a.model.empty()) throw UsageError(a.model.front().first + " cannot change the model of a resumed run");
         TrainConfig t = train_config(a, ck.training->config);
@@ -354,7 +382,7 @@ int train(const Args& a) {
     } else {
         trainer = std::make_unique<Trainer>(fresh_model, fresh_training, text);
     }
-    const int64_t final_eval_iters = a.integer("--final-eval-iters", trainer->config().eval_iters);
+    const int64_t final_eval_iters = a.integer("--final-eval-iters", trainer->config().eval_iters, 1);
     const GPT& model = trainer->model();
     const int64_t tokens_per_step = trainer->config().batch_size * model.config().block_size;
     std::printf("model: %lld parameters (non-embedding), vocabulary %lld, %lld layers, %lld heads, n_embd %lld, block %lld\n",
@@ -366,27 +394,28 @@ int train(const Args& a) {
     auto save = [&] {
         write_file(out, save_checkpoint(trainer->model(), trainer->data().tokenizer(), trainer.get()));
     };
-    // Ctrl-C and a polite kill (SIGTERM) both save the run before exiting.
-    std::signal(SIGINT, on_stop_signal);
-    std::signal(SIGTERM, on_stop_signal);
     const auto start = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     double train_time = 0;
     int64_t trained_tokens = 0;
     const auto snapshot = [&] {
-        char name[32];
-        std::snprintf(name, sizeof name, "/step-%05lld.safetensors", static_cast<long long>(trainer->iter()));
-        write_file(snapshot_dir + name, save_checkpoint(trainer->model(), trainer->data().tokenizer()));
+        write_file(snapshot_path(snapshot_dir, trainer->iter()), save_checkpoint(trainer->model(), trainer->data().tokenizer()));
+    };
+    const auto stop_requested = [] { return interrupted != 0; };
+    const auto stop = [&] {
+        save();
+        std::printf("interrupted at step %lld: saved %s\n", static_cast<long long>(trainer->iter()), out.c_str());
+        return 128 + interrupted;  // as a shell reports a process the signal stopped
     };
     while (trainer->iter() < max_iters) {
         if (snapshots.count(trainer->iter())) snapshot();
-        if (interrupted) {
-            save();
-            std::printf("interrupted at step %lld: saved %s\n", static_cast<long long>(trainer->iter()), out.c_str());
-            return 128 + interrupted;  // as a shell reports a process the signal stopped
-        }
+        if (interrupted) return stop();
         if (eval_interval > 0 && trainer->iter() % eval_interval == 0) {
-            const EvalResult e = trainer->evaluate();
+            // A signal abandons an evaluation in progress (it changes nothing to save): SIGTERM once waited 216 s
+            // for one of --eval-iters 1000000, and `docker stop` would have killed the run first.
+            const std::optional<EvalResult> evaluated = trainer->evaluate(trainer->config().eval_iters, stop_requested);
+            if (!evaluated) return stop();
+            const EvalResult& e = *evaluated;
             std::printf("step %lld: train loss %.4f, val loss %.4f, elapsed %.1fs\n", static_cast<long long>(trainer->iter()),
                         e.train, e.val, elapsed());
             if (trainer->config().task == Task::Repeats) print_induction(trainer->model());
@@ -403,7 +432,10 @@ int train(const Args& a) {
             std::fflush(stdout);
         }
     }
-    const EvalResult e = trainer->evaluate(final_eval_iters);
+    if (interrupted) return stop();
+    const std::optional<EvalResult> evaluated = trainer->evaluate(final_eval_iters, stop_requested);
+    if (!evaluated) return stop();
+    const EvalResult& e = *evaluated;
     std::printf("step %lld: train loss %.4f, val loss %.4f (%lld eval batches), elapsed %.1fs\n",
                 static_cast<long long>(trainer->iter()), e.train, e.val, static_cast<long long>(final_eval_iters), elapsed());
     if (trainer->config().task == Task::Repeats) print_induction(trainer->model());
@@ -424,7 +456,7 @@ int generate_cmd(const Args& a) {
     } catch (const Error& e) {
         throw UsageError(e.what());
     }
-    const Checkpoint ck = load_checkpoint(read_file(path));
+    const Checkpoint ck = load_checkpoint(read_file(path, kMaxCheckpointBytes, "--checkpoint"));
     const Tokenizer& tok = ck.tokenizer;
     const std::string prompt = a.str("--prompt", "\n");
     const std::vector<int64_t> ids = tok.encode(prompt);  // an unknown piece fails before anything is printed
@@ -458,7 +490,7 @@ Tensor head_mask_of(const std::string& spec, const GPTConfig& c) {
 int probe_cmd(const Args& a) {
     const std::string path = a.str("--checkpoint");
     if (path.empty()) throw UsageError("probe needs --checkpoint CKPT");
-    const Checkpoint ck = load_checkpoint(read_file(path));
+    const Checkpoint ck = load_checkpoint(read_file(path, kMaxCheckpointBytes, "--checkpoint"));
     const GPTConfig& c = ck.model.config();
     const std::vector<AgreementSentence> sentences =
         agreement_sentences(a.integer("--sentences"), static_cast<uint64_t>(a.integer("--seed")));
@@ -491,7 +523,8 @@ int probe_cmd(const Args& a) {
 int export_cmd(const Args& a) {
     const std::string in = a.str("--checkpoint"), out = a.str("--out");
     if (in.empty() || out.empty()) throw UsageError("export needs --checkpoint CKPT and --out FILE");
-    const Checkpoint ck = load_checkpoint(read_file(in));
+    check_writable(out, "--out");
+    const Checkpoint ck = load_checkpoint(read_file(in, kMaxCheckpointBytes, "--checkpoint"));
     const std::string bytes = save_checkpoint(ck.model, ck.tokenizer);
     write_file(out, bytes);
     std::printf("wrote %s: the model without optimizer state, %zu bytes\n", out.c_str(), bytes.size());
@@ -501,6 +534,7 @@ int export_cmd(const Args& a) {
 int corpus_cmd(const Args& a) {
     const std::string out = a.str("--out");
     if (out.empty()) throw UsageError("corpus needs --out FILE");
+    check_writable(out, "--out");
     write_file(out, agreement_corpus(a.integer("--sentences"), static_cast<uint64_t>(a.integer("--seed"))));
     return 0;
 }

@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 namespace attn::cli {
 
@@ -22,18 +21,67 @@ mode_t current_umask() {
     return mask;
 }
 
+const char* kind_of(mode_t mode) {
+    return S_ISREG(mode) ? "a regular file" : S_ISLNK(mode) ? "a symbolic link" : S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO"
+         : S_ISCHR(mode) || S_ISBLK(mode) ? "a device" : S_ISSOCK(mode) ? "a socket" : "something else";
+}
+
+std::string directory_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
 }  // namespace
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) throw Error("cannot open \"" + path + "\"");
-    // Read at its size in one allocation: a corpus is held once, not in a growing stream and a copy of it.
-    const std::streamoff size = in.tellg();
-    if (size < 0) throw Error("cannot read \"" + path + "\"");
-    std::string bytes(static_cast<size_t>(size), '\0');
-    in.seekg(0);
-    if (!in.read(bytes.data(), size)) throw Error("cannot read \"" + path + "\"");
+std::string read_file(const std::string& path, uint64_t max_bytes, const char* flag) {
+    // Opened without blocking, then looked at: a FIFO given as --data once hung the command for a writer.
+    const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw Error(std::string(flag) + ": cannot open \"" + path + "\": " + std::strerror(errno));
+    struct stat info {};
+    const auto fail = [&](const std::string& what) {
+        close(fd);
+        throw Error(std::string(flag) + ": \"" + path + "\" " + what);
+    };
+    if (fstat(fd, &info) != 0) fail(std::string("cannot be read: ") + std::strerror(errno));
+    if (!S_ISREG(info.st_mode)) fail(std::string("is ") + kind_of(info.st_mode) + ", expected a regular file");
+    // Refused by its size before it is read: 300 MB of --data was read in full (20 s) before being refused.
+    if (static_cast<uint64_t>(info.st_size) > max_bytes) {
+        fail("is " + std::to_string(info.st_size) + " bytes, more than the " + std::to_string(max_bytes) + " it may hold");
+    }
+    std::string bytes(static_cast<size_t>(info.st_size), '\0');
+    for (size_t done = 0; done < bytes.size();) {
+        const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail(std::string("cannot be read: ") + std::strerror(errno));
+        if (n == 0) fail("became shorter while it was read");
+        done += static_cast<size_t>(n);
+    }
+    close(fd);
     return bytes;
+}
+
+void check_writable(const std::string& path, const char* flag) {
+    struct stat target {};
+    if (lstat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
+        throw Error(std::string(flag) + ": refusing to write \"" + path + "\": it is " + kind_of(target.st_mode) +
+                    ", and only a regular file is replaced");
+    }
+    const std::string dir = directory_of(path);
+    struct stat d {};
+    if (stat(dir.c_str(), &d) != 0) throw Error(std::string(flag) + ": cannot write \"" + path + "\": its directory \"" + dir + "\": " + std::strerror(errno));
+    if (!S_ISDIR(d.st_mode)) throw Error(std::string(flag) + ": cannot write \"" + path + "\": \"" + dir + "\" is " + kind_of(d.st_mode) + ", not a directory");
+    if (access(dir.c_str(), W_OK | X_OK) != 0) throw Error(std::string(flag) + ": cannot write \"" + path + "\": " + std::strerror(errno) + " in \"" + dir + "\"");
+}
+
+void check_directory(const std::string& dir, const char* flag) {
+    struct stat d {};
+    if (stat(dir.c_str(), &d) != 0) throw Error(std::string(flag) + ": \"" + dir + "\": " + std::strerror(errno));
+    if (!S_ISDIR(d.st_mode)) throw Error(std::string(flag) + ": \"" + dir + "\" is " + kind_of(d.st_mode) + ", expected a directory");
+    if (access(dir.c_str(), W_OK | X_OK) != 0) throw Error(std::string(flag) + ": cannot write in \"" + dir + "\": " + std::strerror(errno));
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat x {}, y {};
+    return stat(a.c_str(), &x) == 0 && stat(b.c_str(), &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
 // Writes a file as careful tools do, so that a save can never destroy what it
@@ -47,17 +95,16 @@ void write_file(const std::string& path, const std::string& bytes) {
     mode_t mode = 0666 & ~current_umask();
     if (lstat(path.c_str(), &target) == 0) {
         if (!S_ISREG(target.st_mode)) {
-            const char* what = S_ISLNK(target.st_mode) ? "a symbolic link" : S_ISDIR(target.st_mode) ? "a directory"
-                             : S_ISFIFO(target.st_mode) ? "a FIFO" : S_ISCHR(target.st_mode) || S_ISBLK(target.st_mode) ? "a device"
-                                                                                                           : "not a regular file";
-            throw Error("refusing to write \"" + path + "\": it is " + what + ", and only a regular file is replaced");
+            throw Error("refusing to write \"" + path + "\": it is " + kind_of(target.st_mode) + ", and only a regular file is replaced");
         }
-        mode = target.st_mode & 07777;
+        // The permission bits, not setuid/setgid: the new file belongs to whoever writes it, and a set-user-ID bit
+        // copied onto it (4755) would run it as them.
+        mode = target.st_mode & 0777;
     } else if (errno != ENOENT) {
         throw Error("cannot write \"" + path + "\": " + std::strerror(errno));
     }
+    const std::string dir = directory_of(path);
     const size_t slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
     const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
     std::string tmp = dir + "/." + base + ".XXXXXX";
     const int fd = mkstemp(tmp.data());  // O_CREAT | O_EXCL, mode 0600

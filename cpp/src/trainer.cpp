@@ -165,18 +165,23 @@ float Trainer::loss(const Batch& batch) const {
                                           model_.config().vocab_size);
 }
 
-EvalResult Trainer::evaluate(int64_t eval_iters) {
+std::optional<EvalResult> Trainer::evaluate(int64_t eval_iters, const std::function<bool()>& stop) {
     if (eval_iters <= 0) throw Error("Trainer.evaluate: expected eval_iters > 0, got " + std::to_string(eval_iters));
     EvalResult r;
+    const int64_t group = num_threads();
     for (Split split : {Split::Train, Split::Val}) {
-        // Batches are drawn in order, then evaluated one per thread.
-        std::vector<Batch> batches;
-        for (int64_t k = 0; k < eval_iters; ++k)
-            batches.push_back(data_.get_batch(split, config_.batch_size, model_.config().block_size, gen_));
-        std::vector<double> losses(batches.size());
-        parallel_for(eval_iters, [&](int64_t k) { losses[static_cast<size_t>(k)] = loss(batches[static_cast<size_t>(k)]); });
+        // Batches are drawn in order, a group at a time, and evaluated one per thread; the sum runs in order, so
+        // the result is the same on any thread count.
         double sum = 0;
-        for (double l : losses) sum += l;
+        for (int64_t first = 0; first < eval_iters; first += group) {
+            if (stop && stop()) return std::nullopt;
+            const int64_t n = std::min(group, eval_iters - first);
+            std::vector<Batch> batches;
+            for (int64_t k = 0; k < n; ++k) batches.push_back(data_.get_batch(split, config_.batch_size, model_.config().block_size, gen_));
+            std::vector<double> losses(static_cast<size_t>(n));
+            parallel_for(n, [&](int64_t k) { losses[static_cast<size_t>(k)] = loss(batches[static_cast<size_t>(k)]); });
+            for (double l : losses) sum += l;
+        }
         (split == Split::Train ? r.train : r.val) = static_cast<float>(sum / static_cast<double>(eval_iters));
     }
     return r;

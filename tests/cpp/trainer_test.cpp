@@ -75,6 +75,16 @@ TEST(Trainer, LossFallsAndRunsAreReproducible) {
     EXPECT_EQ(a.iter(), 60);
 }
 
+// --eval-iters 1048576 drew every batch before evaluating any (bad_alloc at 8 GB), and SIGTERM waited for them all.
+TEST(Trainer, EvaluationDrewEveryBatchFirstAndCouldNotBeStopped) {
+    Trainer t(tiny(), quick(), text());
+    int asked = 0;
+    const auto stop = [&] { return ++asked == 3; };
+    EXPECT_FALSE(t.evaluate(int64_t{1} << 40, stop).has_value());  // 2^40 batches: two groups drawn, then stopped
+    EXPECT_EQ(asked, 3);
+    EXPECT_EQ(t.evaluate(5, {}).has_value(), true);
+}
+
 TEST(Trainer, DropoutRunsAreReproducibleAndDiffer) {
     Trainer a(tiny(0.2f), quick(), text()), b(tiny(0.2f), quick(), text()), c(tiny(), quick(), text());
     float la = 0, lb = 0, lc = 0;

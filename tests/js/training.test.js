@@ -2,7 +2,7 @@
 // that follow the safetensors rules, resumption, and clear errors.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -212,19 +212,23 @@ describe('checkpoint integrity', () => {
 });
 
 describe('attn-train', () => {
-  /** A long run of attn-train, sent `signal` once it has logged step `at`: its exit code, output and checkpoint path. */
+  /**
+   * A long run of attn-train, sent `signal` once it has logged step `at` (or printed a line `at` matches): its exit
+   * code, output and checkpoint path.
+   */
   async function interruptedRun(signal, at, extra = []) {
     const cli = join(ROOT, 'build/portable/attn-train');
     const dir = mkdtempSync(join(tmpdir(), 'attn-signal-'));
     writeFileSync(join(dir, 'text.txt'), TEXT);
     const out = join(dir, 'ck.safetensors');
-    const child = spawn(cli, ['train', '--data', join(dir, 'text.txt'), '--out', out, '--n-layer', '1', '--n-head', '2',
-      '--n-embd', '16', '--block-size', '16', '--batch-size', '4', '--max-iters', '100000000', '--eval-interval', '0',
-      '--log-interval', '1', ...extra]);
+    const flags = { '--n-layer': '1', '--n-head': '2', '--n-embd': '16', '--block-size': '16', '--batch-size': '4',
+      '--max-iters': '100000000', '--eval-interval': '0', '--log-interval': '1' };
+    for (let i = 0; i < extra.length; i += 2) flags[extra[i]] = extra[i + 1];
+    const child = spawn(cli, ['train', '--data', join(dir, 'text.txt'), '--out', out, ...Object.entries(flags).flat()]);
     let stdout = '';
     child.stdout.on('data', (d) => {
       stdout += d;
-      if (new RegExp(`iter ${at}:`).test(stdout)) child.kill(signal);
+      if ((at instanceof RegExp ? at : new RegExp(`iter ${at}:`)).test(stdout)) child.kill(signal);
     });
     const code = await new Promise((resolve) => child.on('close', resolve));
     return { code, stdout, out, dir };
@@ -290,18 +294,67 @@ describe('attn-train', () => {
     chmodSync(file, 0o600);
     assert.equal(run(file).status, 0);
     assert.equal(statSync(file).mode & 0o777, 0o600, 'the mode of the file it replaced');
+    // Its permission bits, without setuid: a 4755 target gave the new file, owned by whoever wrote it, 4755.
+    chmodSync(file, 0o4755);
+    assert.equal(run(file).status, 0);
+    assert.equal(statSync(file).mode & 0o7777, 0o755, 'set-user-ID is not copied');
     symlinkSync(file, join(dir, 'link.txt'));
     execFileSync('mkfifo', [join(dir, 'fifo')]);
     for (const [target, what] of [[join(dir, 'link.txt'), 'a symbolic link'], [join(dir, 'fifo'), 'a FIFO'], ['/dev/null', 'a device'], [dir, 'a directory']]) {
       const r = run(target);
       assert.equal(r.status, 1, target);
-      assert.equal(r.stderr, `attn-train: refusing to write "${target}": it is ${what}, and only a regular file is replaced\n`);
+      assert.equal(r.stderr, `attn-train: --out: refusing to write "${target}": it is ${what}, and only a regular file is replaced\n`);
     }
     assert.ok(lstatSync(join(dir, 'link.txt')).isSymbolicLink() && lstatSync(join(dir, 'fifo')).isFIFO() && statSync('/dev/null').isCharacterDevice());
     const failed = run(join(dir, 'missing', 'corpus.txt'));
     assert.equal(failed.status, 1);
-    assert.match(failed.stderr, /cannot create a temporary file in ".*missing": No such file or directory/);
+    assert.equal(failed.stderr, `attn-train: --out: cannot write "${join(dir, 'missing', 'corpus.txt')}": its directory "${join(dir, 'missing')}": No such file or directory\n`);
     assert.deepEqual(readdirSync(dir).sort(), ['corpus.txt', 'fifo', 'link.txt'], 'no temporary file is left behind');
+  });
+
+  test('a bad --out, --data or --snapshot-dir, or --final-eval-iters 0, is refused before training (a finished run was thrown away when it saved)', () => {
+    const cli = join(ROOT, 'build/portable/attn-train');
+    const dir = mkdtempSync(join(tmpdir(), 'attn-paths-'));
+    const data = join(dir, 'text.txt');
+    writeFileSync(data, TEXT);
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    writeFileSync(join(dir, 'plain'), 'x');
+    const out = join(dir, 'ck.safetensors');
+    const tiny = ['--n-layer', '1', '--n-head', '2', '--n-embd', '16', '--block-size', '16', '--max-iters', '300'];
+    const huge = join(dir, 'huge.txt');
+    writeFileSync(huge, '');
+    truncateSync(huge, 2 ** 28 + 1); // sparse: no disk is used
+    for (const [args, message] of [
+      [['--data', data, '--out', join(dir, 'fifo')], `--out: refusing to write "${join(dir, 'fifo')}": it is a FIFO, and only a regular file is replaced`],
+      [['--data', data, '--out', dir], `--out: refusing to write "${dir}": it is a directory, and only a regular file is replaced`],
+      [['--data', data, '--out', join(dir, 'no', 'ck')], `--out: cannot write "${join(dir, 'no', 'ck')}": its directory "${join(dir, 'no')}": No such file or directory`],
+      [['--data', data, '--out', data], `--out "${data}" is the --data file; saving would overwrite the corpus`],
+      [['--data', data, '--out', out, '--snapshots', '100', '--snapshot-dir', join(dir, 'none')], `--snapshot-dir: "${join(dir, 'none')}": No such file or directory`],
+      [['--data', data, '--out', out, '--snapshots', '100', '--snapshot-dir', join(dir, 'plain')], `--snapshot-dir: "${join(dir, 'plain')}" is a regular file, expected a directory`],
+      [['--data', data, '--out', out, '--final-eval-iters', '0'], '--final-eval-iters: expected an integer >= 1, got "0"'],
+      // Read, not waited on: a FIFO as --data hung for a writer, a directory said "basic_string::_M_create".
+      [['--data', join(dir, 'fifo'), '--out', out], `--data: "${join(dir, 'fifo')}" is a FIFO, expected a regular file`],
+      [['--data', dir, '--out', out], `--data: "${dir}" is a directory, expected a regular file`],
+      // Refused by its size before it is read (300 MB were read in full, 20 s, before being refused).
+      [['--data', huge, '--out', out], `--data: "${huge}" is 268435457 bytes, more than the 268435456 it may hold`],
+    ]) {
+      const r = spawnSync(cli, ['train', ...args, ...tiny], { encoding: 'utf8' });
+      assert.equal(r.stderr.replace(/ \(attn-train help lists every command and flag\)/, ''), `attn-train: ${message}\n`, args.join(' '));
+      assert.equal(r.stdout, '', 'nothing was built or trained');
+    }
+    assert.equal(readFileSync(data, 'utf8'), TEXT);
+  });
+
+  test('SIGTERM during an evaluation abandons it and saves at once (it waited 216 s for --eval-iters 1000000)', { timeout: 120_000 }, async () => {
+    // Evaluations this long never end within the test: only an abandoned one lets the run save and exit.
+    // The signal comes once the model is built, as step 0's evaluation starts.
+    const { code, stdout, out } = await interruptedRun('SIGTERM', /^model: /m, ['--eval-interval', '1', '--eval-iters', '1000000']);
+    assert.equal(code, 143, stdout.slice(-300));
+    assert.match(stdout, /interrupted at step 0: saved/);
+    const ck = attn.loadCheckpoint(new Uint8Array(readFileSync(out)));
+    own(ck.model);
+    own(ck.tokenizer);
+    assert.equal(ck.iter, 0);
   });
 
   test('an unknown flag or a bad value is an error naming it, before any work is done', () => {

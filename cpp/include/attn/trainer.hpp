@@ -13,6 +13,8 @@
 #include "attn/gpt.hpp"
 #include "attn/lr_schedule.hpp"
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,7 +59,12 @@ public:
     // One optimisation step. A step whose loss, gradient norm or new weights
     // are not finite throws Error and leaves the run as it was before it.
     StepResult step();
-    EvalResult evaluate(int64_t eval_iters);
+    // The mean loss of eval_iters batches of each split. The batches are drawn and freed a few at a time (one per
+    // thread), so that memory does not grow with eval_iters: drawing them all first asked 8 GB for
+    // --eval-iters 1048576. `stop`, when given, is asked between those groups; when it says true the evaluation is
+    // abandoned and the result is empty (a training run stopped by a signal does not wait for it).
+    std::optional<EvalResult> evaluate(int64_t eval_iters, const std::function<bool()>& stop);
+    EvalResult evaluate(int64_t eval_iters) { return *evaluate(eval_iters, {}); }
     EvalResult evaluate() { return evaluate(config_.eval_iters); }
 
     const GPT& model() const { return model_; }
