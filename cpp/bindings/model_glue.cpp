@@ -10,6 +10,8 @@
 #include "attn/head_statistics.hpp"
 #include "attn/synthetic_corpus.hpp"
 
+#include <algorithm>
+
 namespace attn::js {
 
 namespace {
@@ -166,16 +168,17 @@ val agreement_corpus(double sentences, double seed) {
             throw Error("agreementCorpus: expected integer sentences and seed >= 0, got " + format_number(sentences) +
                         " and " + format_number(seed));
         }
-        return text_to_js(attn::agreement_corpus(static_cast<int64_t>(sentences), static_cast<uint64_t>(seed)));
+        // Clamped only so that the cast is defined; the library's own range check names the count.
+        return text_to_js(attn::agreement_corpus(static_cast<int64_t>(std::clamp(sentences, -1.0, 1e15)), static_cast<uint64_t>(to_count(seed, "agreementCorpus", "seed"))));
     });
 }
 
 val probe_agreement(const GPT& m, const Tokenizer& tokenizer, double sentences, double seed, const val& head_mask) {
     constexpr const char* fn = "probeAgreement";
     return guarded(fn, [&] {
-        if (sentences != std::floor(sentences) || sentences < 1 || sentences > 100000) {
-            throw Error("probeAgreement: expected sentences to be an integer from 1 to 100000, got " +
-                        format_number(sentences));
+        if (sentences != std::floor(sentences) || sentences < 1 || sentences > static_cast<double>(kMaxAgreementSentences)) {
+            throw Error("probeAgreement: expected sentences to be an integer from 1 to " + std::to_string(kMaxAgreementSentences) +
+                        ", got " + format_number(sentences));
         }
         const std::optional<Tensor> mask = optional_tensor(head_mask, fn, "headMask");
         return to_js(attn::probe_agreement(

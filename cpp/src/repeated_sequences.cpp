@@ -1,6 +1,7 @@
 #include "attn/repeated_sequences.hpp"
 
 #include "attn/error.hpp"
+#include "attn/tensor.hpp"
 
 #include <algorithm>
 #include <string>
@@ -15,6 +16,11 @@ RepeatedSequences repeated_sequences(int64_t B, int64_t T, int64_t vocab_size, G
                     " tokens (a repeat of 2 tokens or more, twice, with room around it), got " + std::to_string(T));
     }
     if (B < 1) throw Error(std::string(fn) + ": expected at least 1 sequence, got " + std::to_string(B));
+    // Checked before anything is drawn: the ids are allocated at once.
+    if (B > kMaxElements / T) {
+        throw Error(std::string(fn) + ": " + std::to_string(B) + " sequences of " + std::to_string(T) + " tokens exceed the " +
+                    std::to_string(kMaxElements) + " elements a tensor may hold");
+    }
     if (vocab_size < 2) {
         throw Error(std::string(fn) + ": expected a vocabulary of at least 2 tokens to draw from, got " +
                     std::to_string(vocab_size));

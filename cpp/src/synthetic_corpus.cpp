@@ -3,7 +3,9 @@
 #include "attn/tensor.hpp"
 #include "attn/torch_rng.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 
 namespace attn {
 
@@ -57,40 +59,67 @@ template <size_t N, typename T>
 const T& pick(const std::array<T, N>& a, Generator& gen) {
     return a[gen.random() % N];
 }
+
+// One sentence, its words drawn from gen in a fixed order.
+AgreementSentence draw_sentence(Generator& gen) {
+    AgreementSentence s;
+    s.plural = gen.random() % 2 == 1;
+    const Noun& noun = pick(kNouns, gen);
+    const std::string subject = std::string(noun.word) + (s.plural ? "s" : "");
+    const bool attractor_plural = gen.random() % 2 == 1;
+    const std::string attractor = std::string(pick(kNouns, gen).word) + (attractor_plural ? "s" : "");
+    const char* past = pick(kPast, gen);
+    const char* prep = pick(kPrep, gen);
+    const auto& verb = kVerbs[pick(noun.verbs, gen)];
+    s.prefix = "The " + subject + (noun.person ? ", who " : ", which ") + past + " " + prep + " the " + attractor + ", ";
+    s.verb_correct = verb[s.plural ? 0 : 1];
+    s.verb_wrong = verb[s.plural ? 1 : 0];
+    s.text = s.prefix + s.verb_correct + ".";
+    s.subject_begin = 4;
+    s.subject_end = 4 + static_cast<int64_t>(subject.size());
+    return s;
+}
+
+// The longest word of a list.
+template <typename List, typename Word>
+size_t longest(const List& list, Word word) {
+    size_t n = 0;
+    for (const auto& item : list) n = std::max(n, std::strlen(word(item)));
+    return n;
+}
 }  // namespace
 
+int64_t max_corpus_sentences() {
+    // "The " subject+s ", which " past " " prep " the " attractor+s ", " verb "." "\n": every part at its longest.
+    const size_t noun = longest(kNouns, [](const Noun& n) { return n.word; }) + 1;
+    const size_t verb = std::max(longest(kVerbs, [](const auto& v) { return v[0]; }), longest(kVerbs, [](const auto& v) { return v[1]; }));
+    const size_t sentence = 4 + noun + 8 + longest(kPast, [](const char* w) { return w; }) + 1 +
+                            longest(kPrep, [](const char* w) { return w; }) + 5 + noun + 2 + verb + 2;
+    return kMaxElements / static_cast<int64_t>(sentence);
+}
+
 std::vector<AgreementSentence> agreement_sentences(int64_t n, uint64_t seed) {
-    if (n < 0 || n > 10'000'000) throw Error("agreementCorpus: expected 0 to 10000000 sentences, got " + std::to_string(n));
+    if (n < 0 || n > kMaxAgreementSentences) {
+        throw Error("agreementSentences: expected 0 to " + std::to_string(kMaxAgreementSentences) + " sentences, got " + std::to_string(n));
+    }
     Generator gen(seed);
     std::vector<AgreementSentence> out;
     out.reserve(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-        AgreementSentence s;
-        s.plural = gen.random() % 2 == 1;
-        const Noun& noun = pick(kNouns, gen);
-        const std::string subject = std::string(noun.word) + (s.plural ? "s" : "");
-        const bool attractor_plural = gen.random() % 2 == 1;
-        const std::string attractor = std::string(pick(kNouns, gen).word) + (attractor_plural ? "s" : "");
-        const char* past = pick(kPast, gen);
-        const char* prep = pick(kPrep, gen);
-        const auto& verb = kVerbs[pick(noun.verbs, gen)];
-        s.prefix = "The " + subject + (noun.person ? ", who " : ", which ") + past + " " + prep + " the " + attractor + ", ";
-        s.verb_correct = verb[s.plural ? 0 : 1];
-        s.verb_wrong = verb[s.plural ? 1 : 0];
-        s.text = s.prefix + s.verb_correct + ".";
-        s.subject_begin = 4;
-        s.subject_end = 4 + static_cast<int64_t>(subject.size());
-        out.push_back(std::move(s));
-    }
+    for (int64_t i = 0; i < n; ++i) out.push_back(draw_sentence(gen));
     return out;
 }
 
 std::string agreement_corpus(int64_t n, uint64_t seed) {
+    if (n < 0 || n > max_corpus_sentences()) {
+        throw Error("agreementCorpus: expected 0 to " + std::to_string(max_corpus_sentences()) + " sentences (a corpus within the " +
+                    std::to_string(kMaxElements) + " bytes of a training text), got " + std::to_string(n));
+    }
+    Generator gen(seed);
     std::string text;
-    int64_t i = 0;
-    for (const AgreementSentence& s : agreement_sentences(n, seed)) {
+    for (int64_t i = 1; i <= n; ++i) {
+        const AgreementSentence s = draw_sentence(gen);
         // Every third sentence drops its clause: "The cats purr."
-        text += ++i % 3 == 0 ? s.prefix.substr(0, static_cast<size_t>(s.subject_end)) + " " + s.verb_correct + "." : s.text;
+        text += i % 3 == 0 ? s.prefix.substr(0, static_cast<size_t>(s.subject_end)) + " " + s.verb_correct + "." : s.text;
         text += "\n";
     }
     return text;

@@ -75,6 +75,16 @@ describe('hostile checkpoints', () => {
 });
 
 describe('sizes beyond memory', () => {
+  test('agreementCorpus of ten million sentences, and repeatedSequences beyond a tensor, are refused before they are built (the first ended in bad_alloc with WASM memory at 2 GiB)', () => {
+    const before = attn.memoryUsage().memoryBytes;
+    assert.throws(() => attn.agreementCorpus(1e7),
+      { message: /^agreementCorpus: expected 0 to \d+ sentences \(a corpus within the 268435456 bytes of a training text\), got 10000000$/ });
+    assert.equal(attn.memoryUsage().memoryBytes, before, 'WASM memory did not grow');
+    assert.throws(() => attn.repeatedSequences({ batchSize: 1e6, length: 1e6, vocabSize: 10 }),
+      { message: 'repeatedSequences: 1000000 sequences of 1000000 tokens exceed the 268435456 elements a tensor may hold' });
+    assert.equal(attn.memoryUsage().memoryBytes, before, 'WASM memory did not grow');
+  });
+
   test('a forward whose attention weights cannot be allocated names them (it said only "vector")', () => {
     const model = own(new attn.GPT({ vocabSize: 10, blockSize: 1024, nLayer: 1, nHead: 64, nEmbd: 64, nInner: 64 }));
     const ids = { data: new Float64Array(20 * 1024), shape: [20, 1024] };

@@ -427,13 +427,15 @@ export interface Attention {
   /**
    * The synthetic corpus, one sentence per line: "The cats, which slept near the dog, purr.", every third in
    * the short form "The cats purr."; each subject does four verbs of its own (cats purr, dogs bark).
+   * `sentences` (default 20,000) at most 4,628,197: as many as fit the 256 MiB of a training text at the
+   * longest a sentence can be, checked before anything is built (docs/limits.md).
    */
   agreementCorpus(sentences?: number, seed?: number): string;
   /**
    * What a model learned on the agreement corpus, on generated sentences (seed 4242 by default, held out
    * from the corpus's 1337). Throws if the model's vocabulary lacks the corpus's tokens. With a
    * `headMask` (see GPT.forward) every forward runs with those heads scaled or switched off; a head
-   * switched off never counts as looking at the subject.
+   * switched off never counts as looking at the subject. `sentences` (default 500) from 1 to 100,000.
    */
   probeAgreement(model: GPT, tokenizer: Tokenizer, options?: { sentences?: number; seed?: number; headMask?: TensorLike | null }): AgreementReport;
   SelfAttentionV1: new (dIn: number, dOut: number) => SelfAttentionV1;

@@ -51,9 +51,14 @@ struct AgreementSentence {
     int64_t subject_end = 0;
 };
 
-// n sentences drawn from a generator seeded with seed.
+// n sentences drawn from a generator seeded with seed, for probing: at most kMaxAgreementSentences (each costs
+// ~250 bytes as a struct of strings).
+constexpr int64_t kMaxAgreementSentences = 100'000;
 std::vector<AgreementSentence> agreement_sentences(int64_t n, uint64_t seed);
-// The same sentences as a text, one per line, every third in its short form.
+// The same sentences as a text, one per line, every third in its short form, written one at a time. At most
+// max_corpus_sentences(): as many as fit a training text (kMaxElements bytes) at the longest a sentence can be,
+// checked before anything is built (10,000,000 sentences, once allowed, asked for gigabytes and ended in bad_alloc).
 std::string agreement_corpus(int64_t n, uint64_t seed);
+int64_t max_corpus_sentences();
 
 }  // namespace attn
