@@ -68,11 +68,28 @@ std::string as_said_by(const char* fn, const std::string& what) {
     return fn + what.substr(colon);
 }
 
+// The number of values in an Array or typed array, checked before anything is allocated for them. A typed
+// array's count is read with %TypedArray%.prototype's own getter, not its `length` property, which a subclass can
+// redefine: a Uint8Array subclass whose length said 1e9 made the module allocate 1 GB for 16 bytes. An Array of more
+// than kMaxElements values (a sparse `new Array(1e9)`) is refused by name.
+size_t js_length(const val& array, const char* fn) {
+    thread_local const val typed_length = val::global("Object").call<val>(
+        "getOwnPropertyDescriptor", val::global("Object").call<val>("getPrototypeOf", val::global("Uint8Array")["prototype"]), val("length"))["get"];
+    if (val::global("ArrayBuffer").call<bool>("isView", array) && !array.instanceof(val::global("DataView"))) {
+        return static_cast<size_t>(typed_length.call<double>("call", array));
+    }
+    const double n = array["length"].as<double>();
+    if (!(n >= 0 && n <= static_cast<double>(kMaxElements))) {
+        throw Error(std::string(fn) + ": expected an array of at most " + std::to_string(kMaxElements) + " values, got length " + format_number(n));
+    }
+    return static_cast<size_t>(n);
+}
+
 // Copies a JS array-like (Array or any typed array) into a C++ vector through
 // one TypedArray.prototype.set call.
 template <typename T>
-std::vector<T> copy_from_js(const val& array) {
-    std::vector<T> out(array["length"].as<size_t>());
+std::vector<T> copy_from_js(const val& array, const char* fn) {
+    std::vector<T> out(js_length(array, fn));
     val(emscripten::typed_memory_view(out.size(), out.data())).call<void>("set", array);
     return out;
 }
@@ -90,7 +107,7 @@ val js_error(const std::string& message) { return val::global("Error").new_(val(
 
 Shape to_shape(const val& shape, const char* fn, const char* name) {
     Shape s;
-    for (double d : copy_from_js<double>(shape)) {
+    for (double d : copy_from_js<double>(shape, fn)) {
         if (!(d >= 0) || d != std::floor(d) || d > kMaxSafeInteger) {
             throw Error(std::string(fn) + ": expected " + name + " shape of non-negative integers, got " +
                         format_number(d));
@@ -104,12 +121,12 @@ Shape to_shape(const val& shape, const char* fn, const char* name) {
 Tensor to_tensor(const JsTensor& t, const char* fn, const char* name) {
     Shape shape = to_shape(t.shape, fn, name);
     const int64_t n = numel(shape, fn);
-    const auto length = t.data["length"].as<double>();
+    const auto length = static_cast<double>(js_length(t.data, fn));
     if (length != static_cast<double>(n)) {
         throw Error(std::string(fn) + ": " + name + " of shape " + shape_str(shape) + " needs " + std::to_string(n) +
                     " values, got " + format_number(length));
     }
-    return Tensor(std::move(shape), copy_from_js<float>(t.data));
+    return Tensor(std::move(shape), copy_from_js<float>(t.data, fn));
 }
 
 std::optional<Tensor> optional_tensor(const val& t, const char* fn, const char* name) {
@@ -141,7 +158,7 @@ val doubles_to_js(const std::vector<double>& values) {
 
 std::vector<int64_t> to_ids(const val& ids, const char* fn) {
     std::vector<int64_t> out;
-    const std::vector<double> raw = copy_from_js<double>(ids);
+    const std::vector<double> raw = copy_from_js<double>(ids, fn);
     out.reserve(raw.size());
     for (size_t i = 0; i < raw.size(); ++i) {
         if (raw[i] != std::floor(raw[i]) || !std::isfinite(raw[i])) {
@@ -188,7 +205,7 @@ val bytes_to_js(const std::string& bytes) {
 
 std::string bytes_from_js(const val& array, const char* fn) {
     if (!array.instanceof(val::global("Uint8Array"))) throw Error(std::string(fn) + ": expected the bytes as a Uint8Array");
-    std::string out(array["length"].as<size_t>(), '\0');
+    std::string out(js_length(array, fn), '\0');
     val(emscripten::typed_memory_view(out.size(), reinterpret_cast<uint8_t*>(out.data()))).call<void>("set", array);
     return out;
 }

@@ -77,14 +77,24 @@ GPTConfig parse_config(const std::string& text) {
     });
 }
 
+// A count in the metadata (the step, the optimizer's steps): an integer from 0 to 2^53 - 1, the largest a JS number
+// holds exactly. Read as int64 unchecked, 18446744073709551615 became -1, and a resumed run restarted its warm-up
+// there with the optimizer's state of step 50.
+int64_t count_of(const json& j, const std::string& where) {
+    constexpr uint64_t kMaxCount = (uint64_t{1} << 53) - 1;
+    if (!j.is_number_unsigned() || j.get<uint64_t>() > kMaxCount) {
+        fail(where + " must be an integer from 0 to " + std::to_string(kMaxCount) + ", got " + j.dump().substr(0, 40));
+    }
+    return static_cast<int64_t>(j.get<uint64_t>());
+}
+
 // The run's settings, and the optimizer's step count (0.1 kept it among them).
 TrainConfig parse_train_config(const std::string& text, const std::map<std::string, std::string>& meta, int64_t* optimizer_steps) {
     json j = config_object(text, "train_config");
     json steps = j.contains("optimizer_steps") ? j["optimizer_steps"] : json();
     j.erase("optimizer_steps");
     if (meta.count("optimizer_steps")) steps = bounded(meta.at("optimizer_steps"), "__metadata__.optimizer_steps");
-    if (!steps.is_number_unsigned()) fail("__metadata__.optimizer_steps must be a non-negative integer");
-    *optimizer_steps = steps.get<int64_t>();
+    *optimizer_steps = count_of(steps, "__metadata__.optimizer_steps");
     return read_config<TrainConfig>(j, "train_config", [](const std::string& t, Naming n, const char* w) {
         return train_config_from_json(t, n, w);
     });
@@ -369,9 +379,7 @@ Checkpoint load_checkpoint(const std::string& bytes) {
 
     if (p.meta.count("iter")) {
         TrainingState state{0, TrainConfig{}, AdamW(ck.model, AdamWOptions{})};
-        const json iter_j = bounded(p.meta["iter"], "__metadata__.iter");
-        if (!iter_j.is_number_unsigned()) fail("__metadata__.iter must be a non-negative integer");
-        state.iter = iter_j.get<int64_t>();
+        state.iter = count_of(bounded(p.meta["iter"], "__metadata__.iter"), "__metadata__.iter");
         state.config = parse_train_config(p.meta["train_config"], p.meta, &state.optimizer.steps);
         state.optimizer.options = state.config.adamw;
         state.config.tokenizer = ck.tokenizer.kind();

@@ -83,7 +83,18 @@ std::string shape_text(const Shape& s) {
     return out + "]";
 }
 
-// Every entry of the header, checked against the config's layout; the tensors to read, in file order.
+// The bytes of one element of each safetensors dtype, or 0 for a name that is not one.
+uint64_t safetensors_dtype_size(const std::string& dtype) {
+    static const std::map<std::string, uint64_t> kSizes = {
+        {"BOOL", 1}, {"U8", 1}, {"I8", 1}, {"F8_E5M2", 1}, {"F8_E4M3", 1}, {"I16", 2}, {"U16", 2}, {"F16", 2},
+        {"BF16", 2}, {"I32", 4}, {"U32", 4}, {"F32", 4}, {"I64", 8}, {"U64", 8}, {"F64", 8}};
+    const auto it = kSizes.find(dtype);
+    return it == kSizes.end() ? 0 : it->second;
+}
+
+// Every entry of the header, checked against the config's layout; the tensors to read, in file order. Entries the
+// model does not read (the causal-mask buffers, a tied lm_head) are checked as well-formed, in bounds and not
+// overlapping like the rest: an F64 entry past the end of the file was once accepted because it was skipped.
 std::vector<PretrainedTensor> check_header(const GPTConfig& config, const std::string& header, uint64_t file_size) {
     const json h = parse_bounded(header, "loadPretrained: the header of model.safetensors");
     if (h.is_discarded() || !h.is_object()) fail("model.safetensors: the header is not a JSON object (not a safetensors file)");
@@ -96,47 +107,65 @@ std::vector<PretrainedTensor> check_header(const GPTConfig& config, const std::s
     for (auto& [name, shape] : GPT::parameter_layout(config)) expected.emplace(name, shape);
     std::map<std::string, std::string> found;  // parameter -> the file's name for it
     std::vector<PretrainedTensor> out;
+    std::vector<std::pair<std::pair<uint64_t, uint64_t>, std::string>> spans;  // every entry's [begin, end) and name
     for (const auto& [name, e] : h.items()) {
-        if (name == "__metadata__") continue;
+        if (name == "__metadata__") {
+            if (!e.is_object() || std::any_of(e.begin(), e.end(), [](const json& v) { return !v.is_string(); })) {
+                fail("model.safetensors: __metadata__ must be an object of strings, as safetensors defines it");
+            }
+            continue;
+        }
         const std::string where = "model.safetensors: tensor \"" + name.substr(0, 80) + "\"";
-        // GPT2Model's names lack the prefix GPT2LMHeadModel's have; the causal mask buffers are not weights.
-        const std::string parameter = name.rfind("lm_head.", 0) == 0 || name.rfind("transformer.", 0) == 0 ? name : "transformer." + name;
-        if (ends_with(parameter, ".attn.bias") || ends_with(parameter, ".attn.masked_bias")) continue;
-        if (parameter == "lm_head.weight" && config.tie_embeddings) continue;  // the same as wte, which is read
-        const auto want = expected.find(parameter);
-        if (want == expected.end()) fail(where + " is not a parameter of a GPT-2 model of this config.json");
-        if (!found.emplace(parameter, name).second) fail(where + " is listed twice (as \"" + found[parameter] + "\" too)");
         if (!e.is_object() || !e.contains("dtype") || !e["dtype"].is_string() || !e.contains("shape") || !e["shape"].is_array() ||
             !e.contains("data_offsets") || !e["data_offsets"].is_array() || e["data_offsets"].size() != 2 ||
             !e["data_offsets"][0].is_number_unsigned() || !e["data_offsets"][1].is_number_unsigned()) {
             fail(where + " must be an object with dtype, shape and data_offsets");
         }
-        PretrainedTensor t;
-        t.name = name;
-        t.parameter = parameter;
         const std::string dtype = e["dtype"].get<std::string>();
-        if (dtype == "F32") t.dtype = Dtype::F32;
-        else if (dtype == "F16") t.dtype = Dtype::F16;
-        else if (dtype == "BF16") t.dtype = Dtype::BF16;
-        else fail(where + " has dtype \"" + dtype.substr(0, 20) + "\", expected F32, F16 or BF16");
+        const uint64_t element_size = safetensors_dtype_size(dtype);
+        if (element_size == 0) fail(where + " has dtype \"" + dtype.substr(0, 20) + "\", which is not a safetensors dtype");
+        Shape shape;
+        uint64_t count = 1;
         for (const json& d : e["shape"]) {
-            if (!d.is_number_unsigned() || d.get<uint64_t>() > (uint64_t{1} << 31)) fail(where + " has an invalid shape");
-            t.shape.push_back(d.get<int64_t>());
+            if (!d.is_number_unsigned() || d.get<uint64_t>() > (uint64_t{1} << 31) || shape.size() == 8) fail(where + " has an invalid shape");
+            // Saturating at 2^59 elements (2^62 bytes at most): beyond any file, refused by the bounds below.
+            const uint64_t n = d.get<uint64_t>(), cap = uint64_t{1} << 59;
+            count = n != 0 && count > cap / n ? cap : count * n;
+            shape.push_back(d.get<int64_t>());
         }
-        t.transposed = is_conv1d(parameter);
-        Shape stored = want->second;
-        if (t.transposed) std::swap(stored[0], stored[1]);
-        if (t.shape != stored) {
-            fail(where + " has shape " + shape_text(t.shape) + ", but config.json means " + shape_text(stored) +
-                 (t.transposed ? " (Conv1D: in, out)" : ""));
+        // GPT2Model's names lack the prefix GPT2LMHeadModel's have; the causal mask buffers are not weights.
+        const std::string parameter = name.rfind("lm_head.", 0) == 0 || name.rfind("transformer.", 0) == 0 ? name : "transformer." + name;
+        const bool read = !ends_with(parameter, ".attn.bias") && !ends_with(parameter, ".attn.masked_bias") &&
+                          !(parameter == "lm_head.weight" && config.tie_embeddings);  // a tied lm_head is wte, which is read
+        PretrainedTensor t;
+        if (read) {
+            const auto want = expected.find(parameter);
+            if (want == expected.end()) fail(where + " is not a parameter of a GPT-2 model of this config.json");
+            if (!found.emplace(parameter, name).second) fail(where + " is listed twice (as \"" + found[parameter] + "\" too)");
+            t.name = name;
+            t.parameter = parameter;
+            if (dtype == "F32") t.dtype = Dtype::F32;
+            else if (dtype == "F16") t.dtype = Dtype::F16;
+            else if (dtype == "BF16") t.dtype = Dtype::BF16;
+            else fail(where + " has dtype \"" + dtype.substr(0, 20) + "\", expected F32, F16 or BF16");
+            t.shape = shape;
+            t.transposed = is_conv1d(parameter);
+            Shape stored = want->second;
+            if (t.transposed) std::swap(stored[0], stored[1]);
+            if (t.shape != stored) {
+                fail(where + " has shape " + shape_text(t.shape) + ", but config.json means " + shape_text(stored) +
+                     (t.transposed ? " (Conv1D: in, out)" : ""));
+            }
         }
         const uint64_t begin = e["data_offsets"][0].get<uint64_t>(), end = e["data_offsets"][1].get<uint64_t>();
-        const uint64_t bytes = static_cast<uint64_t>(numel(t.shape)) * dtype_size(t.dtype);
+        const uint64_t bytes = count * element_size;
         if (begin > end || end > data_size || end - begin != bytes) {
             fail(where + " has data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] for " +
                  std::to_string(bytes) + " bytes of " + dtype + " in a data section of " + std::to_string(data_size) +
                  " bytes (truncated or damaged)");
         }
+        spans.push_back({{begin, end}, name});
+        if (!read) continue;
         t.begin = data_begin + begin;
         t.end = data_begin + end;
         out.push_back(std::move(t));
@@ -144,10 +173,13 @@ std::vector<PretrainedTensor> check_header(const GPTConfig& config, const std::s
     for (const auto& [parameter, shape] : expected) {
         if (!found.count(parameter)) fail("model.safetensors has no tensor \"" + parameter + "\" (nor without \"transformer.\")");
     }
-    std::sort(out.begin(), out.end(), [](const PretrainedTensor& a, const PretrainedTensor& b) { return a.begin < b.begin; });
-    for (size_t i = 1; i < out.size(); ++i) {
-        if (out[i].begin < out[i - 1].end) fail("model.safetensors: tensors \"" + out[i - 1].name + "\" and \"" + out[i].name + "\" overlap");
+    std::sort(spans.begin(), spans.end());
+    for (size_t i = 1; i < spans.size(); ++i) {
+        if (spans[i].first.first < spans[i - 1].first.second) {
+            fail("model.safetensors: tensors \"" + spans[i - 1].second + "\" and \"" + spans[i].second + "\" overlap");
+        }
     }
+    std::sort(out.begin(), out.end(), [](const PretrainedTensor& a, const PretrainedTensor& b) { return a.begin < b.begin; });
     return out;
 }
 }  // namespace

@@ -269,6 +269,22 @@ TEST(Checkpoint, DeepJsonIsRefusedBeforeParsingNotAStackOverflow) {
               "GPT: the config nests deeper than 32 levels of arrays and objects (not a file this library writes)");
 }
 
+// __metadata__.iter = 18446744073709551615 was read as -1: a resumed run restarted its warm-up there, with the
+// optimizer's state of a later step.
+TEST(Checkpoint, AnIterOf2To64Minus1WrappedToMinusOne) {
+    const Trainer run(tiny(), quick(), text());
+    const std::string resumable = save_checkpoint(run.model(), run.data().tokenizer(), &run);
+    for (const char* key : {"iter", "optimizer_steps"}) {
+        for (const char* value : {"18446744073709551615", "9007199254740992", "-1", "1.5"}) {
+            EXPECT_EQ(message_of(with_header(resumable, [&](nlohmann::json& h) { h["__metadata__"][key] = value; })),
+                      std::string("loadCheckpoint: __metadata__.") + key + " must be an integer from 0 to 9007199254740991, got " + value)
+                << key << " = " << value;
+        }
+    }
+    EXPECT_EQ(load_checkpoint(with_header(resumable, [](nlohmann::json& h) { h["__metadata__"]["iter"] = "9007199254740991"; })).training->iter,
+              int64_t{9007199254740991});
+}
+
 // A 448-byte file whose config meant 231 M parameters made the module allocate them (WASM memory grew to 886 MiB
 // for good) before saying a tensor was missing; now the config is weighed against the file's data first.
 TEST(Checkpoint, AHugeConfigInASmallFileIsRefusedBeforeAllocating) {

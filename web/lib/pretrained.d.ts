@@ -20,7 +20,10 @@ export interface BPETokenizer extends Disposable {
 
 /** A Hugging Face model folder's files, as loadPretrained takes them. */
 export type ModelFolder =
-  /** a folder path (Node) */
+  /**
+   * a folder path (Node), or a folder's http(s) address: config.json, model.safetensors, and tokenizer.json or
+   * else vocab.json + merges.txt are fetched from it (a file that answers 404 is absent, and the error lists them)
+   */
   | string
   /** a drop's or a file picker's files (a FileList) or any array of File */
   | ArrayLike<File>
@@ -31,7 +34,10 @@ export type ModelFolder =
 export interface LoadPretrainedOptions {
   /** Called as the weights are read: bytes of tensors read so far, and of all of them. */
   onProgress?: (progress: { loaded: number; total: number }) => void;
-  /** Stops the load; the promise rejects with the signal's reason and nothing stays allocated. */
+  /**
+   * Stops the load: the promise rejects with the signal's reason at once, whatever it was waiting for (a slow
+   * download, a read), and nothing stays allocated. The signal also goes to fetch.
+   */
   signal?: AbortSignal;
 }
 

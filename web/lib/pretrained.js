@@ -4,6 +4,7 @@
 // tokenizer.json) into a GPT a tensor at a time (cpp/include/attn/pretrained.hpp).
 // pretrainedApi(M, model) gives them for one loaded module M, whose GPT class
 // model.js made.
+import { abortable, isSignal } from './abort.js';
 import { fail, integers, options, string } from './arguments.js';
 import { AdoptedHandle, Module } from './handles.js';
 import { baseUrl, isUrlLike } from './loading.js';
@@ -71,42 +72,43 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
     const fn = 'loadPretrained';
     const { onProgress, signal } = options(opts, ['onProgress', 'signal'], fn);
     if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, 'onProgress as a function', onProgress);
-    if (signal !== undefined && !(typeof signal?.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
-      fail(fn, 'signal as an AbortSignal', signal);
-    }
-    const stopIfAborted = () => {
-      if (signal?.aborted) throw signal.reason ?? new DOMException('loadPretrained: aborted', 'AbortError');
-    };
-    const folder = await filesOf(source, fn);
+    if (signal !== undefined && !isSignal(signal)) fail(fn, 'signal as an AbortSignal', signal);
+    // Every wait is raced with the signal, so that an abort settles the call at once, whatever it waits for (a
+    // slow body, a read); the signal also goes to fetch, which stops the download.
+    const io = (promise) => abortable(promise, signal);
+    const folder = await io(filesOf(source, fn, signal));
     try {
-      const need = (name, why) => folder.get(name) ?? Promise.reject(new Error(`${fn}: the model folder has no ${name} (${why}); ` +
-        `it holds ${[...folder.names()].join(', ') || 'no files'}`));
-      const config = await (await need('config.json', "the model's shape")).text();
+      const need = async (name, why) => (await io(folder.find(name))) ??
+        Promise.reject(new Error(`${fn}: the model folder has no ${name} (${why}); ${folder.describe()}`));
+      // Every JSON is parsed before anything is allocated: a config.json that only JS could not read (a byte-order
+      // mark) once threw after the model was built, and the model was never freed.
+      const config = await io((await need('config.json', "the model's shape")).text());
+      const configObject = parseJson(config, 'config.json', fn);
       let tokenizerFiles;
       let characters = null;
-      if (folder.has('tokenizer.json')) {
-        tokenizerFiles = { tokenizerJson: await (await folder.get('tokenizer.json')).text() };
+      const tokenizerJson = await io(folder.find('tokenizer.json'));
+      if (tokenizerJson) {
+        tokenizerFiles = { tokenizerJson: await io(tokenizerJson.text()) };
         characters = characterVocabulary(tokenizerFiles.tokenizerJson, fn);
-      } else if (folder.has('vocab.json') && folder.has('merges.txt')) {
-        tokenizerFiles = { vocab: await (await folder.get('vocab.json')).text(), merges: await (await folder.get('merges.txt')).text() };
       } else {
-        throw new Error(`${fn}: the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; ` +
-          `it holds ${[...folder.names()].join(', ')}`);
+        const [vocab, merges] = [await io(folder.find('vocab.json')), await io(folder.find('merges.txt'))];
+        if (!vocab || !merges) {
+          throw new Error(`${fn}: the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; ${folder.describe()}`);
+        }
+        tokenizerFiles = { vocab: await io(vocab.text()), merges: await io(merges.text()) };
       }
-      if (!folder.has('model.safetensors') && folder.has('pytorch_model.bin')) {
+      if (folder.has('pytorch_model.bin') && !folder.has('model.safetensors')) {
         throw new Error(`${fn}: the model folder has pytorch_model.bin but no model.safetensors; this library reads ` +
           'safetensors (convert with transformers: model.save_pretrained(folder, safe_serialization=True))');
       }
       const weights = await need('model.safetensors', 'the weights');
-      stopIfAborted();
       // config.json checked, and the tokenizer against it, before anything is allocated.
       const { vocabSize } = JSON.parse(M.pretrainedConfig(config));
       const tokenizer = characters !== null ? Tokenizer.fromVocabulary('char', characters) : new BPETokenizer(tokenizerFiles);
       let loader = null;
       try {
-        const headerLength = M.pretrainedHeaderLength(await weights.read(0, Math.min(8, weights.size)), weights.size);
-        const header = await weights.read(8, 8 + headerLength);
-        stopIfAborted();
+        const headerLength = M.pretrainedHeaderLength(await io(weights.read(0, Math.min(8, weights.size))), weights.size);
+        const header = await io(weights.read(8, 8 + headerLength));
         if (tokenizer.vocabSize > vocabSize) {
           throw new Error(`${fn}: the tokenizer has ${tokenizer.vocabSize} tokens, more than config.json's vocab_size ${vocabSize}`);
         }
@@ -118,15 +120,13 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
         for (const [i, t] of tensors.entries()) {
           for (let at = t.begin; at < t.end; at += CHUNK_BYTES) {
             const end = Math.min(t.end, at + CHUNK_BYTES);
-            const bytes = await weights.read(at, end);
-            stopIfAborted();
-            loader.read(i, at - t.begin, bytes);
+            loader.read(i, at - t.begin, await io(weights.read(at, end)));
             loaded += end - at;
             onProgress?.({ loaded, total });
           }
         }
         const model = new GPT(new AdoptedHandle(loader.finish()));
-        return { model, tokenizer, config: JSON.parse(config) };
+        return { model, tokenizer, config: configObject };
       } catch (error) {
         tokenizer.dispose();
         throw error;
@@ -134,7 +134,7 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
         loader?.delete();
       }
     } finally {
-      await folder.close();
+      folder.close();
     }
   }
 
@@ -147,12 +147,7 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
  * else null (a BPE, read by BPETokenizer).
  */
 function characterVocabulary(text, fn) {
-  let j;
-  try {
-    j = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${fn}: tokenizer.json is not valid JSON (${e.message})`);
-  }
+  const j = parseJson(text, 'tokenizer.json', fn);
   if (j?.model?.type !== 'WordLevel') return null;
   const entries = Object.entries(j.model.vocab ?? {});
   const chars = [];
@@ -164,6 +159,15 @@ function characterVocabulary(text, fn) {
     chars[id] = piece;
   }
   return chars.join('');
+}
+
+/** JSON text as an object; a byte-order mark before it is accepted, as the C++ side accepts it. */
+function parseJson(text, name, fn) {
+  try {
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (e) {
+    throw new Error(`${fn}: ${name} is not valid JSON (${e.message})`);
+  }
 }
 
 // ---- a model folder, however it is given ---------------------------------------------
@@ -180,23 +184,41 @@ class FolderFile {
 }
 
 /** A Blob or File as a FolderFile: read a slice at a time (Blob.slice), never whole. */
-const blobFile = (blob) =>
-  new FolderFile(blob.size, async (begin, end) => new Uint8Array(await blob.slice(begin, end).arrayBuffer()));
+function blobFile(blob, name, fn) {
+  const { size } = blob;
+  if (!Number.isSafeInteger(size) || size < 0) fail(fn, `${name} as a Blob whose size is a whole number of bytes`, size);
+  return new FolderFile(size, async (begin, end) => {
+    const bytes = new Uint8Array(await blob.slice(begin, end).arrayBuffer());
+    if (bytes.length !== end - begin) throw new Error(`${fn}: ${name} ended at ${begin + bytes.length} bytes, before the ${size} its size says`);
+    return bytes;
+  });
+}
 const bytesFile = (bytes) => new FolderFile(bytes.byteLength, async (begin, end) => bytes.subarray(begin, end));
 
-/** Files by name, opened lazily; close() releases what was opened (Node file handles). */
-async function filesOf(source, fn) {
-  const entries = new Map(); // name -> () => Promise<FolderFile>
+/** What a file system entry is, for an error that says why it is not read. */
+const kindOf = (info) =>
+  info.isDirectory() ? 'a directory' : info.isFIFO() ? 'a FIFO' : info.isSocket() ? 'a socket' :
+  info.isCharacterDevice() ? 'a character device' : info.isBlockDevice() ? 'a block device' : 'not a regular file';
+
+/**
+ * Files by name, opened lazily: find(name) is a FolderFile, or null where the folder has no such file (for a
+ * folder on a server: where it answers 404); describe() says what the folder holds, or what was tried;
+ * close() releases what was opened (Node file handles).
+ */
+async function filesOf(source, fn, signal) {
+  const entries = new Map(); // name -> () => Promise<FolderFile | null>
   const closers = [];
+  let describe = () => `it holds ${[...entries.keys()].join(', ') || 'no files'}`;
   const add = (name, open) => entries.set(String(name).split(/[\\/]/).pop(), open);
   const fs = globalThis.process?.getBuiltinModule?.('node:fs/promises');
   const isFileList = typeof FileList !== 'undefined' && source instanceof FileList;
   if (isFileList || (Array.isArray(source) && source.every((f) => typeof Blob !== 'undefined' && f instanceof Blob && 'name' in f))) {
-    for (const file of source) add(file.name, async () => blobFile(file));
+    for (const file of source) add(file.name, async () => blobFile(file, file.name, fn));
   } else if (source instanceof Map || (source !== null && typeof source === 'object' && !isUrlLike(source) && !Array.isArray(source))) {
     const pairs = source instanceof Map ? [...source.entries()] : Object.entries(source);
-    for (const [name, value] of pairs) add(name, () => fileOf(value, name, fn));
-  } else if (fs && (typeof source === 'string' || source?.protocol === 'file:')) {
+    for (const [name, value] of pairs) add(name, () => fileOf(value, name, fn, signal));
+  } else if (fs && ((typeof source === 'string' && !/^https?:\/\//i.test(source)) || source?.protocol === 'file:')) {
+    // In Node a string is a path, unless it is an http(s) address.
     const dir = typeof source === 'string' && !source.startsWith('file:') ? source : new URL(source).pathname;
     let names;
     try {
@@ -204,60 +226,88 @@ async function filesOf(source, fn) {
     } catch (e) {
       throw new Error(`${fn}: could not read the model folder ${dir}: ${e.message}`);
     }
-    for (const name of names) {
+    for (const name of names) add(name, () => openFile(fs, dir, name, fn, closers));
+  } else if (isUrlLike(source)) {
+    // A folder on a server: each file fetched when it is needed; one that answers 404 is not there.
+    const base = new URL(String(source.href ?? source).replace(/\/?$/, '/'), baseUrl());
+    const tried = [];
+    for (const name of ['config.json', 'model.safetensors', 'tokenizer.json', 'vocab.json', 'merges.txt']) {
       add(name, async () => {
-        const handle = await fs.open(`${dir}/${name}`, 'r');
-        closers.push(() => handle.close());
-        const { size } = await handle.stat();
-        return new FolderFile(size, async (begin, end) => {
-          const out = new Uint8Array(end - begin);
-          for (let at = 0; at < out.length;) {
-            const { bytesRead } = await handle.read(out, at, out.length - at, begin + at);
-            if (bytesRead === 0) throw new Error(`${fn}: ${name} ended at ${begin + at} bytes (it changed while it was read?)`);
-            at += bytesRead;
-          }
-          return out;
-        });
+        const file = await fileOf(new URL(name, base), name, fn, signal, true);
+        if (!file) tried.push(`${name} (HTTP 404)`);
+        return file;
       });
     }
-  } else if (isUrlLike(source)) {
-    // A folder on a server: each file fetched when it is needed.
-    const base = new URL(String(source.href ?? source).replace(/\/?$/, '/'), baseUrl());
-    for (const name of ['config.json', 'model.safetensors', 'tokenizer.json', 'vocab.json', 'merges.txt']) {
-      add(name, () => fileOf(new URL(name, base), name, fn));
-    }
+    describe = () => `at ${base.href}, ${tried.join(', ')} ${tried.length === 1 ? 'was' : 'were'} not found`;
   } else {
     fail(fn, 'the model folder as a path (Node), a FileList or File[], or an object or Map from file name to bytes, Blob or URL', source);
   }
   const opened = new Map();
   return {
-    names: () => entries.keys(),
     has: (name) => entries.has(name),
-    get: (name) => {
-      if (!entries.has(name)) return undefined;
+    find: (name) => {
+      if (!entries.has(name)) return Promise.resolve(null);
       if (!opened.has(name)) opened.set(name, entries.get(name)());
       return opened.get(name);
     },
-    close: async () => {
-      await Promise.allSettled([...opened.values()]);
-      await Promise.all(closers.map((close) => close()));
+    describe: () => describe(),
+    // Handles are closed when their opening settles: an aborted call does not wait for it.
+    close: () => {
+      for (const pending of opened.values()) pending.catch(() => {});
+      Promise.allSettled([...opened.values()]).then(() => Promise.all(closers.map((close) => close().catch(() => {}))));
     },
   };
 }
 
-async function fileOf(value, name, fn) {
+/**
+ * A file of a folder on disk (Node). Opened without blocking, then checked to be a regular file: a FIFO in its
+ * place once kept the call waiting for a writer that never came, past any abort.
+ */
+async function openFile(fs, dir, name, fn, closers) {
+  const path = `${dir}/${name}`;
+  let handle;
+  try {
+    handle = await fs.open(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    closers.push(() => handle.close());
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error(`expected a regular file, got ${kindOf(info)}`);
+    return new FolderFile(info.size, async (begin, end) => {
+      const out = new Uint8Array(end - begin);
+      for (let at = 0; at < out.length;) {
+        const { bytesRead } = await handle.read(out, at, out.length - at, begin + at);
+        if (bytesRead === 0) throw new Error(`${fn}: ${name} ended at ${begin + at} bytes (it changed while it was read?)`);
+        at += bytesRead;
+      }
+      return out;
+    });
+  } catch (e) {
+    throw e.message.startsWith(`${fn}:`) ? e : new Error(`${fn}: could not read ${path}: ${e.message}`);
+  }
+}
+
+/** A file given as bytes, a Blob or a URL; null for a URL that answers 404 when `optional`. */
+async function fileOf(value, name, fn, signal, optional = false) {
   if (value instanceof Uint8Array) return bytesFile(value);
   if (value instanceof ArrayBuffer) return bytesFile(new Uint8Array(value));
-  if (typeof Blob !== 'undefined' && value instanceof Blob) return blobFile(value);
-  if (isUrlLike(value)) {
-    let response;
-    try {
-      response = await fetch(new URL(value.href ?? value, baseUrl()));
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    } catch (e) {
-      throw new Error(`${fn}: could not fetch ${name} from ${value.href ?? value}: ${e.message}`);
-    }
-    return blobFile(await response.blob());
+  if (typeof Blob !== 'undefined' && value instanceof Blob) return blobFile(value, name, fn);
+  if (!isUrlLike(value)) return fail(fn, `${name} as a Uint8Array, ArrayBuffer, Blob or URL`, value);
+  const url = new URL(value.href ?? value, baseUrl());
+  const failed = (what, e) => {
+    if (signal?.aborted) throw signal.reason;
+    throw new Error(`${fn}: could not fetch ${name} from ${url.href}: ${what}${e.message}`);
+  };
+  let response;
+  try {
+    response = await fetch(url, { signal });
+  } catch (e) {
+    failed('', e);
   }
-  return fail(fn, `${name} as a Uint8Array, ArrayBuffer, Blob or URL`, value);
+  if (optional && response.status === 404) return null;
+  if (!response.ok) failed('', new Error(`HTTP ${response.status}`));
+  try {
+    return blobFile(await response.blob(), name, fn);
+  } catch (e) {
+    // A body that stops short of its Content-Length, where undici says only "terminated".
+    return failed('the download broke off: ', e);
+  }
 }

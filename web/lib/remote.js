@@ -12,6 +12,7 @@
 // Arguments are copied to the worker (the caller's arrays stay usable); results are moved back
 // (their buffers are transferred, not copied). tensor, toArray and format need no WASM and stay
 // synchronous. A proxy's dispose() frees its object in the worker; attn.dispose() stops the worker.
+import { abortable, isSignal } from './abort.js';
 import { disposeSymbol, Module } from './handles.js';
 import { baseUrl } from './loading.js';
 import { CALLBACK, mapDeep, REF, SIGNAL } from './messages.js';
@@ -21,7 +22,6 @@ const asyncDisposeSymbol = Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispos
 const HERE = import.meta.url;
 const WORKER_FILE = './worker.js';
 const INTERNAL = Symbol('a proxy made by remote.js');
-const isSignal = (value) => typeof value?.aborted === 'boolean' && typeof value?.addEventListener === 'function';
 const otherInstance = (label, name) => new Error(`${label}: this ${name} belongs to another module instance (made by another ` +
   'createAttention()); objects of two instances cannot be used together');
 
@@ -304,9 +304,11 @@ class RemoteGenerationStream {
     this.#signal?.throwIfAborted();
     if (this.#done) return { value: undefined, done: true };
     try {
-      const id = await this.#opened;
+      // abortable() also at the first await: a signal that fired while the session opened was heard by no one,
+      // and next() asked for a token anyway and resolved with it (100 of 100 tries).
+      const id = await abortable(this.#opened, this.#signal);
       const step = this.#model._connection.request('GenerationStream.next', { op: 'call', target: id, name: 'next', args: [] });
-      const result = await (this.#signal ? abortable(step, this.#signal) : step);
+      const result = await abortable(step, this.#signal);
       if (result.done) this.close();
       return result;
     } catch (error) {
@@ -339,15 +341,6 @@ class RemoteGenerationStream {
     this.close();
     return Promise.resolve();
   }
-}
-
-/** `promise`, or the signal's reason as soon as it aborts. */
-function abortable(promise, signal) {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /** The GPT proxy's own generate and stream: a callback cannot stop a run from here, an async iterator can. */
