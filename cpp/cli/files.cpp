@@ -3,6 +3,8 @@
 #include "attn/error.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +27,25 @@ const char* kind_of(mode_t mode) {
     return S_ISREG(mode) ? "a regular file" : S_ISLNK(mode) ? "a symbolic link" : S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO"
          : S_ISCHR(mode) || S_ISBLK(mode) ? "a device" : S_ISSOCK(mode) ? "a socket" : "something else";
 }
+
+// The signals that end a process politely (Ctrl-C, kill, a closed terminal) held back while it lives: one that
+// arrives while a file is written is delivered when the write has finished or been undone, so no temporary file
+// is left behind by any exit the process can see coming.
+class StopSignalsHeld {
+public:
+    StopSignalsHeld() {
+        sigset_t stop;
+        sigemptyset(&stop);
+        for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop, s);
+        pthread_sigmask(SIG_BLOCK, &stop, &old_);
+    }
+    ~StopSignalsHeld() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+    StopSignalsHeld(const StopSignalsHeld&) = delete;
+    StopSignalsHeld& operator=(const StopSignalsHeld&) = delete;
+
+private:
+    sigset_t old_;
+};
 
 std::string directory_of(const std::string& path) {
     const size_t slash = path.rfind('/');
@@ -107,6 +128,7 @@ void write_file(const std::string& path, const std::string& bytes) {
     const size_t slash = path.rfind('/');
     const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
     std::string tmp = dir + "/." + base + ".XXXXXX";
+    const StopSignalsHeld held;
     const int fd = mkstemp(tmp.data());  // O_CREAT | O_EXCL, mode 0600
     if (fd < 0) throw Error("cannot create a temporary file in \"" + dir + "\": " + std::strerror(errno));
     const auto give_up = [&](const std::string& what) {
