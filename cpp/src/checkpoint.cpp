@@ -2,6 +2,7 @@
 
 #include "attn/tokenizer.hpp"
 #include "json_limits.hpp"
+#include "safetensors.hpp"
 
 #include <nlohmann/json.hpp>
 // xxHash as a header-only library (Debian's libxxhash-dev), so that the WASM
@@ -33,17 +34,6 @@ json bounded(const Text&... text_and_what) {
     } catch (const Error& e) {
         fail(e.what());
     }
-}
-
-// Typed field access on untrusted JSON: a missing or mistyped field is an Error.
-const json& field(const json& j, const char* key, const char* where) {
-    if (!j.is_object() || !j.contains(key)) fail(std::string(where) + " has no field \"" + key + "\"");
-    return j.at(key);
-}
-std::string string_field(const json& j, const char* key, const char* where) {
-    const json& v = field(j, key, where);
-    if (!v.is_string()) fail(std::string(where) + "." + key + " must be a string");
-    return v.get<std::string>();
 }
 
 // A config as __metadata__ holds it (a JSON string), read through the schema of
@@ -131,115 +121,49 @@ std::string digest_of(const json& header_without_digest, const char* data, size_
     return out;
 }
 
-struct Entry {
-    std::vector<int64_t> shape;
-    uint64_t begin = 0, end = 0;
-};
+using safetensors::Entry;
 
-// A safetensors file split into its parts, the header parsed but not yet trusted.
+// A checkpoint split into its parts by the safetensors reader: its header checked as the format defines it, and
+// where its data starts.
 struct Parsed {
-    json header;
-    std::map<std::string, std::string> meta;  // __metadata__
-    std::string header_text;                  // the header's bytes, without the spaces that pad it
-    const char* data = nullptr;               // the bytes after the header
-    uint64_t data_size = 0;
+    safetensors::Header header;
+    const char* data = nullptr;  // the bytes after the header
 };
 
 Parsed parse_file(const std::string& bytes) {
     if (!little_endian()) fail("only little-endian machines are supported");
-    if (bytes.size() < 8) fail("a file of " + std::to_string(bytes.size()) + " bytes is too short for a safetensors header");
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
-    if (n > bytes.size() - 8) {
-        fail("the header length " + std::to_string(n) + " exceeds the file's " + std::to_string(bytes.size() - 8) +
-             " bytes after the length field (truncated or not a safetensors file)");
-    }
-    if (n > kMaxHeaderBytes) fail("a header of " + std::to_string(n) + " bytes is larger than the limit of " + std::to_string(kMaxHeaderBytes >> 20) + " MiB");
-    Parsed p;
-    p.header = bounded(bytes.begin() + 8, bytes.begin() + 8 + static_cast<int64_t>(n), std::string("the header"));
-    if (p.header.is_discarded()) fail("the header is not valid JSON");
-    p.header_text.assign(bytes.begin() + 8, bytes.begin() + 8 + static_cast<int64_t>(n));
-    p.header_text.erase(p.header_text.find_last_not_of(' ') + 1);
-    if (!p.header.is_object()) fail("the header must be a JSON object");
-    if (static_cast<int64_t>(p.header.size()) > kMaxTensors + 1) {  // + 1: __metadata__
-        fail("the header lists " + std::to_string(p.header.size()) + " entries, more than the limit of " +
-             std::to_string(kMaxTensors) + " tensors");
-    }
-    p.data = bytes.data() + 8 + n;
-    p.data_size = bytes.size() - 8 - n;
-    if (!p.header.contains("__metadata__") || !p.header["__metadata__"].is_object()) {
-        fail("the header has no __metadata__ object (not a checkpoint of this library)");
-    }
-    for (const auto& [k, v] : p.header["__metadata__"].items()) {
-        if (!v.is_string()) fail("__metadata__." + k + " must be a string, as safetensors requires");
-        p.meta[k] = v.get<std::string>();
-    }
+    const uint64_t n = safetensors::header_length(bytes.data(), bytes.size(), bytes.size(), "loadCheckpoint: ");
+    Parsed p{safetensors::read_header(bytes.substr(8, n), bytes.size(), "loadCheckpoint: "), bytes.data() + 8 + n};
+    if (!p.header.has_metadata) fail("the header has no __metadata__ object (not a checkpoint of this library)");
     return p;
 }
 
 // True when the file carries a digest and it matches; false when it carries
 // none (a file written by another tool). A mismatch is an Error.
 bool verify_digest(const Parsed& p) {
-    const auto it = p.meta.find("digest");
-    if (it == p.meta.end()) return false;
+    const auto it = p.header.metadata.find("digest");
+    if (it == p.header.metadata.end()) return false;
     if (it->second.rfind(kDigestPrefix, 0) != 0) {
         fail("__metadata__.digest \"" + it->second.substr(0, 40) + "\" is not an " + kDigestPrefix + " digest");
     }
     // The digest covers the header as this library writes it, so a signed header must be in exactly that form:
     // any other spelling of the same JSON (spaces, key order, escapes) could be read differently by another tool.
-    if (p.header_text != p.header.dump()) {
+    if (p.header.text != p.header.json.dump()) {
         fail("the header is not in the form its digest covers (edited by hand, or by another tool)");
     }
-    json unsigned_header = p.header;
+    json unsigned_header = p.header.json;
     unsigned_header["__metadata__"].erase("digest");
-    if (digest_of(unsigned_header, p.data, p.data_size) != it->second) {
+    if (digest_of(unsigned_header, p.data, p.header.data_size) != it->second) {
         fail("the file is damaged: its digest does not match its contents");
     }
     return true;
 }
 
-// Every tensor entry well-formed, in bounds, and disjoint from the others.
-std::map<std::string, Entry> check_entries(const Parsed& p) {
-    std::map<std::string, Entry> entries;
-    for (const auto& [name, e] : p.header.items()) {
-        if (name == "__metadata__") continue;
-        const std::string where = "tensor \"" + name + "\"";
-        if (!e.is_object()) fail(where + " must be an object");
-        if (string_field(e, "dtype", where.c_str()) != "F32") fail(where + " has dtype " + e["dtype"].dump() + ", expected \"F32\"");
-        const json& shape = field(e, "shape", where.c_str());
-        const json& offsets = field(e, "data_offsets", where.c_str());
-        if (!shape.is_array() || shape.size() > 8) fail(where + ".shape must be an array of at most 8 sizes");
-        if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) {
-            fail(where + ".data_offsets must be two non-negative integers");
-        }
-        Entry entry;
-        uint64_t count = 1;
-        for (const json& s : shape) {
-            if (!s.is_number_unsigned() || s.get<uint64_t>() > (uint64_t{1} << 31)) fail(where + ".shape has an invalid size " + s.dump());
-            const uint64_t d = s.get<uint64_t>();
-            if (d != 0 && count > static_cast<uint64_t>(kMaxElements) / d) fail(where + " has too many elements");
-            count *= d;
-            entry.shape.push_back(static_cast<int64_t>(d));
-        }
-        entry.begin = offsets[0].get<uint64_t>();
-        entry.end = offsets[1].get<uint64_t>();
-        if (entry.begin > entry.end || entry.end > p.data_size) {
-            fail(where + " has data_offsets [" + std::to_string(entry.begin) + ", " + std::to_string(entry.end) +
-                 "] outside the " + std::to_string(p.data_size) + " data bytes");
-        }
-        if (entry.end - entry.begin != count * 4) {
-            fail(where + " has " + std::to_string(entry.end - entry.begin) + " bytes for " + std::to_string(count) +
-                 " float32 values");
-        }
-        entries.emplace(name, std::move(entry));
+// Every entry a float32 tensor (the reader has checked the rest of what the format promises).
+void check_dtypes(const safetensors::Header& h) {
+    for (const auto& [name, e] : h.entries) {
+        if (e.dtype != "F32") fail("tensor \"" + name + "\" has dtype \"" + e.dtype + "\", expected \"F32\"");
     }
-    std::vector<const Entry*> by_offset;
-    for (const auto& [name, e] : entries) by_offset.push_back(&e);
-    std::sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) { return a->begin < b->begin; });
-    for (size_t i = 1; i < by_offset.size(); ++i) {
-        if (by_offset[i]->begin < by_offset[i - 1]->end) fail("two tensors' data_offsets overlap");
-    }
-    return entries;
 }
 
 // The tokenizer the metadata describes, of the model's vocabulary size.
@@ -289,7 +213,7 @@ void check_layout(const std::map<std::string, Entry>& entries, const GPTConfig& 
 // Copies a tensor out of the data (its entry was checked against the layout) and refuses a non-finite value.
 class TensorReader {
 public:
-    TensorReader(const Parsed& p, std::map<std::string, Entry> entries) : data_(p.data), entries_(std::move(entries)) {}
+    explicit TensorReader(const Parsed& p) : data_(p.data), entries_(p.header.entries) {}
 
     void read(const std::string& name, Tensor& into) const {
         const Entry& e = entries_.at(name);
@@ -299,7 +223,7 @@ public:
 
 private:
     const char* data_;
-    std::map<std::string, Entry> entries_;
+    const std::map<std::string, Entry>& entries_;
 };
 
 // The tensors of a checkpoint, in the order they are written and read.
@@ -358,29 +282,31 @@ std::string save_checkpoint(const GPT& model, const Tokenizer& tokenizer, const 
 
 Checkpoint load_checkpoint(const std::string& bytes) {
     Parsed p = parse_file(bytes);
+    std::map<std::string, std::string>& meta = p.header.metadata;
     const bool verified = verify_digest(p);
-    if (p.meta["format"] != kFormat) fail("__metadata__.format is \"" + p.meta["format"] + "\", expected \"" + kFormat + "\"");
-    const GPTConfig config = parse_config(p.meta["config"]);
+    safetensors::check_entries(p.header, "loadCheckpoint: ");  // every entry as the format defines it
+    if (meta["format"] != kFormat) fail("__metadata__.format is \"" + meta["format"] + "\", expected \"" + kFormat + "\"");
+    const GPTConfig config = parse_config(meta["config"]);
     // Everything the file says is checked against its data before the model is allocated: a small file
     // whose config describes a huge model is refused here, not after allocating it.
-    std::map<std::string, Entry> entries = check_entries(p);  // each entry in bounds, none overlapping
-    Tokenizer tokenizer = read_tokenizer(p.meta, config.vocab_size);
-    const double copies = p.meta.count("iter") ? 3.0 : 1.0;  // the weights, and AdamW's two moments
+    check_dtypes(p.header);
+    Tokenizer tokenizer = read_tokenizer(meta, config.vocab_size);
+    const double copies = meta.count("iter") ? 3.0 : 1.0;  // the weights, and AdamW's two moments
     const double needed = 4.0 * copies * config.matrix_parameters();
-    if (static_cast<double>(p.data_size) < needed) {
+    if (static_cast<double>(p.header.data_size) < needed) {
         fail("its config describes a model of at least " + format_number(config.matrix_parameters()) +
              " parameters (" + format_number(needed) + " bytes of float32" + (copies > 1 ? " with the optimizer's state" : "") +
-             "), but the file holds " + std::to_string(p.data_size) + " data bytes");
+             "), but the file holds " + std::to_string(p.header.data_size) + " data bytes");
     }
-    check_layout(entries, config, p.meta.count("iter") > 0);
-    const TensorReader tensors(p, std::move(entries));
+    check_layout(p.header.entries, config, meta.count("iter") > 0);
+    const TensorReader tensors(p);
     Checkpoint ck{GPT::zeros(config), std::move(tokenizer), std::nullopt, verified};
     for (auto& [name, t] : ck.model.named_parameters()) tensors.read(name, *t);  // every tensor is read here
 
-    if (p.meta.count("iter")) {
+    if (meta.count("iter")) {
         TrainingState state{0, TrainConfig{}, AdamW(ck.model, AdamWOptions{})};
-        state.iter = count_of(bounded(p.meta["iter"], "__metadata__.iter"), "__metadata__.iter");
-        state.config = parse_train_config(p.meta["train_config"], p.meta, &state.optimizer.steps);
+        state.iter = count_of(bounded(meta["iter"], "__metadata__.iter"), "__metadata__.iter");
+        state.config = parse_train_config(meta["train_config"], meta, &state.optimizer.steps);
         state.optimizer.options = state.config.adamw;
         state.config.tokenizer = ck.tokenizer.kind();
         const auto names = ck.model.named_parameters();

@@ -2,6 +2,7 @@
 
 #include "attn/checkpoint.hpp"
 #include "json_limits.hpp"
+#include "safetensors.hpp"
 #include "thread_pool.hpp"
 
 #include <algorithm>
@@ -83,101 +84,46 @@ std::string shape_text(const Shape& s) {
     return out + "]";
 }
 
-// The bytes of one element of each safetensors dtype, or 0 for a name that is not one.
-uint64_t safetensors_dtype_size(const std::string& dtype) {
-    static const std::map<std::string, uint64_t> kSizes = {
-        {"BOOL", 1}, {"U8", 1}, {"I8", 1}, {"F8_E5M2", 1}, {"F8_E4M3", 1}, {"I16", 2}, {"U16", 2}, {"F16", 2},
-        {"BF16", 2}, {"I32", 4}, {"U32", 4}, {"F32", 4}, {"I64", 8}, {"U64", 8}, {"F64", 8}};
-    const auto it = kSizes.find(dtype);
-    return it == kSizes.end() ? 0 : it->second;
-}
-
-// Every entry of the header, checked against the config's layout; the tensors to read, in file order. Entries the
-// model does not read (the causal-mask buffers, a tied lm_head) are checked as well-formed, in bounds and not
-// overlapping like the rest: an F64 entry past the end of the file was once accepted because it was skipped.
+// The reader's entries held to GPT-2's table: each one a parameter of this config (under GPT2LMHeadModel's names
+// or GPT2Model's, which lack "transformer."), once, in F32, F16 or BF16, of the config's shape (Conv1D weights
+// stored (in, out)); none missing. The causal-mask buffers and a tied lm_head are left unread, after the reader
+// has checked them like the rest. The tensors to read, in file order.
 std::vector<PretrainedTensor> check_header(const GPTConfig& config, const std::string& header, uint64_t file_size) {
-    const json h = parse_bounded(header, "loadPretrained: the header of model.safetensors");
-    if (h.is_discarded() || !h.is_object()) fail("model.safetensors: the header is not a JSON object (not a safetensors file)");
-    if (static_cast<int64_t>(h.size()) > kMaxTensors + 1) {
-        fail("model.safetensors: the header lists " + std::to_string(h.size()) + " entries, more than the limit of " +
-             std::to_string(kMaxTensors) + " tensors");
-    }
-    const uint64_t data_begin = 8 + header.size(), data_size = file_size - data_begin;
+    safetensors::Header h = safetensors::read_header(header, file_size, "loadPretrained: model.safetensors: ");
+    safetensors::check_entries(h, "loadPretrained: model.safetensors: ");
     std::map<std::string, Shape> expected;
     for (auto& [name, shape] : GPT::parameter_layout(config)) expected.emplace(name, shape);
     std::map<std::string, std::string> found;  // parameter -> the file's name for it
     std::vector<PretrainedTensor> out;
-    std::vector<std::pair<std::pair<uint64_t, uint64_t>, std::string>> spans;  // every entry's [begin, end) and name
-    for (const auto& [name, e] : h.items()) {
-        if (name == "__metadata__") {
-            if (!e.is_object() || std::any_of(e.begin(), e.end(), [](const json& v) { return !v.is_string(); })) {
-                fail("model.safetensors: __metadata__ must be an object of strings, as safetensors defines it");
-            }
-            continue;
-        }
+    for (const auto& [name, e] : h.entries) {
         const std::string where = "model.safetensors: tensor \"" + name.substr(0, 80) + "\"";
-        if (!e.is_object() || !e.contains("dtype") || !e["dtype"].is_string() || !e.contains("shape") || !e["shape"].is_array() ||
-            !e.contains("data_offsets") || !e["data_offsets"].is_array() || e["data_offsets"].size() != 2 ||
-            !e["data_offsets"][0].is_number_unsigned() || !e["data_offsets"][1].is_number_unsigned()) {
-            fail(where + " must be an object with dtype, shape and data_offsets");
-        }
-        const std::string dtype = e["dtype"].get<std::string>();
-        const uint64_t element_size = safetensors_dtype_size(dtype);
-        if (element_size == 0) fail(where + " has dtype \"" + dtype.substr(0, 20) + "\", which is not a safetensors dtype");
-        Shape shape;
-        uint64_t count = 1;
-        for (const json& d : e["shape"]) {
-            if (!d.is_number_unsigned() || d.get<uint64_t>() > (uint64_t{1} << 31) || shape.size() == 8) fail(where + " has an invalid shape");
-            // Saturating at 2^59 elements (2^62 bytes at most): beyond any file, refused by the bounds below.
-            const uint64_t n = d.get<uint64_t>(), cap = uint64_t{1} << 59;
-            count = n != 0 && count > cap / n ? cap : count * n;
-            shape.push_back(d.get<int64_t>());
-        }
-        // GPT2Model's names lack the prefix GPT2LMHeadModel's have; the causal mask buffers are not weights.
         const std::string parameter = name.rfind("lm_head.", 0) == 0 || name.rfind("transformer.", 0) == 0 ? name : "transformer." + name;
-        const bool read = !ends_with(parameter, ".attn.bias") && !ends_with(parameter, ".attn.masked_bias") &&
-                          !(parameter == "lm_head.weight" && config.tie_embeddings);  // a tied lm_head is wte, which is read
+        if (ends_with(parameter, ".attn.bias") || ends_with(parameter, ".attn.masked_bias")) continue;
+        if (parameter == "lm_head.weight" && config.tie_embeddings) continue;  // the same as wte, which is read
+        const auto want = expected.find(parameter);
+        if (want == expected.end()) fail(where + " is not a parameter of a GPT-2 model of this config.json");
+        if (!found.emplace(parameter, name).second) fail(where + " is listed twice (as \"" + found[parameter] + "\" too)");
         PretrainedTensor t;
-        if (read) {
-            const auto want = expected.find(parameter);
-            if (want == expected.end()) fail(where + " is not a parameter of a GPT-2 model of this config.json");
-            if (!found.emplace(parameter, name).second) fail(where + " is listed twice (as \"" + found[parameter] + "\" too)");
-            t.name = name;
-            t.parameter = parameter;
-            if (dtype == "F32") t.dtype = Dtype::F32;
-            else if (dtype == "F16") t.dtype = Dtype::F16;
-            else if (dtype == "BF16") t.dtype = Dtype::BF16;
-            else fail(where + " has dtype \"" + dtype.substr(0, 20) + "\", expected F32, F16 or BF16");
-            t.shape = shape;
-            t.transposed = is_conv1d(parameter);
-            Shape stored = want->second;
-            if (t.transposed) std::swap(stored[0], stored[1]);
-            if (t.shape != stored) {
-                fail(where + " has shape " + shape_text(t.shape) + ", but config.json means " + shape_text(stored) +
-                     (t.transposed ? " (Conv1D: in, out)" : ""));
-            }
+        t.name = name;
+        t.parameter = parameter;
+        if (e.dtype == "F32") t.dtype = Dtype::F32;
+        else if (e.dtype == "F16") t.dtype = Dtype::F16;
+        else if (e.dtype == "BF16") t.dtype = Dtype::BF16;
+        else fail(where + " has dtype \"" + e.dtype + "\", expected F32, F16 or BF16");
+        t.shape = e.shape;
+        t.transposed = is_conv1d(parameter);
+        Shape stored = want->second;
+        if (t.transposed) std::swap(stored[0], stored[1]);
+        if (t.shape != stored) {
+            fail(where + " has shape " + shape_text(t.shape) + ", but config.json means " + shape_text(stored) +
+                 (t.transposed ? " (Conv1D: in, out)" : ""));
         }
-        const uint64_t begin = e["data_offsets"][0].get<uint64_t>(), end = e["data_offsets"][1].get<uint64_t>();
-        const uint64_t bytes = count * element_size;
-        if (begin > end || end > data_size || end - begin != bytes) {
-            fail(where + " has data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] for " +
-                 std::to_string(bytes) + " bytes of " + dtype + " in a data section of " + std::to_string(data_size) +
-                 " bytes (truncated or damaged)");
-        }
-        spans.push_back({{begin, end}, name});
-        if (!read) continue;
-        t.begin = data_begin + begin;
-        t.end = data_begin + end;
+        t.begin = h.data_begin + e.begin;
+        t.end = h.data_begin + e.end;
         out.push_back(std::move(t));
     }
     for (const auto& [parameter, shape] : expected) {
         if (!found.count(parameter)) fail("model.safetensors has no tensor \"" + parameter + "\" (nor without \"transformer.\")");
-    }
-    std::sort(spans.begin(), spans.end());
-    for (size_t i = 1; i < spans.size(); ++i) {
-        if (spans[i].first.first < spans[i - 1].first.second) {
-            fail("model.safetensors: tensors \"" + spans[i - 1].second + "\" and \"" + spans[i].second + "\" overlap");
-        }
     }
     std::sort(out.begin(), out.end(), [](const PretrainedTensor& a, const PretrainedTensor& b) { return a.begin < b.begin; });
     return out;
@@ -237,18 +183,7 @@ GPTConfig gpt2_config_from_json(const std::string& text) {
 }
 
 uint64_t PretrainedLoader::header_length(const std::string& first, uint64_t file_size) {
-    if (first.size() < 8 || file_size < 8) fail("model.safetensors: a file of " + std::to_string(file_size) + " bytes is too short for a safetensors header");
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(first[static_cast<size_t>(i)]);
-    if (n > file_size - 8) {
-        fail("model.safetensors: the header length " + std::to_string(n) + " exceeds the file's " + std::to_string(file_size - 8) +
-             " bytes after the length field (truncated or not a safetensors file)");
-    }
-    if (n > kMaxHeaderBytes) {
-        fail("model.safetensors: a header of " + std::to_string(n) + " bytes is larger than the limit of " +
-             std::to_string(kMaxHeaderBytes >> 20) + " MiB");
-    }
-    return n;
+    return safetensors::header_length(first.data(), first.size(), file_size, "loadPretrained: model.safetensors: ");
 }
 
 PretrainedLoader::PretrainedLoader(const std::string& config_json, const std::string& header, uint64_t file_size)

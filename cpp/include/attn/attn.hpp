@@ -69,7 +69,9 @@
 // simd.hpp, the 128-bit vector helpers of both; unicode_classes.hpp, the
 // letter, number and space classes of GPT-2's pre-tokenizer;
 // parameter_chunks.hpp, a model's tensors cut into chunks for the element-wise
-// work of a training step over the threads (AdamW's update, the gradient sum).
+// work of a training step over the threads (AdamW's update, the gradient sum);
+// safetensors.hpp, the one reader of safetensors headers that checkpoints and
+// Hugging Face weights are both read through.
 #pragma once
 
 #include "attn/activations.hpp"
