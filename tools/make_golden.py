@@ -16,6 +16,10 @@ a committed file differs (npm test runs it when PyTorch is installed).
   models.json     notebook 001's SimpleLanguageModel; a nanoGPT GPT's
                   parameters, logits, loss and the gradient of every
                   parameter; five steps of nanoGPT's train.py; sampled ids
+  llama_layers.json  the layers today's decoders (Llama, Mistral, Qwen,
+                  Gemma) add to GPT-2's: rotary position embeddings with and
+                  without llama3 scaling, RMSNorm and Gemma's (1 + w) form,
+                  the gated MLP activations; each with its gradients
 
 Everything runs on one CPU thread, so the numbers do not depend on the machine.
 The models here are written from the notebooks and nanoGPT's description, in
@@ -445,8 +449,83 @@ def models():
             "notebook001": notebook001, "nanogpt": gpts, "train": training, "sampling": sampler}
 
 
+# ---- the layers of today's decoders ------------------------------------------------
+# Written from Hugging Face's transformers, in plain torch (transformers is not installed here): modeling_rope_utils.py's
+# _compute_default_rope_parameters and _compute_llama3_parameters, modeling_llama.py's LlamaRotaryEmbedding.forward,
+# rotate_half, apply_rotary_pos_emb, LlamaRMSNorm and LlamaMLP, modeling_gemma3.py's Gemma3RMSNorm and its MLP's
+# gelu_pytorch_tanh.
+
+def rope_inv_freq(head_dim, theta, llama3=None):
+    inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.int64).float() / head_dim))
+    if llama3 is None:
+        return inv_freq
+    factor, low, high = llama3["factor"], llama3["low_freq_factor"], llama3["high_freq_factor"]
+    old = llama3["original_max_position_embeddings"]
+    low_freq_wavelen, high_freq_wavelen = old / low, old / high
+    wavelen = 2 * math.pi / inv_freq
+    inv_freq_llama = torch.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
+    smooth = (old / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * inv_freq_llama / factor + smooth * inv_freq_llama
+    is_medium = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
+    return torch.where(is_medium, smoothed, inv_freq_llama)
+
+
+def rope_cos_sin(inv_freq, positions):
+    freqs = (inv_freq[:, None].float() @ torch.tensor(positions)[None, :].float()).transpose(0, 1)  # (T, D/2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos(), emb.sin()
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def llama_layers():
+    torch.manual_seed(11)
+    x = torch.randn(1, 2, 5, 16, requires_grad=True)  # (B, H, T, D)
+    upstream = torch.randn(1, 2, 5, 16)
+    llama3 = {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 64}
+    rope = {"input": t(x), "upstream": t(upstream), "cases": []}
+    for theta, scaling, positions in [(10000.0, None, [0, 1, 2, 3, 4]), (10000.0, None, [7, 8, 9, 10, 11]),
+                                      (500000.0, llama3, [0, 1, 2, 3, 4]), (500000.0, llama3, [100, 250, 1000, 4000, 70000])]:
+        inv_freq = rope_inv_freq(16, theta, scaling)
+        cos, sin = rope_cos_sin(inv_freq, positions)
+        x.grad = None
+        y = x * cos + rotate_half(x) * sin
+        (y * upstream).sum().backward()
+        rope["cases"].append({"theta": theta, "llama3": scaling, "positions": positions, "inv_freq": t(inv_freq),
+                              "cos": t(cos), "sin": t(sin), "output": t(y), "grad_input": t(x.grad)})
+
+    torch.manual_seed(12)
+    h = (torch.randn(3, 6) * 2 + 0.5).requires_grad_(True)
+    weight = torch.randn(6, requires_grad=True)
+    g = torch.randn(3, 6)
+    norms = {"input": t(h), "weight": t(weight), "upstream": t(g), "eps": 1e-6}
+    for name, scale in [("llama", lambda w: w), ("gemma", lambda w: 1.0 + w)]:
+        h.grad, weight.grad = None, None
+        hf = h.float()
+        out = hf * torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + 1e-6)
+        out = scale(weight.float()) * out if name == "gemma" else weight * out
+        (out * g).sum().backward()
+        norms[name] = {"output": t(out), "grad_input": t(h.grad), "grad_weight": t(weight.grad)}
+
+    torch.manual_seed(13)
+    gate = (torch.randn(3, 5) * 2).requires_grad_(True)
+    up = torch.randn(3, 5, requires_grad=True)
+    g = torch.randn(3, 5)
+    glu = {"gate": t(gate), "up": t(up), "upstream": t(g)}
+    for name, act in [("silu", F.silu), ("gelu_pytorch_tanh", lambda v: F.gelu(v, approximate="tanh"))]:
+        gate.grad, up.grad = None, None
+        out = act(gate) * up
+        (out * g).sum().backward()
+        glu[name] = {"output": t(out), "grad_gate": t(gate.grad), "grad_up": t(up.grad)}
+    return {"rope": rope, "rms_norm": norms, "gated": glu}
+
+
 def main():
-    files = {"notebooks.json": notebooks(), "torch_rng.json": torch_rng(), "modules.json": modules(), "models.json": models()}
+    files = {"notebooks.json": notebooks(), "torch_rng.json": torch_rng(), "modules.json": modules(), "models.json": models(),
+             "llama_layers.json": llama_layers()}
     check = "--check" in sys.argv[1:]
     stale = []
     for name, content in files.items():

@@ -64,4 +64,31 @@ void gelu_tanh_backward(float* dinp, const float* inp, const float* dout, int64_
     });
 }
 
+void gated_forward(float* out, const float* gate, const float* up, int64_t n, Gate act) {
+    parallel_chunks(n, kChunk, [&](int64_t i0, int64_t i1) {
+        const ConstValues g(gate + i0, i1 - i0), u(up + i0, i1 - i0);
+        Values o(out + i0, i1 - i0);
+        if (act == Gate::SiLU) o = g / (1.0f + (-g).exp()) * u;
+        else o = 0.5f * g * (1.0f + (kSqrt2OverPi * (g + kCubic * g * g * g)).tanh()) * u;
+    });
+}
+
+void gated_backward(float* dgate, float* dup, const float* gate, const float* up, const float* dout, int64_t n, Gate act) {
+    parallel_chunks(n, kChunk, [&](int64_t i0, int64_t i1) {
+        const ConstValues g(gate + i0, i1 - i0), u(up + i0, i1 - i0), dy(dout + i0, i1 - i0);
+        Eigen::ArrayXf a, da;  // act(g) and act'(g)
+        if (act == Gate::SiLU) {
+            const Eigen::ArrayXf sigma = 1.0f / (1.0f + (-g).exp());
+            a = g * sigma;
+            da = sigma * (1.0f + g * (1.0f - sigma));  // d/dx x·σ(x) = σ + x·σ·(1 − σ)
+        } else {
+            const Eigen::ArrayXf t = (kSqrt2OverPi * (g + kCubic * g * g * g)).tanh();
+            a = 0.5f * g * (1.0f + t);
+            da = 0.5f * (1.0f + t) + 0.5f * g * (1.0f - t * t) * kSqrt2OverPi * (1.0f + 3.0f * kCubic * g * g);
+        }
+        Values(dgate + i0, i1 - i0) = dy * u * da;
+        Values(dup + i0, i1 - i0) = dy * a;
+    });
+}
+
 }  // namespace attn

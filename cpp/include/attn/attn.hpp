@@ -39,9 +39,11 @@
 //   simple_attention.hpp             attention without trainable weights
 //   linear.hpp, embedding.hpp,
 //   layer_norm.hpp                   the nn layers, initialised as PyTorch does
+//   rms_norm.hpp                     RMSNorm, today's decoders' norm (and Gemma's 1 + w)
 //   activations.hpp, dropout.hpp     ReLU, GELU and dropout, forward and backward
 //   mask.hpp, attention_options.hpp  causal and padding masks (001 §6); the options every attention takes
 //   scaled_dot_product_attention.hpp softmax(Q Kᵀ/√d_k) V with masks and a trace (001 §3, 004)
+//   rope.hpp                         rotary positions: where today's decoders get order from
 //   self_attention.hpp               SelfAttentionV1 / V2 / U with traces (built on the line above)
 //   score_explanation.hpp            one score taken apart: products, √d_k, its row, the mixing
 //   multi_head_attention.hpp         several heads (notebook 001 §7, nn.MultiheadAttention)
@@ -98,6 +100,8 @@
 #include "attn/multi_head_attention.hpp"
 #include "attn/pretrained.hpp"
 #include "attn/repeated_sequences.hpp"
+#include "attn/rms_norm.hpp"
+#include "attn/rope.hpp"
 #include "attn/sampling.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/score_explanation.hpp"
