@@ -136,6 +136,7 @@ EMSCRIPTEN_BINDINGS(attn) {
 
     // ---- pretrained_glue.cpp
     function("pretrainedConfig", &js::pretrained_config);
+    function("characterVocabulary", &js::character_vocabulary);
     function("pretrainedHeaderLength", &js::pretrained_header_length);
     class_<BPETokenizer>("BPETokenizer")
         .class_function("fromFiles", &js::bpe_from_files)

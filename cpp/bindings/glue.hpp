@@ -167,6 +167,7 @@ val bpe_decode(const BPETokenizer& t, const val& ids);
 val bpe_pieces(const BPETokenizer& t);
 double bpe_vocab_size(const BPETokenizer& t);
 val pretrained_config(const std::string& config_json);
+val character_vocabulary(const val& tokenizer_json);
 val pretrained_header_length(const val& first_bytes, double file_size);
 val make_pretrained_loader(const std::string& config_json, const val& header, double file_size);
 val pretrained_loader_tensors(const PretrainedLoader& l);

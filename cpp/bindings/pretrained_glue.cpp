@@ -42,6 +42,14 @@ val pretrained_config(const std::string& config_json) {
     return guarded("loadPretrained", [&] { return to_json(gpt2_config_from_json(config_json), Naming::Camel); });
 }
 
+// The characters of a character-level tokenizer.json (as text), or null for a BPE.
+val character_vocabulary(const val& tokenizer_json) {
+    return guarded("loadPretrained", [&] {
+        const std::optional<std::string> chars = attn::character_vocabulary(text_from_js(tokenizer_json));
+        return chars ? text_to_js(*chars) : val::null();
+    });
+}
+
 val pretrained_header_length(const val& first_bytes, double file_size) {
     return guarded("loadPretrained", [&] {
         return static_cast<double>(PretrainedLoader::header_length(bytes_from_js(first_bytes, "loadPretrained"),

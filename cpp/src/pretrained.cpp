@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -245,6 +248,146 @@ GPT PretrainedLoader::finish() {
         }
     }
     return std::move(model_);
+}
+
+}  // namespace attn
+
+namespace attn {
+
+std::optional<std::string> character_vocabulary(const std::string& tokenizer_json) {
+    const json j = parse_bounded(tokenizer_json, "loadPretrained: tokenizer.json");
+    if (j.is_discarded()) fail("tokenizer.json is not valid JSON");
+    if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || j["model"].value("type", json()) != "WordLevel") {
+        return std::nullopt;
+    }
+    const json vocab = j["model"].value("vocab", json::object());
+    if (!vocab.is_object()) fail("tokenizer.json: model.vocab must be an object {\"piece\": id}");
+    std::vector<std::string> chars(vocab.size());
+    for (const auto& [piece, id] : vocab.items()) {
+        bool one_character = false;
+        try {
+            one_character = utf8_decode(piece, "loadPretrained: tokenizer.json").size() == 1;
+        } catch (const Error&) {
+        }
+        if (!one_character || !id.is_number_unsigned() || id.get<uint64_t>() >= chars.size() || !chars[id.get<size_t>()].empty()) {
+            fail("tokenizer.json is a WordLevel vocabulary but not one of single characters with ids 0 to " + std::to_string(vocab.size() - 1) +
+                 " (at " + json(piece).dump() + ": " + id.dump().substr(0, 20) + "); this library reads character-level and GPT-2 BPE tokenizers");
+        }
+        chars[id.get<size_t>()] = piece;
+    }
+    std::string out;
+    for (const std::string& c : chars) out += c;
+    return out;
+}
+
+namespace {
+// A model folder's files, however they are held: what load_pretrained needs of them.
+struct Files {
+    std::vector<std::string> names;                            // sorted
+    std::function<uint64_t(const std::string&)> size;
+    std::function<void(const std::string&, uint64_t, char*, size_t)> read;  // name, offset, out, bytes
+
+    bool has(const std::string& name) const { return std::binary_search(names.begin(), names.end(), name); }
+    std::string text(const std::string& name) const {
+        std::string out(static_cast<size_t>(size(name)), '\0');
+        read(name, 0, out.data(), out.size());
+        return out;
+    }
+    std::string listing() const {
+        std::string out;
+        for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+        return out.empty() ? "no files" : out;
+    }
+};
+
+// Bytes read from the weights file, and handed to the loader, at a time: small next to a model.
+constexpr uint64_t kChunkBytes = uint64_t{16} << 20;
+
+Pretrained load(const Files& files) {
+    const auto need = [&](const std::string& name, const char* why) {
+        if (!files.has(name)) fail("the model folder has no " + name + " (" + why + "); it holds " + files.listing());
+    };
+    need("config.json", "the model's shape");
+    const std::string config = files.text("config.json");
+    const GPTConfig shape = gpt2_config_from_json(config);  // checked before anything is read further
+    std::optional<std::variant<BPETokenizer, Tokenizer>> tokenizer;
+    if (files.has("tokenizer.json")) {
+        const std::string text = files.text("tokenizer.json");
+        if (const std::optional<std::string> chars = character_vocabulary(text)) {
+            tokenizer.emplace(Tokenizer::from_vocabulary(TokenizerKind::Char, *chars, "loadPretrained: tokenizer.json"));
+        } else {
+            tokenizer.emplace(BPETokenizer::from_tokenizer_json(text));
+        }
+    } else if (files.has("vocab.json") && files.has("merges.txt")) {
+        tokenizer.emplace(BPETokenizer::from_files(files.text("vocab.json"), files.text("merges.txt")));
+    } else {
+        fail("the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; it holds " + files.listing());
+    }
+    const int64_t tokens = std::visit([](const auto& t) { return t.vocab_size(); }, *tokenizer);
+    if (tokens > shape.vocab_size) {
+        fail("the tokenizer has " + std::to_string(tokens) + " tokens, more than config.json's vocab_size " + std::to_string(shape.vocab_size));
+    }
+    if (!files.has("model.safetensors") && files.has("pytorch_model.bin")) {
+        fail("the model folder has pytorch_model.bin but no model.safetensors; this library reads safetensors (convert with "
+             "transformers: model.save_pretrained(folder, safe_serialization=True))");
+    }
+    need("model.safetensors", "the weights");
+    const uint64_t file_size = files.size("model.safetensors");
+    std::string first(static_cast<size_t>(std::min<uint64_t>(8, file_size)), '\0');
+    files.read("model.safetensors", 0, first.data(), first.size());
+    std::string header(static_cast<size_t>(PretrainedLoader::header_length(first, file_size)), '\0');
+    files.read("model.safetensors", 8, header.data(), header.size());
+    PretrainedLoader loader(config, header, file_size);
+    std::string chunk;
+    for (size_t i = 0; i < loader.tensors().size(); ++i) {
+        const PretrainedTensor& t = loader.tensors()[i];
+        for (uint64_t at = t.begin; at < t.end; at += kChunkBytes) {
+            chunk.resize(static_cast<size_t>(std::min(kChunkBytes, t.end - at)));
+            files.read("model.safetensors", at, chunk.data(), chunk.size());
+            loader.read(i, at - t.begin, chunk.data(), chunk.size());
+        }
+    }
+    return Pretrained{loader.finish(), std::move(*tokenizer)};
+}
+}  // namespace
+
+Pretrained load_pretrained(const std::map<std::string, std::string>& bytes) {
+    Files files;
+    for (const auto& [name, content] : bytes) files.names.push_back(name);
+    files.size = [&](const std::string& name) { return static_cast<uint64_t>(bytes.at(name).size()); };
+    files.read = [&](const std::string& name, uint64_t offset, char* out, size_t n) {
+        const std::string& b = bytes.at(name);
+        if (offset > b.size() || n > b.size() - offset) fail(name + " ends at " + std::to_string(b.size()) + " bytes");
+        std::memcpy(out, b.data() + offset, n);
+    };
+    return load(files);
+}
+
+Pretrained load_pretrained(const std::string& folder) {
+    namespace fs = std::filesystem;
+    std::error_code error;
+    Files files;
+    for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+        files.names.push_back(it->path().filename().string());
+    }
+    if (error) fail("could not read the model folder " + folder + ": " + error.message());
+    std::sort(files.names.begin(), files.names.end());
+    files.size = [&](const std::string& name) {
+        const fs::path path = fs::path(folder) / name;
+        // Only a regular file is read: a FIFO in its place would wait for a writer forever.
+        if (!fs::is_regular_file(path, error)) fail("could not read " + path.string() + ": expected a regular file");
+        return static_cast<uint64_t>(fs::file_size(path));
+    };
+    files.read = [&](const std::string& name, uint64_t offset, char* out, size_t n) {
+        const fs::path path = fs::path(folder) / name;
+        files.size(name);
+        std::ifstream in(path, std::ios::binary);
+        in.seekg(static_cast<std::streamoff>(offset));
+        if (!in || !in.read(out, static_cast<std::streamsize>(n))) {
+            fail("could not read " + std::to_string(n) + " bytes at " + std::to_string(offset) + " of " + path.string() + " (it changed while it was read?)");
+        }
+    };
+    return load(files);
 }
 
 }  // namespace attn

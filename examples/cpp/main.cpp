@@ -1,5 +1,7 @@
 // Notebook 000's attention weights, then the package's pretrained model
-// choosing the next word, with the installed C++ library.
+// choosing the next word, with the installed C++ library; given a Hugging Face
+// GPT-2 folder too (config.json, model.safetensors, and vocab.json + merges.txt
+// or tokenizer.json), that model's next token, loaded in one call.
 #include <attn/attn.hpp>
 
 #include <cstdio>
@@ -8,8 +10,8 @@
 #include <string>
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s MODEL.safetensors\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        std::fprintf(stderr, "usage: %s MODEL.safetensors [GPT2_FOLDER]\n", argv[0]);
         return 2;
     }
     // "Your journey starts with one step", three numbers per word.
@@ -29,6 +31,13 @@ int main(int argc, char** argv) {
         greedy.sampling.temperature = 0;  // the likeliest word
         const std::vector<int64_t> ids = attn::generate(checkpoint.model, prompt, /*B=*/1, greedy);
         std::printf("%s\n", checkpoint.tokenizer.decode({ids.back()}).c_str());
+
+        if (argc == 3) {
+            attn::Pretrained gpt2 = attn::load_pretrained(argv[2]);  // config, tokenizer and weights, checked
+            const auto& bpe = std::get<attn::BPETokenizer>(gpt2.tokenizer);
+            const std::vector<int64_t> next = attn::generate(gpt2.model, bpe.encode("The cat sat on the"), 1, greedy);
+            std::printf("%s\n", bpe.decode({next.back()}).c_str());
+        }
     } catch (const attn::Error& e) {  // a missing or damaged file: a message, not a crash
         std::fprintf(stderr, "%s\n", e.what());
         return 1;

@@ -190,7 +190,7 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
     tokenizer.dispose();
   });
 
-  test('cpp: find_package(attn) from an install prefix; the library builds without a warning and passes no machine-specific flag on', () => {
+  test('cpp: find_package(attn) from an install prefix, a Hugging Face folder in one call; the library builds without a warning and passes no machine-specific flag on', async () => {
     const prefix = installCppLibrary(); // warnings are errors in its build: a warning fails it, naming itself
     const exported = readdirSync(join(prefix, 'lib', 'cmake', 'attn')).map((f) => readFileSync(join(prefix, 'lib', 'cmake', 'attn', f), 'utf8')).join('\n');
     assert.doesNotMatch(exported, /-march|-mtune|-mavx/, 'the installed target carries a CPU-specific flag');
@@ -202,5 +202,14 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
     const out = run(join(build, 'hello_attention'), [model], ROOT);
     const weights = Array.from(notebook('nb000.attn_weights_2').data, (w) => w.toFixed(4)).join(' ');
     assert.equal(out, `${weights} \n${expected.nextWord}\n`);
+    // A Hugging Face folder in one call (attn::load_pretrained): the next token JS's loadPretrained gives.
+    const folder = join(gpt2References([{ name: 'small', n_layer: 2, n_head: 3, n_embd: 24, n_positions: 32 }]), 'small');
+    const attn = await createAttention();
+    const gpt2 = await attn.loadPretrained(folder);
+    const ids = gpt2.model.generate([gpt2.tokenizer.encode('The cat sat on the')], { maxNewTokens: 1, temperature: 0 });
+    const nextToken = gpt2.tokenizer.decode([ids.data.at(-1)]);
+    gpt2.model.dispose();
+    gpt2.tokenizer.dispose();
+    assert.equal(run(join(build, 'hello_attention'), [model, folder], ROOT), `${weights} \n${expected.nextWord}\n${nextToken}\n`);
   });
 });

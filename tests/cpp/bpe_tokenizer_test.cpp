@@ -11,23 +11,9 @@
 
 using namespace attn;
 using fixtures::error_of;
+using fixtures::spelled;
 
 namespace {
-// How vocab.json spells bytes (encoder.py's bytes_to_unicode), written out independently of the library's table.
-std::string spelled(const std::string& bytes) {
-    std::string out;
-    for (unsigned char b : bytes) {
-        char32_t c = b;
-        if (!((b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE))) {
-            int k = 0;
-            for (int x = 0; x < b; ++x) k += !((x >= '!' && x <= '~') || (x >= 0xA1 && x <= 0xAC) || (x >= 0xAE));
-            c = 256 + static_cast<char32_t>(k);
-        }
-        utf8_append(out, c);
-    }
-    return out;
-}
-
 // A vocabulary of the 256 bytes (ids 0..255 in byte order) and then `extra` tokens, with the merges given.
 BPETokenizer tiny(const std::vector<std::string>& extra, const std::vector<std::pair<std::string, std::string>>& merges) {
     nlohmann::json vocab = nlohmann::json::object();

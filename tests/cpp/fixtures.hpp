@@ -1,5 +1,5 @@
-// What several test files share: the message of a refused call, a matrix
-// transposed, and for the training, checkpoint and config tests a tiny model,
+// What several test files share: the message of a refused call, vocab.json's
+// spelling of bytes, a matrix transposed, and for the training, checkpoint and config tests a tiny model,
 // a quick run and a text.
 #pragma once
 
@@ -23,6 +23,23 @@ std::string error_of(F f) {
         return e.what();
     }
     return "no error";
+}
+
+// How GPT-2's vocab.json spells bytes (encoder.py's bytes_to_unicode), written out independently of the library's
+// table: the printable bytes stand for themselves, the others for U+0100 on, in byte order.
+inline std::string spelled(const std::string& bytes) {
+    std::string out;
+    for (unsigned char b : bytes) {
+        const auto printable = [](int x) { return (x >= '!' && x <= '~') || (x >= 0xA1 && x <= 0xAC) || x >= 0xAE; };
+        char32_t c = b;
+        if (!printable(b)) {
+            int k = 0;
+            for (int x = 0; x < b; ++x) k += !printable(x);
+            c = 256 + static_cast<char32_t>(k);
+        }
+        utf8_append(out, c);
+    }
+    return out;
 }
 
 // A (rows, cols) tensor as (cols, rows): PyTorch's .T of a Linear weight.

@@ -10,6 +10,7 @@
 #include "attn/bpe_tokenizer.hpp"
 #include "attn/error.hpp"
 #include "attn/tokenizer.hpp"
+#include "../cpp/fixtures.hpp"  // vocab.json's spelling of bytes
 
 #include <nlohmann/json.hpp>
 
@@ -22,21 +23,7 @@
 #include <vector>
 
 namespace {
-// vocab.json's spelling of bytes (encoder.py's bytes_to_unicode).
-std::string spelled(const std::string& bytes) {
-    std::string out;
-    for (unsigned char b : bytes) {
-        const auto printable = [](int x) { return (x >= '!' && x <= '~') || (x >= 0xA1 && x <= 0xAC) || x >= 0xAE; };
-        char32_t c = b;
-        if (!printable(b)) {
-            int k = 0;
-            for (int x = 0; x < b; ++x) k += !printable(x);
-            c = 256 + static_cast<char32_t>(k);
-        }
-        attn::utf8_append(out, c);
-    }
-    return out;
-}
+using fixtures::spelled;
 
 // GPT-2's vocab.json marks its special tokens by their spelling: <|...|>.
 bool looks_special(const std::string& bytes) {

@@ -89,7 +89,7 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
       const tokenizerJson = await io(folder.find('tokenizer.json'));
       if (tokenizerJson) {
         tokenizerFiles = { tokenizerJson: await io(tokenizerJson.text()) };
-        characters = characterVocabulary(tokenizerFiles.tokenizerJson, fn);
+        characters = M.characterVocabulary(tokenizerFiles.tokenizerJson); // null for a BPE
       } else {
         const [vocab, merges] = [await io(folder.find('vocab.json')), await io(folder.find('merges.txt'))];
         if (!vocab || !merges) {
@@ -139,26 +139,6 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
   }
 
   return { BPETokenizer, loadPretrained };
-}
-
-/**
- * The characters in id order when tokenizer.json is a character-level one (a WordLevel model over single
- * characters, every character split off: what tools/nanogpt_to_hf.py writes for nanoGPT's character models),
- * else null (a BPE, read by BPETokenizer).
- */
-function characterVocabulary(text, fn) {
-  const j = parseJson(text, 'tokenizer.json', fn);
-  if (j?.model?.type !== 'WordLevel') return null;
-  const entries = Object.entries(j.model.vocab ?? {});
-  const chars = [];
-  for (const [piece, id] of entries) {
-    if ([...piece].length !== 1 || !Number.isInteger(id) || id < 0 || id >= entries.length || chars[id] !== undefined) {
-      throw new Error(`${fn}: tokenizer.json is a WordLevel vocabulary but not one of single characters with ids 0 to ` +
-        `${entries.length - 1} (at ${JSON.stringify(piece)}: ${id}); this library reads character-level and GPT-2 BPE tokenizers`);
-    }
-    chars[id] = piece;
-  }
-  return chars.join('');
 }
 
 /** JSON text as an object; a byte-order mark before it is accepted, as the C++ side accepts it. */

@@ -1,7 +1,13 @@
 // GPT-2-family models as Hugging Face stores them (a model folder's
 // config.json and model.safetensors, as GPT2LMHeadModel.save_pretrained writes
-// them), read into this library's GPT a tensor at a time, so that the file
-// never has to be in memory whole:
+// them, and its tokenizer), read into this library's GPT a tensor at a time, so
+// that the file never has to be in memory whole. In one call:
+//
+//   attn::Pretrained p = attn::load_pretrained("gpt2");      // a folder the hub's download wrote
+//   const auto& bpe = std::get<attn::BPETokenizer>(p.tokenizer);
+//   std::vector<int64_t> ids = attn::generate(p.model, bpe.encode("The cat"), 1, options);
+//
+// or a step at a time, from bytes that come from anywhere (the JS loader's way):
 //
 //   PretrainedLoader loader(config_json, header, file_size);  // everything checked, the model allocated
 //   for (size_t i = 0; i < loader.tensors().size(); ++i)       // in file order
@@ -18,12 +24,17 @@
 // the tanh approximation; nanoGPT's exported models: "gelu").
 #pragma once
 
+#include "attn/bpe_tokenizer.hpp"
 #include "attn/config.hpp"
 #include "attn/gpt.hpp"
 #include "attn/tensor.hpp"
+#include "attn/tokenizer.hpp"
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace attn {
@@ -71,5 +82,22 @@ private:
     std::vector<Tensor*> target_;  // where each tensor goes in model_
     GPT model_;
 };
+
+// The characters in id order when a tokenizer.json is a character-level one (a WordLevel model over single
+// characters with ids 0 to n − 1: what tools/nanogpt_to_hf.py writes for nanoGPT's character models); nothing for
+// another model type (a BPE, which BPETokenizer reads). A WordLevel vocabulary of anything else is an Error.
+std::optional<std::string> character_vocabulary(const std::string& tokenizer_json);
+
+struct Pretrained {
+    GPT model;
+    std::variant<BPETokenizer, Tokenizer> tokenizer;  // GPT-2's BPE, or characters (character_vocabulary)
+};
+
+// A model folder in one call: config.json, the tokenizer (tokenizer.json, else vocab.json and merges.txt) and
+// model.safetensors, read a tensor at a time in pieces of 16 MiB. Every problem is an Error naming the file
+// ("loadPretrained: ..."), with nothing allocated kept.
+Pretrained load_pretrained(const std::string& folder);
+// The same from the files' bytes, by file name.
+Pretrained load_pretrained(const std::map<std::string, std::string>& files);
 
 }  // namespace attn
