@@ -282,16 +282,21 @@ json parse_text(Kind kind, const std::string& text) {
 
 std::string shown(const json& v) { return v.is_number() ? format_number(v.get<double>()) : v.dump(); }
 
-std::string listed(const json& v) {
-    if (v.is_string()) return v.get<std::string>();
-    if (!v.is_number_float()) return v.dump();
-    const float x = static_cast<float>(v.get<double>());
+std::string shortest_text(float x) {
     char text[32];
     for (int digits = 1; digits <= 9; ++digits) {
         std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(x));
         if (std::strtof(text, nullptr) == x) break;
     }
     return text;
+}
+
+double shortest(float x) { return std::isfinite(x) ? std::strtod(shortest_text(x).c_str(), nullptr) : static_cast<double>(x); }
+
+std::string listed(const json& v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (!v.is_number_float()) return v.dump();
+    return shortest_text(static_cast<float>(v.get<double>()));
 }
 
 }  // namespace schema

@@ -56,7 +56,7 @@ struct Table {
      [](C& c, const schema::json& v) { c.MEMBER = v.get<decltype(c.MEMBER)>(); }}
 #define ATTN_NUMBER(NAME, MEMBER, MIN, MAX, OPEN_MIN, OPEN_MAX, HELP)                                       \
     {NAME, schema::Kind::Number, MIN, MAX, OPEN_MIN, OPEN_MAX, {}, HELP,                                      \
-     [](const C& c) -> schema::json { return c.MEMBER; },                                                    \
+     [](const C& c) -> schema::json { return schema::shortest(c.MEMBER); },                                  \
      [](C& c, const schema::json& v) { c.MEMBER = static_cast<float>(v.get<double>()); }}
 #define ATTN_SWITCH(NAME, MEMBER, HELP)                                                                      \
     {NAME, schema::Kind::Switch, 0, 0, false, false, {}, HELP,                                               \
@@ -90,6 +90,9 @@ json parse_text(Kind kind, const std::string& text);
 // The JSON value as a message shows it (JSON has no Infinity or NaN: a number
 // is written as the library writes numbers).
 std::string shown(const json& v);
+// A float as written out (JSON, JS): the double of the fewest decimal digits that read back as the same float, so
+// that 1e-5 reads 0.00001 and not 0.000009999999747378752, and still converts back to the same float.
+double shortest(float x);
 // A field's value as help lists it: a float field with the fewest digits that
 // read back as the same float (0.8, not 0.800000011920929).
 std::string listed(const json& v);

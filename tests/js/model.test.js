@@ -175,6 +175,18 @@ describe('GPT', () => {
     assert.deepEqual(model.generate([1], { maxNewTokens: 6, seed: -3 }), model.generate([1], { maxNewTokens: 6 }));
   });
 
+  test('configs give their floats as written (layerNormEpsilon read 0.000009999999747378752)', () => {
+    const model = new attn.GPT({ vocabSize: 5, dropout: 0.1, layerNormEpsilon: 1e-6 });
+    const { layerNormEpsilon, dropout } = model.config;
+    model.dispose();
+    assert.deepEqual({ layerNormEpsilon, dropout }, { layerNormEpsilon: 1e-6, dropout: 0.1 });
+    const t = attn.defaultTrainConfig();
+    assert.deepEqual([t.learningRate, t.minLr, t.beta2, t.eps], [1e-3, 1e-4, 0.99, 1e-8]);
+    const plain = new attn.GPT({ vocabSize: 5 });
+    assert.equal(JSON.stringify({ eps: plain.config.layerNormEpsilon }), '{"eps":0.00001}');
+    plain.dispose();
+  });
+
   test('bad configs, ids and options raise clear errors', () => {
     assert.throws(() => new attn.GPT({ nEmbd: 10, nHead: 4 }), {
       message: 'GPT: nEmbd must be divisible by nHead, got nEmbd=10 and nHead=4',
