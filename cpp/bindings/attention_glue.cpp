@@ -94,6 +94,7 @@ val set_threads(double n) {
 }
 
 int max_threads() { return attn::kMaxThreads; }
+int default_max_threads() { return attn::kDefaultMaxThreads; }
 
 // ---- random numbers ---------------------------------------------------------
 

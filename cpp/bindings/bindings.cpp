@@ -27,6 +27,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("memoryUsage", &js::memory_usage);
     function("setThreads", &js::set_threads);
     function("maxThreads", &js::max_threads);
+    function("defaultMaxThreads", &js::default_max_threads);
     function("manualSeed", &js::manual_seed);
     function("rand", &js::rand_uniform);
     function("randn", &js::rand_normal);

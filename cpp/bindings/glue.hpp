@@ -37,6 +37,7 @@ struct JsAttentionOptions {
 val memory_usage();
 val set_threads(double n);
 int max_threads();
+int default_max_threads();
 val manual_seed(double seed);
 val rand_uniform(const val& shape);
 val rand_normal(const val& shape);

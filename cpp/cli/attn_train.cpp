@@ -92,7 +92,7 @@ const std::vector<Command>& commands() {
           {"--log-interval", "N", "print a progress line every N steps, 0 = never", "10"},
           {"--save-every", "N", "also write the checkpoint every N steps, 0 = only at the end (Ctrl-C and SIGTERM save too)", "0"},
           {"--final-eval-iters", "N", "batches per split in the final evaluation (default: --eval-iters)"},
-          {"--threads", "N", "threads the kernels use, 1 to 16 (default: every core, at most 16); the numbers are the same on any count"},
+          {"--threads", "N", "threads the kernels use, 1 to 16 (default: every core, at most 8); the numbers are the same on any count"},
           {"--snapshots", "STEPS", "also write the model alone before the given steps, as 0,100,250 (with --snapshot-dir)"},
           {"--snapshot-dir", "DIR", "where --snapshots go, as step-NNNNN.safetensors"}},
          Tables::Configs},

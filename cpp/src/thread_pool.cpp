@@ -58,7 +58,7 @@ int default_threads() {
     return 1;  // the JS package sets the count when it loads a threaded module
 #else
     const unsigned cores = std::thread::hardware_concurrency();
-    return std::clamp(static_cast<int>(cores == 0 ? 1 : cores), 1, kMaxThreads);
+    return std::clamp(static_cast<int>(cores == 0 ? 1 : cores), 1, kDefaultMaxThreads);
 #endif
 }
 

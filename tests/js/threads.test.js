@@ -144,6 +144,7 @@ describe('attn.threads', THREADED, () => {
   test("MAX_THREADS is the C++ library's kMaxThreads, and that many threads run", async () => {
     const M = await startThreadedModule(2, console.warn, 'test');
     assert.equal(M.maxThreads(), MAX_THREADS);
+    assert.equal(M.defaultMaxThreads(), AUTO_THREADS, "'auto' takes as many as attn-train's and the native default");
     assert.match(M.setThreads(MAX_THREADS + 1).message, new RegExp(`^createAttention: expected a thread count from 1 to ${MAX_THREADS}, got ${MAX_THREADS + 1}$`));
     const attn = await createAttention({ threads: MAX_THREADS });
     assert.equal(attn.threads.count, MAX_THREADS);

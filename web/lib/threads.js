@@ -14,7 +14,10 @@ import { compile, loadBytes } from './loading.js';
 
 /** The most threads a module runs: kMaxThreads of cpp/include/attn/threads.hpp (tests/js/threads.test.js holds them equal). */
 export const MAX_THREADS = 16;
-/** `threads: 'auto'` takes the machine's cores up to this many: the models this library runs gain little beyond. */
+/**
+ * `threads: 'auto'` takes the machine's cores up to this many: kDefaultMaxThreads of cpp/include/attn/threads.hpp,
+ * the native default too (tests/js/threads.test.js holds them equal).
+ */
 export const AUTO_THREADS = 8;
 /** How long the threaded module may take to start its workers before this thread gives up on it. */
 const START_TIMEOUT_MS = 30000;

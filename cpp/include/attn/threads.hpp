@@ -18,9 +18,12 @@ namespace attn {
 // above what helps a model of this library's size, and a bound on the workers
 // a WebAssembly module starts.
 constexpr int kMaxThreads = 16;
+// The count when none is asked for: the machine's cores, at most this many (natively by default, attn-train
+// without --threads, JS's threads: 'auto'). The models this library runs gain little beyond it.
+constexpr int kDefaultMaxThreads = 8;
 
 // The threads kernels use now (1: the calling thread alone). Natively the
-// default is the machine's cores (at most kMaxThreads); in WebAssembly it is 1
+// default is the machine's cores (at most kDefaultMaxThreads); in WebAssembly it is 1
 // until the JS package sets it for a threaded module.
 int num_threads();
 
