@@ -1,6 +1,7 @@
 // Node: a model you bring. Loads a Hugging Face GPT-2 folder (config.json, model.safetensors, and vocab.json +
 // merges.txt or tokenizer.json) and prints what each of its heads does on a text, the heads that attend most to
-// the previous token first, then the model's next token.
+// the previous token first, then the model's next token. Layers and heads are numbered from 0, as the API, the CLI's
+// --ablate and the site's links number them.
 //
 //   node index.js path/to/gpt2 "The cat sat on the mat. The cat sat on the"
 import { createAttention } from 'attention-step-by-step';
@@ -24,7 +25,7 @@ const rows = [];
 for (let l = 0; l < nLayer; l++) {
   for (let h = 0; h < nHead; h++) {
     const k = l * nHead + h;
-    rows.push([l + 1, h + 1, s.previousToken.data[k], s.firstToken.data[k], s.meanDistance.data[k], s.entropy.data[k]]);
+    rows.push([l, h, s.previousToken.data[k], s.firstToken.data[k], s.meanDistance.data[k], s.entropy.data[k]]);
   }
 }
 rows.sort((a, b) => b[2] - a[2] || a[0] - b[0] || a[1] - b[1]);

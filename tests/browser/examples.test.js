@@ -183,7 +183,8 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
     const lines = out.trim().split('\n');
     assert.equal(lines[0], `${ids.length} tokens; 2 layers × 3 heads`);
     assert.equal(lines.length, 2 + 6 + 1);
-    assert.match(lines[2], new RegExp(`^\\s+${Math.floor(best / 3) + 1}\\s+${(best % 3) + 1}\\s+${s.previousToken.data[best].toFixed(3)}\\s`));
+    // 0-based, as everywhere else (it printed layer 1 head 1 for what the API calls layer 0 head 0).
+    assert.match(lines[2], new RegExp(`^\\s+${Math.floor(best / 3)}\\s+${best % 3}\\s+${s.previousToken.data[best].toFixed(3)}\\s`));
     const next = s.nextLogits.data.indexOf(Math.max(...s.nextLogits.data));
     assert.equal(lines.at(-1), `next token: ${JSON.stringify(tokenizer.decode([next]))}`);
     model.dispose();
