@@ -520,7 +520,24 @@ def llama_layers():
         out = act(gate) * up
         (out * g).sum().backward()
         glu[name] = {"output": t(out), "grad_gate": t(gate.grad), "grad_up": t(up.grad)}
-    return {"rope": rope, "rms_norm": norms, "gated": glu}
+    # Grouped-query attention with a sliding window: 4 query heads reading 2 key/value heads (repeat_kv), causal,
+    # key j visible to query i only if i - j < 3 (masking_utils' sliding_window_causal).
+    torch.manual_seed(14)
+    q = torch.randn(1, 4, 7, 8, requires_grad=True)
+    k = torch.randn(1, 2, 7, 8, requires_grad=True)
+    v = torch.randn(1, 2, 7, 8, requires_grad=True)
+    g = torch.randn(1, 4, 7, 8)
+    window = 3
+    i, j = torch.arange(7)[:, None], torch.arange(7)[None, :]
+    visible = (j <= i) & (i - j < window)
+    keys = k[:, :, None].expand(1, 2, 2, 7, 8).reshape(1, 4, 7, 8)
+    values = v[:, :, None].expand(1, 2, 2, 7, 8).reshape(1, 4, 7, 8)
+    weights = torch.softmax((q @ keys.transpose(-1, -2) / math.sqrt(8)).masked_fill(~visible, float("-inf")), dim=-1)
+    out = weights @ values
+    (out * g).sum().backward()
+    grouped = {"query": t(q), "key": t(k), "value": t(v), "upstream": t(g), "window": window, "weights": t(weights),
+               "output": t(out), "grad_query": t(q.grad), "grad_key": t(k.grad), "grad_value": t(v.grad)}
+    return {"rope": rope, "rms_norm": norms, "gated": glu, "grouped_window": grouped}
 
 
 def main():

@@ -21,6 +21,7 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // What every (b, h) slice of one call shares: shapes, scale, masks.
 struct Problem {
     int64_t B, H, T_q, T_k, d_k, d_v;
+    int64_t group;                            // query heads per key/value head (1 without grouping)
     const AttentionOptions& o;
     const std::vector<int64_t>& key_lengths;  // one per b, or empty
     float root;                               // √d_k: scores are divided by it unless options.scale is set
@@ -33,11 +34,14 @@ struct Problem {
         if (o.causal) end = std::min(end, i + (T_k - T_q) + 1);
         return std::max<int64_t>(end, 0);
     }
+    // Keys j >= start(i) pass the sliding window for query i.
+    int64_t start(int64_t i) const { return o.window > 0 ? std::max<int64_t>(i + (T_k - T_q) - o.window + 1, 0) : 0; }
 
     // Writes `fill` into row i of slice (b, h)'s scores (keys j0 … j0+n) where a mask says no.
     void mask_row(float* s, int64_t b, int64_t h, int64_t i, int64_t j0, int64_t n, float fill) const {
-        const int64_t end = limit(b, i);
+        const int64_t end = limit(b, i), begin = start(i);
         if (end - j0 < n) std::fill(s + std::max<int64_t>(end - j0, 0), s + n, fill);
+        if (begin > j0) std::fill(s, s + std::min(begin - j0, n), fill);
         if (mask) {
             const float* m = mask.row(b * H + h, i) + j0 * mask.column_stride();
             for (int64_t j = 0; j < n; ++j)
@@ -98,8 +102,33 @@ float exp_minus(float* x, int64_t n, float max, float c) {
     return sum;
 }
 
+}  // namespace
+
+void check_window(const AttentionOptions& o, const char* fn) {
+    if (o.window < 0 || (o.window > 0 && !o.causal)) {
+        throw Error(std::string(fn) + ": expected window 0 (none) or > 0 with causal attention, got " + std::to_string(o.window) +
+                    (o.causal ? "" : " without causal"));
+    }
+}
+
+namespace {
+// The key/value heads of q (rows, H·d_k), k (rows, KV·d_k), v (rows, KV·d_v): H for every head its own (MHA), fewer
+// for grouped-query attention (GQA, Ainslie et al. 2023; MQA when 1), each read by H / KV consecutive query heads
+// as Hugging Face's repeat_kv repeats them.
+int64_t key_value_heads(ConstMatrixRef q, ConstMatrixRef k, ConstMatrixRef v, int64_t H, const char* fn) {
+    const int64_t d_k = q.cols() / H;
+    const int64_t KV = d_k > 0 && k.cols() % d_k == 0 ? k.cols() / d_k : 0;
+    if (KV < 1 || H % KV != 0 || v.cols() % KV != 0) {
+        throw Error(std::string(fn) + ": expected keys of a number of heads of " + std::to_string(d_k) + " columns that divides the " +
+                    std::to_string(H) + " query heads, and values of as many heads, got keys of " + std::to_string(k.cols()) +
+                    " columns and values of " + std::to_string(v.cols()));
+    }
+    return KV;
+}
+
 void check_options(const AttentionOptions& o, const std::vector<int64_t>& key_lengths, int64_t B, int64_t T_k,
                    const char* fn) {
+    check_window(o, fn);
     if (!key_lengths.empty() && static_cast<int64_t>(key_lengths.size()) != B) {
         throw Error(std::string(fn) + ": expected " + std::to_string(B) + " key lengths (one per batch row), got " +
                     std::to_string(key_lengths.size()));
@@ -189,9 +218,10 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
         const int64_t bq = std::min(block < whole ? BQ : BQ / 4, p.T_q - i0);
         std::fill_n(m, bq, kNegInf);
         std::fill_n(l, bq, 0.0f);
-        // Keys beyond every query's limit in this block carry no weight.
+        // Keys beyond every query's limit in this block carry no weight, nor keys before the first query's window.
         const int64_t key_end = skip_masked ? p.limit(b, i0 + bq - 1) : p.T_k;
-        for (int64_t j0 = 0; j0 < key_end; j0 += BK) {
+        const int64_t key_begin = skip_masked ? std::min(p.start(i0) / BK * BK, key_end) : 0;
+        for (int64_t j0 = key_begin; j0 < key_end; j0 += BK) {
             const int64_t bk = std::min(BK, key_end - j0);
             gemm_packed(bq, bk, p.d_k, {q + i0 * ldq, ldq}, keys, j0, 0, s, bk, false);  // S = Q Kᵀ for the block
             for (int64_t r = 0; r < bq; ++r) {
@@ -210,11 +240,11 @@ void slice_streaming(const Problem& p, int64_t b, int64_t h, const float* q, int
                 const float rescale = m[r] == kNegInf ? 0.0f : std::exp((m[r] - new_max) * scale);
                 l[r] = l[r] * rescale + exp_minus(row, bk, new_max, scale);
                 m[r] = new_max;
-                if (j0 > 0 && rescale != 1.0f) {  // (the first block writes acc, below)
+                if (j0 > key_begin && rescale != 1.0f) {  // (the first block writes acc, below)
                     for (int64_t e = 0; e < d_v; ++e) acc[r * d_v + e] *= rescale;
                 }
             }
-            gemm_packed(bq, d_v, bk, {s, bk}, values, 0, j0, acc, d_v, j0 > 0);  // acc (+)= P V for the block
+            gemm_packed(bq, d_v, bk, {s, bk}, values, 0, j0, acc, d_v, j0 > key_begin);  // acc (+)= P V for the block
         }
         for (int64_t r = 0; r < bq; ++r) {
             float* out = y + (i0 + r) * ldy;
@@ -234,8 +264,8 @@ void run_slices(const Problem& p, const float* q, int64_t ldq, const float* k, i
     parallel_for(p.B * p.H, [&](int64_t slice) {
         const int64_t b = slice / p.H, h = slice % p.H;
         const float* qs = q + b * p.T_q * ldq + h * p.d_k;
-        const float* ks = k + b * p.T_k * ldk + h * p.d_k;
-        const float* vs = v + b * p.T_k * ldv + h * p.d_v;
+        const float* ks = k + b * p.T_k * ldk + h / p.group * p.d_k;  // the key/value head query head h reads
+        const float* vs = v + b * p.T_k * ldv + h / p.group * p.d_v;
         float* ys = y + b * p.T_q * ldy + h * p.d_v;
         if (streaming) {
             slice_streaming(p, b, h, qs, ldq, ks, ldk, vs, ldv, ys, ldy);
@@ -253,7 +283,8 @@ void multi_head_attention_forward(ConstMatrixRef q, ConstMatrixRef k, ConstMatri
                                   float* weights, const char* fn, const float* keep) {
     const int64_t T_q = q.rows() / B, T_k = k.rows() / B;
     check_options(o, o.key_lengths, B, T_k, fn);
-    const Problem p{B, H, T_q, T_k, q.cols() / H, v.cols() / H, o, o.key_lengths,
+    const int64_t KV = key_value_heads(q, k, v, H, fn);
+    const Problem p{B, H, T_q, T_k, q.cols() / H, v.cols() / KV, H / KV, o, o.key_lengths,
                     std::sqrt(static_cast<float>(q.cols() / H)),
                     o.mask.dim() == 0 ? MaskView() : MaskView(o.mask, {B, H, T_q, T_k}, fn)};
     run_slices(p, q.data(), q.outerStride(), k.data(), k.outerStride(), v.data(), v.outerStride(), y.data(),
@@ -264,7 +295,7 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
                        int64_t T_k, int64_t d_k, int64_t d_v, const AttentionOptions& o,
                        const std::vector<int64_t>& slice_key_lengths, const Shape& score_shape, const char* fn) {
     check_options(o, slice_key_lengths, slices, T_k, fn);
-    const Problem p{slices, 1, T_q, T_k, d_k, d_v, o, slice_key_lengths, std::sqrt(static_cast<float>(d_k)),
+    const Problem p{slices, 1, T_q, T_k, d_k, d_v, 1, o, slice_key_lengths, std::sqrt(static_cast<float>(d_k)),
                     o.mask.dim() == 0 ? MaskView() : MaskView(o.mask, score_shape, fn)};
     run_slices(p, q, d_k, k, d_k, v, d_v, y, d_v, nullptr, nullptr, nullptr);
 }
@@ -273,47 +304,51 @@ void multi_head_attention_backward(MatrixRef dq, MatrixRef dk, MatrixRef dv, Con
                                    ConstMatrixRef k, ConstMatrixRef v, const float* weights, const float* keep,
                                    int64_t B, int64_t H) {
     const int64_t T_q = q.rows() / B, T_k = k.rows() / B;
-    const int64_t d_k = q.cols() / H, d_v = v.cols() / H;
+    const int64_t KV = key_value_heads(q, k, v, H, "multi_head_attention_backward"), group = H / KV;
+    const int64_t d_k = q.cols() / H, d_v = v.cols() / KV;
     const float scale = 1.0f / std::sqrt(static_cast<float>(d_k));
-    // Slices write disjoint blocks of dq, dk and dv: spread over the threads.
-    parallel_for(B * H, [&](int64_t slice_index) {
-        const int64_t b = slice_index / H, h = slice_index % H;
+    // A task per (batch row, key/value head): it writes that head's blocks of dk and dv alone, summing over the
+    // query heads that read it in order (the same sum on any thread count), and their blocks of dq.
+    parallel_for(B * KV, [&](int64_t task) {
+        const int64_t b = task / KV, kv = task % KV;
         thread_local std::vector<float> dp_buffer, pd_buffer;
         dp_buffer.resize(static_cast<size_t>(T_q * T_k));
         float* dp = dp_buffer.data();
-        const int64_t slice = (b * H + h) * T_q * T_k;
-        const float* p = weights + slice;
-        const float* dY = dy.data() + b * T_q * dy.outerStride() + h * d_v;
-        const float* V = v.data() + b * T_k * v.outerStride() + h * d_v;
-        float* dV = dv.data() + b * T_k * dv.outerStride() + h * d_v;
-        gemm(T_q, T_k, d_v, {dY, dy.outerStride()}, {V, v.outerStride(), true}, dp, T_k, false);  // dP = dY Vᵀ
-        if (keep) {
-            pd_buffer.resize(static_cast<size_t>(T_q * T_k));
-            for (int64_t e = 0; e < T_q * T_k; ++e) {
-                pd_buffer[static_cast<size_t>(e)] = p[e] * keep[slice + e];
-                dp[e] *= keep[slice + e];
+        const float* V = v.data() + b * T_k * v.outerStride() + kv * d_v;
+        const float* K = k.data() + b * T_k * k.outerStride() + kv * d_k;
+        float* dV = dv.data() + b * T_k * dv.outerStride() + kv * d_v;
+        float* dK = dk.data() + b * T_k * dk.outerStride() + kv * d_k;
+        for (int64_t h = kv * group; h < (kv + 1) * group; ++h) {
+            const int64_t slice = (b * H + h) * T_q * T_k;
+            const float* p = weights + slice;
+            const float* dY = dy.data() + b * T_q * dy.outerStride() + h * d_v;
+            gemm(T_q, T_k, d_v, {dY, dy.outerStride()}, {V, v.outerStride(), true}, dp, T_k, false);  // dP = dY Vᵀ
+            if (keep) {
+                pd_buffer.resize(static_cast<size_t>(T_q * T_k));
+                for (int64_t e = 0; e < T_q * T_k; ++e) {
+                    pd_buffer[static_cast<size_t>(e)] = p[e] * keep[slice + e];
+                    dp[e] *= keep[slice + e];
+                }
+                gemm(T_k, d_v, T_q, {pd_buffer.data(), T_k, true}, {dY, dy.outerStride()}, dV, dv.outerStride(), true);
+            } else {
+                gemm(T_k, d_v, T_q, {p, T_k, true}, {dY, dy.outerStride()}, dV, dv.outerStride(), true);  // dV += Pᵀ dY
             }
-            gemm(T_k, d_v, T_q, {pd_buffer.data(), T_k, true}, {dY, dy.outerStride()}, dV, dv.outerStride(), true);
-        } else {
-            gemm(T_k, d_v, T_q, {p, T_k, true}, {dY, dy.outerStride()}, dV, dv.outerStride(), true);  // dV += Pᵀ dY
+            // softmax backward, row by row: dS = P ⊙ (dP - Σ_j dP_j P_j), times the scale
+            for (int64_t i = 0; i < T_q; ++i) {
+                const float* pi = p + i * T_k;
+                float* di = dp + i * T_k;
+                float dot = 0;
+                for (int64_t j = 0; j < T_k; ++j) dot += di[j] * pi[j];
+                for (int64_t j = 0; j < T_k; ++j) di[j] = pi[j] * (di[j] - dot) * scale;
+            }
+            const float* Q = q.data() + b * T_q * q.outerStride() + h * d_k;
+            gemm(T_q, d_k, T_k, {dp, T_k}, {K, k.outerStride()},  // dQ += dS K
+                 dq.data() + b * T_q * dq.outerStride() + h * d_k, dq.outerStride(), true);
+            gemm(T_k, d_k, T_q, {dp, T_k, true}, {Q, q.outerStride()}, dK, dk.outerStride(), true);  // dK += dSᵀ Q
         }
-        // softmax backward, row by row: dS = P ⊙ (dP - Σ_j dP_j P_j), times the scale
-        for (int64_t i = 0; i < T_q; ++i) {
-            const float* pi = p + i * T_k;
-            float* di = dp + i * T_k;
-            float dot = 0;
-            for (int64_t j = 0; j < T_k; ++j) dot += di[j] * pi[j];
-            for (int64_t j = 0; j < T_k; ++j) di[j] = pi[j] * (di[j] - dot) * scale;
-        }
-        const float* Q = q.data() + b * T_q * q.outerStride() + h * d_k;
-        const float* K = k.data() + b * T_k * k.outerStride() + h * d_k;
-        gemm(T_q, d_k, T_k, {dp, T_k}, {K, k.outerStride()},  // dQ += dS K
-             dq.data() + b * T_q * dq.outerStride() + h * d_k, dq.outerStride(), true);
-        gemm(T_k, d_k, T_q, {dp, T_k, true}, {Q, q.outerStride()},  // dK += dSᵀ Q
-             dk.data() + b * T_k * dk.outerStride() + h * d_k, dk.outerStride(), true);
         release_if_large(dp_buffer);
         release_if_large(pd_buffer);
-    }, grain_for_work(2.0 * T_q * T_k * (d_k + d_v)));
+    }, grain_for_work(2.0 * group * T_q * T_k * (d_k + d_v)));
 }
 
 Tensor split_heads(ConstMatrixRef x, int64_t B, int64_t H) {

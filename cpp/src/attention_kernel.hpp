@@ -17,7 +17,9 @@ namespace attn {
 using ConstMatrixRef = Eigen::Ref<const Matrix, 0, Eigen::OuterStride<>>;
 using MatrixRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
 
-// q (B·T_q, H·d_k), k (B·T_k, H·d_k), v (B·T_k, H·d_v) -> y (B·T_q, H·d_v).
+// q (B·T_q, H·d_k), k (B·T_k, KV·d_k), v (B·T_k, KV·d_v) -> y (B·T_q, H·d_v). KV, the key/value heads, is H
+// (multi-head attention) or a divisor of it (grouped-query attention; 1: multi-query): query head h reads
+// key/value head h / (H / KV), as Hugging Face's repeat_kv repeats them.
 // options.key_lengths has B entries; options.mask broadcasts to (B, H, T_q, T_k).
 // scores and weights, when not null, receive (B, H, T_q, T_k) each: the scaled
 // and masked scores, and the softmax weights. When neither they nor `keep` is
@@ -40,7 +42,8 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
                        int64_t T_k, int64_t d_k, int64_t d_v, const AttentionOptions& options,
                        const std::vector<int64_t>& slice_key_lengths, const Shape& score_shape, const char* fn);
 
-// Gradients of multi_head_attention_forward given its weights (B, H, T_q, T_k)
+// Gradients of multi_head_attention_forward given its weights (B, H, T_q, T_k), with as many key/value heads
+// (dk and dv of a key/value head sum over the query heads that read it)
 // (after any dropout: `weights` must be what multiplied V). dq, dk, dv are
 // accumulated (+=). For each (b, h), with P the weights and s the scale:
 //   dV += Pᵀ dY,  dP = dY Vᵀ,  dS = P ⊙ (dP - rowsum(dP ⊙ P)),  dQ += s dS K,  dK += s dSᵀ Q.
@@ -49,6 +52,9 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
 void multi_head_attention_backward(MatrixRef dq, MatrixRef dk, MatrixRef dv, ConstMatrixRef dy, ConstMatrixRef q,
                                    ConstMatrixRef k, ConstMatrixRef v, const float* weights, const float* keep,
                                    int64_t B, int64_t H);
+
+// Refuses a negative window, or a window without causal attention (it bounds how far back a causal query sees).
+void check_window(const AttentionOptions& o, const char* fn);
 
 // Copies head h's columns out of (B·T, H·d) rows into a (B, H, T, d) tensor,
 // for traces.

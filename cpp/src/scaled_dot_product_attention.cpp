@@ -37,6 +37,7 @@ void check_args(const Tensor& q, const Tensor& k, const Tensor& v, const Attenti
         throw Error(std::string(fn) + ": expected fill_value finite or -Infinity, got " +
                     format_number(o.fill_value));
     }
+    check_window(o, fn);
     if (o.scale && !std::isfinite(*o.scale)) {
         throw Error(std::string(fn) + ": expected a finite scale, got " + format_number(*o.scale));
     }
@@ -95,9 +96,13 @@ AttentionTrace scaled_dot_product_attention(const Tensor& q, const Tensor& k, co
     if (o.causal) {
         for (int64_t b = 0; b < batches; ++b) {
             auto m = matrix_slice(t.mask, b);
-            for (int64_t i = 0; i < T_q; ++i)
+            for (int64_t i = 0; i < T_q; ++i) {
                 for (int64_t j = i + (T_k - T_q) + 1; j < T_k; ++j)
                     if (j >= 0) m(i, j) = 0.0f;
+                // A sliding window: only the `window` newest keys up to the query's own.
+                if (o.window > 0)
+                    for (int64_t j = 0; j < std::min(T_k, i + (T_k - T_q) - o.window + 1); ++j) m(i, j) = 0.0f;
+            }
         }
     }
     if (!o.key_lengths.empty()) {

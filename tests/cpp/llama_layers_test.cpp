@@ -3,12 +3,15 @@
 #include "attn/activations.hpp"
 #include "attn/rms_norm.hpp"
 #include "attn/rope.hpp"
+#include "attn/scaled_dot_product_attention.hpp"
 #include "fixtures.hpp"
 #include "golden.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+
+#include "../../cpp/src/attention_kernel.hpp"
 
 using namespace attn;
 using fixtures::error_of;
@@ -106,4 +109,74 @@ TEST(GatedActivations, SwiGLUAndGeGLUAndTheirGradientsArePyTorchs) {
         EXPECT_TRUE(golden::near(dgate, golden::tensor(g[name]["grad_gate"])));
         EXPECT_TRUE(golden::near(dup, golden::tensor(g[name]["grad_up"])));
     }
+}
+
+namespace {
+// (B, H, T, d) as the kernels' rows: (B·T, H·d), head h the column block [h·d, (h+1)·d).
+Matrix rows_of(const Tensor& x) {
+    const int64_t B = x.shape[0], H = x.shape[1], T = x.shape[2], d = x.shape[3];
+    Matrix m(B * T, H * d);
+    for (int64_t b = 0; b < B; ++b)
+        for (int64_t h = 0; h < H; ++h) m.block(b * T, h * d, T, d) = matrix_slice(x, b * H + h);
+    return m;
+}
+Tensor heads_of(const Matrix& m, int64_t B, int64_t H) { return split_heads(m, B, H); }
+}  // namespace
+
+// Grouped-query attention (4 query heads, 2 key/value heads) with a sliding window of 3: the weights, output and
+// every gradient of PyTorch's repeat_kv and masked softmax, traced and streamed.
+TEST(GroupedAttention, QueryHeadsShareKeyValueHeadsInsideASlidingWindow) {
+    const nlohmann::json& g = layers("grouped_window");
+    const Tensor q = golden::tensor(g["query"]), k = golden::tensor(g["key"]), v = golden::tensor(g["value"]);
+    const Matrix Q = rows_of(q), K = rows_of(k), V = rows_of(v), dY = rows_of(golden::tensor(g["upstream"]));
+    AttentionOptions o;
+    o.causal = true;
+    o.window = g["window"].get<int64_t>();
+    Matrix Y(7, 32), streamed(7, 32);
+    Tensor weights({1, 4, 7, 7});
+    multi_head_attention_forward(Q, K, V, 1, 4, o, Y, nullptr, weights.data.data());
+    multi_head_attention_forward(Q, K, V, 1, 4, o, streamed);
+    EXPECT_TRUE(golden::near(weights, golden::tensor(g["weights"])));
+    EXPECT_TRUE(golden::near(heads_of(Y, 1, 4), golden::tensor(g["output"])));
+    EXPECT_TRUE(golden::near(heads_of(streamed, 1, 4), golden::tensor(g["output"])));
+    Matrix dQ = Matrix::Zero(7, 32), dK = Matrix::Zero(7, 16), dV = Matrix::Zero(7, 16);
+    multi_head_attention_backward(dQ, dK, dV, dY, Q, K, V, weights.data.data(), nullptr, 1, 4);
+    EXPECT_TRUE(golden::near(heads_of(dQ, 1, 4), golden::tensor(g["grad_query"])));
+    EXPECT_TRUE(golden::near(heads_of(dK, 1, 2), golden::tensor(g["grad_key"])));
+    EXPECT_TRUE(golden::near(heads_of(dV, 1, 2), golden::tensor(g["grad_value"])));
+    // The teaching path draws the same band in its mask.
+    const AttentionTrace t = scaled_dot_product_attention(Tensor({7, 8}), Tensor({7, 8}), Tensor({7, 8}), o);
+    for (int64_t i = 0; i < 7; ++i)
+        for (int64_t j = 0; j < 7; ++j) EXPECT_EQ(t.mask[i * 7 + j], j <= i && i - j < 3 ? 1.0f : 0.0f) << i << ", " << j;
+}
+
+TEST(GroupedAttention, HeadsThatDoNotGroupAndWindowsWithoutCausalAreNamedErrors) {
+    const Matrix Q = Matrix::Zero(4, 12), K = Matrix::Zero(4, 8), V = Matrix::Zero(4, 8);
+    Matrix Y(4, 12);
+    EXPECT_EQ(error_of([&] { multi_head_attention_forward(Q, K, V, 1, 3, AttentionOptions{}, Y); }),
+              "multiHeadAttention: expected keys of a number of heads of 4 columns that divides the 3 query heads, and values of "
+              "as many heads, got keys of 8 columns and values of 8");
+    AttentionOptions windowed;
+    windowed.window = 2;
+    EXPECT_EQ(error_of([&] { attention(Tensor({4, 4}), Tensor({4, 4}), Tensor({4, 4}), windowed); }),
+              "attention: expected window 0 (none) or > 0 with causal attention, got 2 without causal");
+    EXPECT_EQ(error_of([&] { scaled_dot_product_attention(Tensor({4, 4}), Tensor({4, 4}), Tensor({4, 4}), windowed); }),
+              "scaledDotProductAttention: expected window 0 (none) or > 0 with causal attention, got 2 without causal");
+}
+
+// A window over a long sequence: the streamed kernel skips whole blocks of keys before a query block's window,
+// and still equals the traced result (which masks them).
+TEST(GroupedAttention, AWindowOverBlocksEqualsTheTracedResult) {
+    Generator gen(5);
+    const Tensor q = randn({1, 2, 700, 16}, gen), k = randn({1, 1, 700, 16}, gen), v = randn({1, 1, 700, 16}, gen);
+    AttentionOptions o;
+    o.causal = true;
+    o.window = 300;
+    Matrix traced(700, 32), streamed(700, 32);
+    Tensor weights({1, 2, 700, 700});
+    multi_head_attention_forward(rows_of(q), rows_of(k), rows_of(v), 1, 2, o, traced, nullptr, weights.data.data());
+    multi_head_attention_forward(rows_of(q), rows_of(k), rows_of(v), 1, 2, o, streamed);
+    EXPECT_LT((traced - streamed).cwiseAbs().maxCoeff(), 1e-5f);
+    EXPECT_EQ(weights[699 * 700 + 399], 0.0f);  // 300 back from the last query: outside
+    EXPECT_GT(weights[699 * 700 + 400], 0.0f);  // 299 back: inside
 }

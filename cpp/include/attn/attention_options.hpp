@@ -18,6 +18,11 @@ struct AttentionOptions {
     // triangle (torch.tril) for T_q == T_k, aligned to the last key when the
     // queries are the newest tokens of a longer key sequence.
     bool causal = false;
+    // Sliding-window attention (Mistral; Gemma 3's sliding layers), with causal: query i also sees only the
+    // `window` newest keys up to its own, key j only if i + (T_k - T_q) - j < window (Hugging Face's
+    // masking_utils). 0: no window. Each layer then reaches `window` tokens back, and a stack of L layers
+    // L · (window - 1).
+    int64_t window = 0;
     // Key padding, one length per batch row (dimension 0; exactly one value
     // for a 2-D input): keys at positions >= length are masked.
     std::vector<int64_t> key_lengths;
