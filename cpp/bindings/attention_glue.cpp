@@ -26,6 +26,7 @@ AttentionOptions to_options(const JsAttentionOptions& o, const char* fn) {
     if (std::optional<Tensor> mask = optional_tensor(o.mask, fn, "mask")) opts.mask = std::move(*mask);
     opts.fill_value = static_cast<float>(o.fillValue);
     if (!o.scale.isNull()) opts.scale = static_cast<float>(o.scale.as<double>());
+    opts.window = to_integer(o.window, fn, "window");
     return opts;
 }
 

@@ -21,7 +21,8 @@ EMSCRIPTEN_BINDINGS(attn) {
         .field("keyLengths", &js::JsAttentionOptions::keyLengths)
         .field("mask", &js::JsAttentionOptions::mask)
         .field("fillValue", &js::JsAttentionOptions::fillValue)
-        .field("scale", &js::JsAttentionOptions::scale);
+        .field("scale", &js::JsAttentionOptions::scale)
+        .field("window", &js::JsAttentionOptions::window);
 
     // ---- attention_glue.cpp
     function("memoryUsage", &js::memory_usage);

@@ -32,6 +32,7 @@ struct JsAttentionOptions {
     val mask = val::null();        // Tensor | null
     double fillValue = -INFINITY;
     val scale = val::null();       // number | null
+    double window = 0;             // 0: no sliding window
 };
 
 val memory_usage();

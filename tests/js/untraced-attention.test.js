@@ -5,6 +5,7 @@
 // kernel's blocks (64 queries × 256 keys), masks and edge cases; then a
 // sequence of 16,384 tokens in little memory.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import { assertClose, attn, own, useAttention } from './helpers.js';
@@ -20,6 +21,20 @@ function assertNear(actual, expected, what) {
   }
 }
 
+test("a sliding window: PyTorch's band of keys, traced and untraced (masking_utils' sliding_window_causal)", () => {
+  // Head 0 of tests/golden/llama_layers.json's grouped case: its query head 0 reads key/value head 0.
+  const g = JSON.parse(readFileSync(new URL('../golden/llama_layers.json', import.meta.url), 'utf8')).grouped_window;
+  const head = (t, h) => ({ data: Float32Array.from(t.data.slice(h * 56, (h + 1) * 56)), shape: [7, 8] });
+  const [q, k, v] = [head(g.query, 0), head(g.key, 0), head(g.value, 0)];
+  const options = { causal: true, window: g.window };
+  const trace = attn.scaledDotProductAttention(q, k, v, options);
+  assertClose(trace.weights, { data: g.weights.data.slice(0, 49), shape: [7, 7] });
+  assertClose(attn.attention(q, k, v, options), { data: g.output.data.slice(0, 56), shape: [7, 8] });
+  assert.deepEqual(Array.from(trace.mask.data.slice(6 * 7)), [0, 0, 0, 0, 1, 1, 1], 'the last query sees 3 keys');
+  assert.throws(() => attn.attention(q, k, v, { window: 3 }),
+    { message: 'attention: expected window 0 (none) or > 0 with causal attention, got 3 without causal' });
+});
+
 describe('attention() gives scaledDotProductAttention\'s output', () => {
   const cases = [
     ['one query, one key', [1, 4], [1, 4], [1, 3], {}],
@@ -30,6 +45,8 @@ describe('attention() gives scaledDotProductAttention\'s output', () => {
     ['key length 0 with -Infinity: zeros', [2, 5, 4], [2, 9, 4], [2, 9, 3], { keyLengths: [0, 9] }],
     ['an explicit scale', [40, 8], [50, 8], [50, 8], { scale: 0.3 }],
     ['a negative scale', [40, 8], [50, 8], [50, 8], { scale: -0.7, causal: true }],
+    ['a sliding window across blocks of keys', [2, 700, 8], [2, 700, 8], [2, 700, 8], { causal: true, window: 300 }],
+    ['a sliding window, queries the newest of a longer key sequence', [70, 8], [333, 8], [333, 8], { causal: true, window: 5 }],
   ];
   for (const [name, qs, ks, vs, options] of cases) {
     test(name, () => {

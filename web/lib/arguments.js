@@ -170,11 +170,11 @@ export function dimension(dim, x, fn) {
   return dim;
 }
 
-const ATTENTION_OPTIONS = ['causal', 'keyLengths', 'mask', 'fillValue', 'scale'];
+const ATTENTION_OPTIONS = ['causal', 'keyLengths', 'mask', 'fillValue', 'scale', 'window'];
 
 
 export function attentionOptions(value, fn) {
-  const { causal = false, keyLengths = null, mask = null, fillValue = -Infinity, scale = null } =
+  const { causal = false, keyLengths = null, mask = null, fillValue = -Infinity, scale = null, window = 0 } =
     options(value, ATTENTION_OPTIONS, fn);
   return {
     causal: boolean(causal, fn, 'causal'),
@@ -182,6 +182,7 @@ export function attentionOptions(value, fn) {
     mask: mask === null ? null : asTensor(mask, fn, 'mask'),
     fillValue: number(fillValue, fn, 'fillValue'),
     scale: scale === null ? null : number(scale, fn, 'scale'),
+    window: number(window, fn, 'window'),
   };
 }
 

@@ -89,6 +89,11 @@ export interface AttentionOptions {
   fillValue?: number;
   /** Multiplier for the scores; default 1/√d_k. */
   scale?: number | null;
+  /**
+   * Sliding-window attention (Mistral, Gemma 3), with `causal`: query i sees only the `window` newest keys up to
+   * its own, key j only if i + (T_k − T_q) − j < window. Default 0: no window.
+   */
+  window?: number;
 }
 
 /**
