@@ -376,7 +376,9 @@ Pretrained load_pretrained(const std::string& folder) {
         const fs::path path = fs::path(folder) / name;
         // Only a regular file is read: a FIFO in its place would wait for a writer forever.
         if (!fs::is_regular_file(path, error)) fail("could not read " + path.string() + ": expected a regular file");
-        return static_cast<uint64_t>(fs::file_size(path));
+        const uintmax_t size = fs::file_size(path, error);
+        if (error) fail("could not read " + path.string() + ": " + error.message());
+        return static_cast<uint64_t>(size);
     };
     files.read = [&](const std::string& name, uint64_t offset, char* out, size_t n) {
         const fs::path path = fs::path(folder) / name;
