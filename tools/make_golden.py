@@ -51,6 +51,9 @@ import torch.nn.functional as F  # noqa: E402
 from torch_reference import (  # noqa: E402  the modules the golden numbers are computed with
     NanoGPT, NotebookMultiHeadAttention, SelfAttentionV1, SelfAttentionV2, SimpleLanguageModel, get_lr,
 )
+from llama_reference import (  # noqa: E402  today's decoders' layers, as Hugging Face computes them
+    repeat_kv, rope_cos_sin, rope_inv_freq, rotate_half, sliding_window_visible,
+)
 
 torch.set_num_threads(1)
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
@@ -449,37 +452,7 @@ def models():
             "notebook001": notebook001, "nanogpt": gpts, "train": training, "sampling": sampler}
 
 
-# ---- the layers of today's decoders ------------------------------------------------
-# Written from Hugging Face's transformers, in plain torch (transformers is not installed here): modeling_rope_utils.py's
-# _compute_default_rope_parameters and _compute_llama3_parameters, modeling_llama.py's LlamaRotaryEmbedding.forward,
-# rotate_half, apply_rotary_pos_emb, LlamaRMSNorm and LlamaMLP, modeling_gemma3.py's Gemma3RMSNorm and its MLP's
-# gelu_pytorch_tanh.
-
-def rope_inv_freq(head_dim, theta, llama3=None):
-    inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.int64).float() / head_dim))
-    if llama3 is None:
-        return inv_freq
-    factor, low, high = llama3["factor"], llama3["low_freq_factor"], llama3["high_freq_factor"]
-    old = llama3["original_max_position_embeddings"]
-    low_freq_wavelen, high_freq_wavelen = old / low, old / high
-    wavelen = 2 * math.pi / inv_freq
-    inv_freq_llama = torch.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
-    smooth = (old / wavelen - low) / (high - low)
-    smoothed = (1 - smooth) * inv_freq_llama / factor + smooth * inv_freq_llama
-    is_medium = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
-    return torch.where(is_medium, smoothed, inv_freq_llama)
-
-
-def rope_cos_sin(inv_freq, positions):
-    freqs = (inv_freq[:, None].float() @ torch.tensor(positions)[None, :].float()).transpose(0, 1)  # (T, D/2)
-    emb = torch.cat((freqs, freqs), dim=-1)
-    return emb.cos(), emb.sin()
-
-
-def rotate_half(x):
-    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
-    return torch.cat((-x2, x1), dim=-1)
-
+# ---- the layers of today's decoders (tools/llama_reference.py) --------------------------
 
 def llama_layers():
     torch.manual_seed(11)
@@ -528,10 +501,8 @@ def llama_layers():
     v = torch.randn(1, 2, 7, 8, requires_grad=True)
     g = torch.randn(1, 4, 7, 8)
     window = 3
-    i, j = torch.arange(7)[:, None], torch.arange(7)[None, :]
-    visible = (j <= i) & (i - j < window)
-    keys = k[:, :, None].expand(1, 2, 2, 7, 8).reshape(1, 4, 7, 8)
-    values = v[:, :, None].expand(1, 2, 2, 7, 8).reshape(1, 4, 7, 8)
+    visible = sliding_window_visible(7, window)
+    keys, values = repeat_kv(k, 2), repeat_kv(v, 2)
     weights = torch.softmax((q @ keys.transpose(-1, -2) / math.sqrt(8)).masked_fill(~visible, float("-inf")), dim=-1)
     out = weights @ values
     (out * g).sum().backward()
