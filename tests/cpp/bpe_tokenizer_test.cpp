@@ -188,10 +188,11 @@ double encode_seconds(const BPETokenizer& t, const std::string& text) {
 }  // namespace
 
 // One letter repeated took 2.4 s at 16 KB and 33 s at 64 KB; <|endoftext|> repeated with two special tokens,
-// 38 s at 520 KB. Here the time of 16× the text is compared with the time of 1× in the same run, each the fastest
-// of five interleaved encodings (the least disturbed by the rest of a busy machine): this encoder gives 17-34× (a
-// piece of 1 MB pays for fresh pages its 64 KB does not; two busy cores moved "a" from 19× to 24×), the quadratic
-// ones gave 256×; the bound sits between. (Absolute times are in bench/, not asserted.)
+// 38 s at 520 KB. Here the time of 16× the text (4 MB) is compared with the time of 1× (256 KB) in the same run,
+// each the fastest of five interleaved encodings (the least disturbed by the rest of a busy machine): this encoder
+// gives 16-34× (the large piece's symbols outgrow the caches), the quadratic ones gave 256×; the bound sits
+// between. At 64 KB against 1 MB a clean clone's full run, building WebAssembly beside the C++ tests, once measured
+// 101×. (Absolute times are in bench/, not asserted.)
 TEST(BPETokenizer, EncodingOneLetterRepeatedWasQuadratic) {
     std::vector<std::string> extra;
     std::vector<std::pair<std::string, std::string>> merges;
@@ -203,15 +204,20 @@ TEST(BPETokenizer, EncodingOneLetterRepeatedWasQuadratic) {
     extra.push_back("<|fim|>");
     const BPETokenizer t = tiny(extra, merges);
     for (const std::string unit : {"a", "<|endoftext|>", "\xe6\x9d\xb1"}) {
-        const std::string small = [&] { std::string s; while (s.size() < (1u << 16)) s += unit; return s; }();
+        const std::string small = [&] { std::string s; while (s.size() < (1u << 18)) s += unit; return s; }();
         std::string large;
         for (int k = 0; k < 16; ++k) large += small;
-        double small_time = 1e9, large_time = 1e9;
-        for (int k = 0; k < 5; ++k) {
-            small_time = std::min(small_time, encode_seconds(t, small));
-            large_time = std::min(large_time, encode_seconds(t, large));
+        // A busy machine only ever inflates a ratio, and not every time; a quadratic encoder's stays at 256×
+        // however often it is measured. So a ratio above the bound is measured again, up to three times in all.
+        double ratio = 1e9;
+        for (int attempt = 0; attempt < 3 && !(ratio < 100.0); ++attempt) {
+            double small_time = 1e9, large_time = 1e9;
+            for (int k = 0; k < 5; ++k) {
+                small_time = std::min(small_time, encode_seconds(t, small));
+                large_time = std::min(large_time, encode_seconds(t, large));
+            }
+            ratio = std::min(ratio, large_time / small_time);
         }
-        const double ratio = large_time / small_time;
         EXPECT_LT(ratio, 100.0) << "\"" << unit << "\" × 16 took " << ratio << "× the time of × 1";
     }
 }
