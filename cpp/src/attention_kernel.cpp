@@ -302,11 +302,11 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
 
 void multi_head_attention_backward(MatrixRef dq, MatrixRef dk, MatrixRef dv, ConstMatrixRef dy, ConstMatrixRef q,
                                    ConstMatrixRef k, ConstMatrixRef v, const float* weights, const float* keep,
-                                   int64_t B, int64_t H) {
+                                   int64_t B, int64_t H, std::optional<float> score_scale) {
     const int64_t T_q = q.rows() / B, T_k = k.rows() / B;
     const int64_t KV = key_value_heads(q, k, v, H, "multi_head_attention_backward"), group = H / KV;
     const int64_t d_k = q.cols() / H, d_v = v.cols() / KV;
-    const float scale = 1.0f / std::sqrt(static_cast<float>(d_k));
+    const float scale = score_scale ? *score_scale : 1.0f / std::sqrt(static_cast<float>(d_k));
     // A task per (batch row, key/value head): it writes that head's blocks of dk and dv alone, summing over the
     // query heads that read it in order (the same sum on any thread count), and their blocks of dq.
     parallel_for(B * KV, [&](int64_t task) {

@@ -48,10 +48,10 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
 // accumulated (+=). For each (b, h), with P the weights and s the scale:
 //   dV += Pᵀ dY,  dP = dY Vᵀ,  dS = P ⊙ (dP - rowsum(dP ⊙ P)),  dQ += s dS K,  dK += s dSᵀ Q.
 // `keep` (B, H, T_q, T_k), when not null, is the dropout multiplier applied to P
-// (0 or 1/(1-p)); then `weights` are the pre-dropout softmax.
+// (0 or 1/(1-p)); then `weights` are the pre-dropout softmax. `scale` is the forward's options.scale (unset: 1/√d_k).
 void multi_head_attention_backward(MatrixRef dq, MatrixRef dk, MatrixRef dv, ConstMatrixRef dy, ConstMatrixRef q,
                                    ConstMatrixRef k, ConstMatrixRef v, const float* weights, const float* keep,
-                                   int64_t B, int64_t H);
+                                   int64_t B, int64_t H, std::optional<float> scale = std::nullopt);
 
 // Refuses a negative window, or a window without causal attention (it bounds how far back a causal query sees).
 void check_window(const AttentionOptions& o, const char* fn);

@@ -18,7 +18,10 @@ using schema::Table;
 
 // The names of each enum's values, in the enum's order.
 const std::vector<const char*> kNorms = {"post", "pre"};
-const std::vector<const char*> kActivations = {"relu", "gelu", "gelu_new"};
+const std::vector<const char*> kActivations = {"relu", "gelu", "gelu_new", "silu"};
+const std::vector<const char*> kNormTypes = {"layer_norm", "rms_norm", "gemma_rms_norm"};
+const std::vector<const char*> kPositions = {"learned", "rope"};
+const std::vector<const char*> kRopeScalings = {"none", "llama3"};
 const std::vector<const char*> kInits = {"pytorch", "gpt2"};
 const std::vector<const char*> kTokenizers = {"char", "word"};
 const std::vector<const char*> kTasks = {"text", "repeats"};
@@ -44,6 +47,25 @@ const Table<GPTConfig>& gpt_fields() {
         ATTN_CHOICE("init", init, kInits, "PyTorch's module defaults, or nanoGPT's normal(0, 0.02)"),
         ATTN_NUMBER("dropout", dropout, 0, 1, false, true, "dropout probability in training"),
         ATTN_INTEGER("seed", seed, 0, kMaxSafeInteger, "initial weights = torch.manual_seed(seed); Model(config)"),
+        ATTN_CHOICE("norm_type", norm_type, kNormTypes, "LayerNorm (GPT-2), RMSNorm (Llama, Qwen) or RMSNorm × (1 + w) (Gemma)"),
+        ATTN_CHOICE("positions", positions, kPositions, "a learned position table (GPT-2) or rotary embeddings (RoPE)"),
+        ATTN_NUMBER("rope_theta", rope_theta, 1, 1e12, true, false, "the base of RoPE's wavelengths"),
+        ATTN_NUMBER("rope_local_theta", rope_local_theta, 0, 1e12, false, false, "RoPE's base on sliding-window layers (0: rope_theta)"),
+        ATTN_CHOICE("rope_scaling", rope_scaling, kRopeScalings, "RoPE's frequencies as trained, or stretched as Llama 3.1 does"),
+        ATTN_NUMBER("rope_factor", rope_factor, 1, 1e6, false, false, "llama3 scaling: how much slower the slowest pairs turn"),
+        ATTN_NUMBER("rope_low_freq_factor", rope_low_freq_factor, 0, 1e6, true, false, "llama3 scaling: where stretching starts"),
+        ATTN_NUMBER("rope_high_freq_factor", rope_high_freq_factor, 0, 1e6, true, false, "llama3 scaling: where it stops"),
+        ATTN_INTEGER("rope_original_context", rope_original_context, 1, 1 << 24, "llama3 scaling: the context the model was trained for"),
+        ATTN_INTEGER("n_kv_head", n_kv_head, 0, 1 << 12, "key/value heads (0: n_head; fewer: grouped-query attention)"),
+        ATTN_INTEGER("head_dim", head_dim, 0, 1 << 12, "dimensions of a head (0: n_embd / n_head)"),
+        ATTN_SWITCH("qkv_bias", qkv_bias, "biases on q, k and v only (Qwen2)"),
+        ATTN_SWITCH("qk_norm", qk_norm, "a norm over each head's queries and keys (Qwen3, Gemma 3)"),
+        ATTN_SWITCH("gated_mlp", gated_mlp, "down(act(gate(x)) · up(x)): SwiGLU, GeGLU"),
+        ATTN_SWITCH("sandwich_norm", sandwich_norm, "norms on the attention and feed-forward outputs too (Gemma)"),
+        ATTN_SWITCH("scale_embeddings", scale_embeddings, "token embeddings × √n_embd (Gemma)"),
+        ATTN_INTEGER("sliding_window", sliding_window, 0, 1 << 24, "keys a query sees on a sliding layer (0: every earlier key)"),
+        ATTN_INTEGER("sliding_window_pattern", sliding_window_pattern, 0, 1 << 10, "0: every layer slides; p: every p-th layer attends fully"),
+        ATTN_NUMBER("query_pre_attn_scalar", query_pre_attn_scalar, 0, 1e9, false, false, "scores × 1/√this (0: head_dim)"),
     }};
     return table;
 }
@@ -132,7 +154,28 @@ GPTConfig GPTConfig::induction(int64_t vocab_size) {
 
 void GPTConfig::validate(const char* fn, Naming naming) const {
     schema::check_all(gpt_fields(), *this, naming, fn);
-    check_head_split(n_embd, n_head, fn, schema::spelled("n_embd", naming), schema::spelled("n_head", naming));
+    const auto name = [&](const char* field) { return schema::spelled(field, naming); };
+    const auto refuse = [&](const std::string& what) { throw Error(std::string(fn) + ": " + what); };
+    if (head_dim == 0) check_head_split(n_embd, n_head, fn, name("n_embd"), name("n_head"));
+    if (n_head % kv_heads() != 0) {
+        refuse(name("n_head") + " must be divisible by " + name("n_kv_head") + " (each key/value head serves a group of query heads), got " +
+               std::to_string(n_head) + " and " + std::to_string(n_kv_head));
+    }
+    if (positions == Positions::Rope && head_size() % 2 != 0) {
+        refuse("rotary positions turn dimensions in pairs: expected an even head size, got " + std::to_string(head_size()) + " (" +
+               name("head_dim") + " " + std::to_string(head_dim) + ", " + name("n_embd") + " / " + name("n_head") + ")");
+    }
+    if (rope_scaling == RopeScaling::Llama3 && !(rope_high_freq_factor > rope_low_freq_factor)) {
+        refuse("expected " + name("rope_high_freq_factor") + " > " + name("rope_low_freq_factor") + ", got " +
+               schema::shortest_text(rope_high_freq_factor) + " and " + schema::shortest_text(rope_low_freq_factor));
+    }
+    if (activation == Activation::SiLU && !gated_mlp) refuse(name("activation") + " silu is the gate of a gated MLP: set " + name("gated_mlp"));
+    if (gated_mlp && activation != Activation::SiLU && activation != Activation::GELUTanh) {
+        refuse("a gated MLP's " + name("activation") + " is silu (SwiGLU) or gelu_new (GeGLU), got " + kActivations[static_cast<size_t>(activation)]);
+    }
+    if (qk_norm && norm_type == NormType::LayerNorm) refuse(name("qk_norm") + " normalises with RMSNorm: set " + name("norm_type") + " rms_norm or gemma_rms_norm");
+    if (sandwich_norm && norm != NormPlacement::Pre) refuse(name("sandwich_norm") + " adds norms to a pre-norm block: set " + name("norm") + " pre");
+    if (norm_type != NormType::LayerNorm && norm != NormPlacement::Pre) refuse("RMSNorm blocks are pre-norm here: set " + name("norm") + " pre");
     // The parameter budget, checked before anything is allocated.
     const double params = matrix_parameters();
     if (params > static_cast<double>(kMaxElements)) {
@@ -143,10 +186,11 @@ void GPTConfig::validate(const char* fn, Naming naming) const {
 }
 
 double GPTConfig::matrix_parameters() const {
-    const double C = static_cast<double>(n_embd);
-    return static_cast<double>(vocab_size + block_size) * C +
-           static_cast<double>(n_layer) * (4.0 * C * C + (attn_only ? 0.0 : 2.0 * C * static_cast<double>(n_inner))) +
-           (tie_embeddings ? 0.0 : static_cast<double>(vocab_size) * C);
+    const double C = static_cast<double>(n_embd), F = static_cast<double>(n_inner);
+    const double attention = 2.0 * C * static_cast<double>(q_width() + kv_width());  // q, k, v and the output
+    const double mlp = attn_only ? 0.0 : (gated_mlp ? 3.0 : 2.0) * C * F;
+    return static_cast<double>(vocab_size + (positions == Positions::Learned ? block_size : 0)) * C +
+           static_cast<double>(n_layer) * (attention + mlp) + (tie_embeddings ? 0.0 : static_cast<double>(vocab_size) * C);
 }
 
 // ---- TrainConfig ----

@@ -27,17 +27,21 @@ void init_pytorch(GPT& m, Generator& gen) {
     const int64_t C = c.n_embd;
     Tensor discarded_wte(m.wte.shape);  // tied: drawn, then replaced by the head's values
     normal_(c.tie_embeddings ? discarded_wte : m.wte, 0.0, 1.0, gen);
-    normal_(m.wpe, 0.0, 1.0, gen);
+    if (c.positions == Positions::Learned) normal_(m.wpe, 0.0, 1.0, gen);
+    const bool qkv_bias = c.attention_bias || c.qkv_bias;
     for (GPTBlock& b : m.h) {
-        for (int64_t p = 0; p < 3; ++p) {  // W_q, W_k, W_v: separate Linear(C, C) layers
-            Tensor w({C, C});
-            Tensor bias = zeros_if(c.attention_bias, {C});
-            linear_init_(w, c.attention_bias ? &bias : nullptr, gen);
-            std::copy(w.data.begin(), w.data.end(), b.attn_c_attn_weight.data.begin() + p * C * C);
-            if (c.attention_bias) std::copy(bias.data.begin(), bias.data.end(), b.attn_c_attn_bias.data.begin() + p * C);
+        int64_t row = 0;
+        for (const int64_t rows : {c.q_width(), c.kv_width(), c.kv_width()}) {  // W_q, W_k, W_v: separate Linear layers
+            Tensor w({rows, C});
+            Tensor bias = zeros_if(qkv_bias, {rows});
+            linear_init_(w, qkv_bias ? &bias : nullptr, gen);
+            std::copy(w.data.begin(), w.data.end(), b.attn_c_attn_weight.data.begin() + row * C);
+            if (qkv_bias) std::copy(bias.data.begin(), bias.data.end(), b.attn_c_attn_bias.data.begin() + row);
+            row += rows;
         }
         linear_init_(b.attn_c_proj_weight, c.attention_bias ? &b.attn_c_proj_bias : nullptr, gen);
         if (c.attn_only) continue;  // no feed-forward modules, so no draws
+        if (c.gated_mlp) linear_init_(b.mlp_c_gate_weight, nullptr, gen);  // gate_proj, then up_proj, as Llama's MLP
         linear_init_(b.mlp_c_fc_weight, c.bias ? &b.mlp_c_fc_bias : nullptr, gen);
         linear_init_(b.mlp_c_proj_weight, c.bias ? &b.mlp_c_proj_bias : nullptr, gen);
     }
@@ -51,13 +55,15 @@ void init_pytorch(GPT& m, Generator& gen) {
 // every c_proj.weight.
 void init_gpt2(GPT& m, Generator& gen) {
     const GPTConfig& c = m.config();
+    const bool learned = c.positions == Positions::Learned, qkv_bias = c.attention_bias || c.qkv_bias;
     Tensor discarded_wte(m.wte.shape);
     normal_(c.tie_embeddings ? discarded_wte : m.wte, 0.0, 1.0, gen);
-    normal_(m.wpe, 0.0, 1.0, gen);
+    if (learned) normal_(m.wpe, 0.0, 1.0, gen);
     for (GPTBlock& b : m.h) {
-        linear_init_(b.attn_c_attn_weight, c.attention_bias ? &b.attn_c_attn_bias : nullptr, gen);
+        linear_init_(b.attn_c_attn_weight, qkv_bias ? &b.attn_c_attn_bias : nullptr, gen);
         linear_init_(b.attn_c_proj_weight, c.attention_bias ? &b.attn_c_proj_bias : nullptr, gen);
         if (c.attn_only) continue;  // no feed-forward modules, so no draws
+        if (c.gated_mlp) linear_init_(b.mlp_c_gate_weight, nullptr, gen);
         linear_init_(b.mlp_c_fc_weight, c.bias ? &b.mlp_c_fc_bias : nullptr, gen);
         linear_init_(b.mlp_c_proj_weight, c.bias ? &b.mlp_c_proj_bias : nullptr, gen);
     }
@@ -65,13 +71,14 @@ void init_gpt2(GPT& m, Generator& gen) {
 
     auto zero = [](Tensor& t) { std::fill(t.data.begin(), t.data.end(), 0.0f); };
     normal_(m.wte, 0.0, 0.02, gen);
-    normal_(m.wpe, 0.0, 0.02, gen);
+    if (learned) normal_(m.wpe, 0.0, 0.02, gen);
     for (GPTBlock& b : m.h) {
         normal_(b.attn_c_attn_weight, 0.0, 0.02, gen);
         zero(b.attn_c_attn_bias);
         normal_(b.attn_c_proj_weight, 0.0, 0.02, gen);
         zero(b.attn_c_proj_bias);
         if (c.attn_only) continue;
+        if (c.gated_mlp) normal_(b.mlp_c_gate_weight, 0.0, 0.02, gen);
         normal_(b.mlp_c_fc_weight, 0.0, 0.02, gen);
         zero(b.mlp_c_fc_bias);
         normal_(b.mlp_c_proj_weight, 0.0, 0.02, gen);
@@ -110,31 +117,39 @@ namespace {
 // one list, so a name, a shape and its place cannot disagree.
 template <typename Model, typename F>
 void each_parameter(const GPTConfig& c, Model* m, F&& f) {
-    const int64_t C = c.n_embd, Fw = c.n_inner, V = c.vocab_size;
+    const int64_t C = c.n_embd, Fw = c.n_inner, V = c.vocab_size, D = c.head_size();
+    const int64_t Q = c.q_width() + 2 * c.kv_width();
+    // A norm's gain starts at 1, except Gemma's, which multiplies by 1 + weight; only LayerNorm has a bias.
+    const bool one = c.norm_type != NormType::GemmaRMSNorm, norm_bias = c.bias && c.norm_type == NormType::LayerNorm;
     const auto in = [&](auto& tensor) { return m ? &tensor : nullptr; };
     f("transformer.wte.weight", true, Shape{V, C}, false, m ? &m->wte : nullptr);
-    f("transformer.wpe.weight", true, Shape{c.block_size, C}, false, m ? &m->wpe : nullptr);
+    f("transformer.wpe.weight", c.positions == Positions::Learned, Shape{c.block_size, C}, false, m ? &m->wpe : nullptr);
     for (int64_t l = 0; l < c.n_layer; ++l) {
         const std::string p = "transformer.h." + std::to_string(l) + ".";
         auto* b = m ? &m->h[static_cast<size_t>(l)] : nullptr;
         const auto at = [&](auto member) { return b ? &((*b).*member) : nullptr; };
-        f(p + "ln_1.weight", true, Shape{C}, true, at(&GPTBlock::ln_1_weight));
-        f(p + "ln_1.bias", c.bias, Shape{C}, false, at(&GPTBlock::ln_1_bias));
-        f(p + "attn.c_attn.weight", true, Shape{3 * C, C}, false, at(&GPTBlock::attn_c_attn_weight));
-        f(p + "attn.c_attn.bias", c.attention_bias, Shape{3 * C}, false, at(&GPTBlock::attn_c_attn_bias));
-        f(p + "attn.c_proj.weight", true, Shape{C, C}, false, at(&GPTBlock::attn_c_proj_weight));
+        f(p + "ln_1.weight", true, Shape{C}, one, at(&GPTBlock::ln_1_weight));
+        f(p + "ln_1.bias", norm_bias, Shape{C}, false, at(&GPTBlock::ln_1_bias));
+        f(p + "attn.c_attn.weight", true, Shape{Q, C}, false, at(&GPTBlock::attn_c_attn_weight));
+        f(p + "attn.c_attn.bias", c.attention_bias || c.qkv_bias, Shape{Q}, false, at(&GPTBlock::attn_c_attn_bias));
+        f(p + "attn.q_norm.weight", c.qk_norm, Shape{D}, one, at(&GPTBlock::attn_q_norm_weight));
+        f(p + "attn.k_norm.weight", c.qk_norm, Shape{D}, one, at(&GPTBlock::attn_k_norm_weight));
+        f(p + "attn.c_proj.weight", true, Shape{C, c.q_width()}, false, at(&GPTBlock::attn_c_proj_weight));
         f(p + "attn.c_proj.bias", c.attention_bias, Shape{C}, false, at(&GPTBlock::attn_c_proj_bias));
+        f(p + "ln_post_attn.weight", c.sandwich_norm, Shape{C}, one, at(&GPTBlock::ln_post_attn_weight));
         const bool mlp = !c.attn_only;
-        f(p + "ln_2.weight", mlp, Shape{C}, true, at(&GPTBlock::ln_2_weight));
-        f(p + "ln_2.bias", mlp && c.bias, Shape{C}, false, at(&GPTBlock::ln_2_bias));
+        f(p + "ln_2.weight", mlp, Shape{C}, one, at(&GPTBlock::ln_2_weight));
+        f(p + "ln_2.bias", mlp && norm_bias, Shape{C}, false, at(&GPTBlock::ln_2_bias));
+        f(p + "mlp.c_gate.weight", mlp && c.gated_mlp, Shape{Fw, C}, false, at(&GPTBlock::mlp_c_gate_weight));
         f(p + "mlp.c_fc.weight", mlp, Shape{Fw, C}, false, at(&GPTBlock::mlp_c_fc_weight));
         f(p + "mlp.c_fc.bias", mlp && c.bias, Shape{Fw}, false, at(&GPTBlock::mlp_c_fc_bias));
         f(p + "mlp.c_proj.weight", mlp, Shape{C, Fw}, false, at(&GPTBlock::mlp_c_proj_weight));
         f(p + "mlp.c_proj.bias", mlp && c.bias, Shape{C}, false, at(&GPTBlock::mlp_c_proj_bias));
+        f(p + "ln_post_mlp.weight", mlp && c.sandwich_norm, Shape{C}, one, at(&GPTBlock::ln_post_mlp_weight));
     }
     const bool pre = c.norm == NormPlacement::Pre;
-    f("transformer.ln_f.weight", pre, Shape{C}, true, m ? in(m->ln_f_weight) : nullptr);
-    f("transformer.ln_f.bias", pre && c.bias, Shape{C}, false, m ? in(m->ln_f_bias) : nullptr);
+    f("transformer.ln_f.weight", pre, Shape{C}, one, m ? in(m->ln_f_weight) : nullptr);
+    f("transformer.ln_f.bias", pre && norm_bias, Shape{C}, false, m ? in(m->ln_f_bias) : nullptr);
     f("lm_head.weight", !c.tie_embeddings, Shape{V, C}, false, m ? in(m->lm_head_weight) : nullptr);
     f("lm_head.bias", c.head_bias, Shape{V}, false, m ? in(m->lm_head_bias) : nullptr);
 }
@@ -176,19 +191,35 @@ int64_t GPT::num_parameters(bool non_embedding) const {
 }
 
 KVCache GPT::new_cache(int64_t batch) const {
-    if (batch <= 0 || batch * config_.block_size * config_.n_embd > kMaxElements) {
+    if (batch <= 0 || batch * config_.block_size * config_.kv_width() > kMaxElements) {
         throw Error("GPT.newCache: expected a batch size in [1, " +
-                    std::to_string(kMaxElements / (config_.block_size * config_.n_embd)) + "], got " +
+                    std::to_string(std::max<int64_t>(1, kMaxElements / (config_.block_size * config_.kv_width()))) + "], got " +
                     std::to_string(batch));
     }
     KVCache cache;
     cache.batch_ = batch;
-    for (int64_t l = 0; l < config_.n_layer; ++l) {
-        cache.k.emplace_back(Matrix::Zero(batch * config_.block_size, config_.n_embd));
-        cache.v.emplace_back(Matrix::Zero(batch * config_.block_size, config_.n_embd));
-    }
+    cache.k.resize(static_cast<size_t>(config_.n_layer));
+    cache.v.resize(static_cast<size_t>(config_.n_layer));
     return cache;
 }
+
+namespace {
+// Room for `length` positions per sequence: a cache grows as generation goes (doubling, up to block_size), so
+// that a model of a 32k context costs memory for the tokens it has seen, not for the context it could see.
+void reserve(KVCache& cache, int64_t length, const GPTConfig& c, int64_t& capacity) {
+    if (length <= capacity) return;
+    const int64_t grown = std::min(c.block_size, std::max({length, 2 * capacity, int64_t{64}}));
+    const int64_t B = cache.batch(), KD = c.kv_width();
+    for (std::vector<Matrix>* side : {&cache.k, &cache.v}) {
+        for (Matrix& m : *side) {
+            Matrix bigger = Matrix::Zero(B * grown, KD);
+            for (int64_t b = 0; b < B && capacity > 0; ++b) bigger.block(b * grown, 0, capacity, KD) = m.block(b * capacity, 0, capacity, KD);
+            m = std::move(bigger);
+        }
+    }
+    capacity = grown;
+}
+}  // namespace
 
 void GPT::check_pass_fits(const GPTConfig& c, int64_t B, int64_t T, int64_t T_k, const char* fn) {
     struct Buffer {
@@ -197,7 +228,8 @@ void GPT::check_pass_fits(const GPTConfig& c, int64_t B, int64_t T, int64_t T_k,
         std::vector<int64_t> sizes;
     };
     const Buffer buffers[] = {
-        {"queries, keys and values", "sequences × tokens × 3 · width", {B, T, 3 * c.n_embd}},
+        {"queries, keys and values", "sequences × tokens × (heads + 2 · key/value heads) · head size",
+         {B, T, c.q_width() + 2 * c.kv_width()}},
         {"attention weights", "sequences × heads × tokens × context", {B, c.n_head, T, T_k}},
         {"feed-forward activations", "sequences × tokens × feed-forward width", {B, T, c.attn_only ? 0 : c.n_inner}},
         {"logits", "sequences × tokens × vocabulary", {B, T, c.vocab_size}},
@@ -246,30 +278,33 @@ void check_ids(const GPTConfig& c, const std::vector<int64_t>& ids, const blocks
 // A layer's queries, keys, values and weights for the trace (keys and values
 // of every position the queries saw: the cache's, with one).
 void trace_attention(GPTLayerTrace& lt, const GPTLayerActivations& L, const blocks::Pass& p, const GPTConfig& c, int64_t l) {
-    const int64_t B = p.B, T_k = p.pos0 + p.T, C = c.n_embd, H = c.n_head;
-    lt.queries = split_heads(L.qkv.leftCols(C), B, H);
+    const int64_t B = p.B, T_k = p.pos0 + p.T, HD = c.q_width(), KD = c.kv_width(), KV = c.kv_heads();
+    lt.queries = split_heads(L.qkv.leftCols(HD), B, c.n_head);
     if (p.cache) {
-        Matrix ks(B * T_k, C), vs(B * T_k, C);
+        const int64_t stride = p.cache->capacity();
+        Matrix ks(B * T_k, KD), vs(B * T_k, KD);
         for (int64_t b = 0; b < B; ++b) {
-            ks.block(b * T_k, 0, T_k, C) = p.cache->k[static_cast<size_t>(l)].block(b * c.block_size, 0, T_k, C);
-            vs.block(b * T_k, 0, T_k, C) = p.cache->v[static_cast<size_t>(l)].block(b * c.block_size, 0, T_k, C);
+            ks.block(b * T_k, 0, T_k, KD) = p.cache->k[static_cast<size_t>(l)].block(b * stride, 0, T_k, KD);
+            vs.block(b * T_k, 0, T_k, KD) = p.cache->v[static_cast<size_t>(l)].block(b * stride, 0, T_k, KD);
         }
-        lt.keys = split_heads(ks, B, H);
-        lt.values = split_heads(vs, B, H);
+        lt.keys = split_heads(ks, B, KV);
+        lt.values = split_heads(vs, B, KV);
     } else {
-        lt.keys = split_heads(L.qkv.middleCols(C, C), B, H);
-        lt.values = split_heads(L.qkv.rightCols(C), B, H);
+        lt.keys = split_heads(L.qkv.middleCols(HD, KD), B, KV);
+        lt.values = split_heads(L.qkv.rightCols(KD), B, KV);
     }
-    lt.weights = Tensor({B, H, p.T, T_k}, L.att);
+    lt.weights = Tensor({B, c.n_head, p.T, T_k}, L.att);
 }
 
 // The forward pass (gpt_blocks.hpp): the embedding, every block's attention
 // and feed-forward steps, the head. In training every block keeps its
 // activations in acts for backward; inference reuses one block's worth.
-Tensor run(const GPT& m, const std::vector<int64_t>& ids, const blocks::Pass& p, GPTTrace* trace, GPTActivations& acts) {
+Tensor run(const GPT& m, const std::vector<int64_t>& ids, blocks::Pass p, GPTTrace* trace, GPTActivations& acts) {
     const GPTConfig& c = m.config();
     check_ids(c, ids, p);
     GPT::check_pass_fits(c, p.B, p.T, p.pos0 + p.T, p.fn);
+    blocks::rope_tables_forward(m, p, acts);
+    p.tables = &acts;
     const int64_t B = p.B, T = p.T, C = c.n_embd;
     acts.B = B;
     acts.T = T;
@@ -349,7 +384,7 @@ blocks::Pass inference_pass(const GPTConfig& c, const std::vector<int64_t>& ids,
 int64_t inference_parts(const GPTConfig& config, int64_t B, int64_t T) {
     // Multiply-adds of the whole pass: every weight matrix once per token, and attention's T² per layer.
     const double work = static_cast<double>(B) * static_cast<double>(T) *
-                        (config.matrix_parameters() + 2.0 * static_cast<double>(config.n_layer * T * config.n_embd));
+                        (config.matrix_parameters() + 2.0 * static_cast<double>(config.n_layer * T * config.q_width()));
     int64_t k = 1;
     while (k * 2 <= kMaxInferenceParts && B % (k * 2) == 0 && grain_for_work(work / static_cast<double>(k * 2)) == 1) k *= 2;
     return k;
@@ -417,6 +452,8 @@ Tensor GPT::forward_cached(const std::vector<int64_t>& ids, int64_t B, KVCache& 
     p.T = sequence_length(ids, B, p.fn);
     p.pos0 = cache.length();
     p.cache = &cache;
+    if (p.pos0 + p.T > config_.block_size) check_ids(config_, ids, p);  // refused before the cache grows
+    reserve(cache, p.pos0 + p.T, config_, cache.capacity_);
     GPTActivations& scratch = inference_scratch();
     Tensor logits = run(*this, ids, p, trace, scratch);
     release_if_large(scratch);
@@ -435,9 +472,9 @@ void GPT::backward(const GPTActivations& acts, const float* dlogits, GPT& g) con
         } else {
             blocks::mlp_backward(*this, l, L, dx, g, dx_1);
         }
-        blocks::attention_backward(*this, l, L, acts.B, dx_1, g, dx);
+        blocks::attention_backward(*this, l, acts, dx_1, g, dx);
     }
-    blocks::embedding_backward(g, acts.ids, acts.T, acts.emb_keep, dx);
+    blocks::embedding_backward(*this, g, acts.ids, acts.T, acts.emb_keep, dx);
 }
 
 GPT::GPT(const GPTConfig& config, Uninitialised) : config_((config.validate("GPT"), config)) { allocate(); }

@@ -35,25 +35,30 @@ void check_input(const Tensor& x, const RopeTables& t, const char* fn) {
     }
 }
 
-// out = a · cos + sign · rotate_half(a) · sin, row by row (rotate_half's transpose is rotate_half with the sign
-// flipped: it moves the second half to the first negated and the first to the second).
+// out = a · cos + sign · rotate_half(a) · sin, row by row.
 Tensor rotate(const Tensor& a, const RopeTables& t, float sign) {
-    const int64_t T = t.cos.shape[0], D = t.cos.shape[1], half = D / 2;
-    Tensor out(a.shape);
+    const int64_t T = t.cos.shape[0], D = t.cos.shape[1];
+    Tensor out = a;
     const int64_t rows = a.numel() / D;
     for (int64_t r = 0; r < rows; ++r) {
-        const float* x = a.data.data() + r * D;
-        const float* c = t.cos.data.data() + (r % T) * D;
-        const float* s = t.sin.data.data() + (r % T) * D;
-        float* y = out.data.data() + r * D;
-        for (int64_t i = 0; i < half; ++i) {
-            y[i] = x[i] * c[i] - sign * x[i + half] * s[i];
-            y[i + half] = x[i + half] * c[i + half] + sign * x[i] * s[i + half];
-        }
+        rope_rotate(out.data.data() + r * D, 1, D, t.cos.data.data() + (r % T) * D, t.sin.data.data() + (r % T) * D, sign);
     }
     return out;
 }
 }  // namespace
+
+void rope_rotate(float* x, int64_t heads, int64_t D, const float* c, const float* s, float sign) {
+    // rotate_half's transpose is rotate_half with the sign flipped: it moves the second half to the first negated
+    // and the first to the second. Each product is rounded before the sum, as torch's q * cos + rotate_half(q) * sin.
+    const int64_t half = D / 2;
+    for (int64_t h = 0; h < heads; ++h, x += D) {
+        for (int64_t i = 0; i < half; ++i) {
+            const float a = x[i], b = x[i + half];
+            x[i] = a * c[i] - sign * b * s[i];
+            x[i + half] = b * c[i + half] + sign * a * s[i + half];
+        }
+    }
+}
 
 std::vector<float> rope_inverse_frequencies(const Rope& rope) {
     check_rope(rope);

@@ -93,6 +93,7 @@ std::string shown(const json& v);
 // A float as written out (JSON, JS): the double of the fewest decimal digits that read back as the same float, so
 // that 1e-5 reads 0.00001 and not 0.000009999999747378752, and still converts back to the same float.
 double shortest(float x);
+std::string shortest_text(float x);  // its text: "0.00001"
 // A field's value as help lists it: a float field with the fewest digits that
 // read back as the same float (0.8, not 0.800000011920929).
 std::string listed(const json& v);

@@ -17,7 +17,9 @@
 using namespace attn;
 
 namespace {
-constexpr float kH = 1e-2f;
+// The finite step: small enough for Gemma's embeddings × √C (at 1e-2 the stencil's truncation error reached 5% of a
+// token embedding's gradient), large enough that float32 rounding of the loss stays under atol.
+constexpr float kH = 4e-3f;
 
 float numeric(float& x, const std::function<double()>& f) {
     const float saved = x;
@@ -154,10 +156,10 @@ TEST(Backward, CrossEntropy) {
 }
 
 namespace {
-void check_model(GPTConfig c, const char* label) {
+void check_model(GPTConfig c, const char* label, int64_t n_head = 2) {
     c.vocab_size = 7;
     c.n_embd = 8;
-    c.n_head = 2;
+    c.n_head = n_head;
     c.n_layer = 2;
     c.n_inner = 12;
     c.block_size = 6;
@@ -223,4 +225,51 @@ TEST(Backward, WholeModelAttentionOnly) {
     c.attn_only = true;
     c.head_bias = true;
     check_model(c, "attn-only");
+}
+
+// Today's decoders: the Llama family's RMSNorm, rotary positions stretched by llama3 scaling (its original context,
+// 4, shorter than the 5 tokens), grouped-query attention (4 query heads reading 2 key/value heads of 4 dimensions,
+// not 8 / 4), a SwiGLU MLP, Qwen2's q/k/v biases, and Mistral's sliding window on every other layer.
+TEST(Backward, WholeModelLlamaShapedGroupedRotarySlidingSwiGLU) {
+    GPTConfig c;
+    c.norm_type = NormType::RMSNorm;
+    c.positions = Positions::Rope;
+    c.rope_theta = 100.0f;
+    c.rope_scaling = RopeScaling::Llama3;
+    c.rope_factor = 4.0f;
+    c.rope_original_context = 4;
+    c.n_kv_head = 2;
+    c.head_dim = 4;
+    c.gated_mlp = true;
+    c.activation = Activation::SiLU;
+    c.attention_bias = false;
+    c.qkv_bias = true;
+    c.bias = false;
+    c.sliding_window = 2;
+    c.sliding_window_pattern = 2;
+    check_model(c, "llama", 4);
+}
+
+// Gemma 3's additions: RMSNorm × (1 + w), q/k norms, four norms per block, GeGLU, embeddings × √C, scores ×
+// 1/√query_pre_attn_scalar, one key/value head (MQA) of 6 dimensions, and sliding layers with their own RoPE base.
+TEST(Backward, WholeModelGemmaShapedQKNormSandwichMultiQuery) {
+    GPTConfig c;
+    c.norm_type = NormType::GemmaRMSNorm;
+    c.positions = Positions::Rope;
+    c.rope_theta = 1000.0f;
+    c.rope_local_theta = 10.0f;
+    c.n_kv_head = 1;
+    c.head_dim = 6;
+    c.qk_norm = true;
+    c.sandwich_norm = true;
+    c.gated_mlp = true;
+    c.activation = Activation::GELUTanh;
+    c.scale_embeddings = true;
+    c.query_pre_attn_scalar = 5.0f;
+    c.attention_bias = false;
+    c.bias = false;
+    c.tie_embeddings = true;
+    c.sliding_window = 3;
+    c.sliding_window_pattern = 2;
+    check_model(c, "gemma", 4);
 }

@@ -18,7 +18,15 @@
 namespace attn {
 
 enum class NormPlacement { Post, Pre };
-enum class Activation { ReLU, GELU, GELUTanh };  // GELUTanh: GPT-2's gelu_new (activations.hpp)
+// GELUTanh: GPT-2's gelu_new (activations.hpp); SiLU only as the gate of a gated MLP (SwiGLU).
+enum class Activation { ReLU, GELU, GELUTanh, SiLU };
+// Where a token's position enters: a learned table added to the embeddings (GPT-2's wpe), or rotary embeddings
+// turning each head's queries and keys (RoFormer; Llama, Mistral, Qwen, Gemma: rope.hpp).
+enum class Positions { Learned, Rope };
+// The norm of every block: LayerNorm (GPT-2), RMSNorm (Llama, Mistral, Qwen), or Gemma's RMSNorm that multiplies
+// by 1 + weight (rms_norm.hpp).
+enum class NormType { LayerNorm, RMSNorm, GemmaRMSNorm };
+enum class RopeScaling { None, Llama3 };
 // PyTorch: each module's default initialisation in construction order (what
 // notebook 001's model gets). GPT2: nanoGPT's _init_weights, normal(0, 0.02)
 // for Linear and Embedding weights, zero biases, and normal(0, 0.02/√(2·n_layer))
@@ -59,6 +67,36 @@ struct GPTConfig {
     float dropout = 0.0f;         // used in training; forward() is evaluation mode
     uint64_t seed = 1337;         // initial weights = torch.manual_seed(seed); Model(config)
 
+    // What today's decoders (Llama, Mistral, Qwen, Gemma) change; the defaults are GPT-2's. docs/pretrained.md
+    // maps each family's config.json keys onto these fields (pretrained.cpp reads them).
+    NormType norm_type = NormType::LayerNorm;
+    Positions positions = Positions::Learned;
+    float rope_theta = 10000.0f;        // the base of RoPE's wavelengths
+    float rope_local_theta = 0.0f;      // the base on sliding-window layers (Gemma 3); 0: rope_theta
+    RopeScaling rope_scaling = RopeScaling::None;
+    float rope_factor = 8.0f;           // llama3 scaling's settings (rope.hpp)
+    float rope_low_freq_factor = 1.0f;
+    float rope_high_freq_factor = 4.0f;
+    int64_t rope_original_context = 8192;
+    int64_t n_kv_head = 0;              // key/value heads: n_head (0), a divisor of it (GQA) or 1 (MQA)
+    int64_t head_dim = 0;               // D of a query, key or value head; 0: n_embd / n_head
+    bool qkv_bias = false;              // biases on q, k and v only, not the output projection (Qwen2)
+    bool qk_norm = false;               // the block's norm over each head's queries and keys before RoPE (Qwen3, Gemma 3)
+    bool gated_mlp = false;             // down(act(gate(x)) ⊙ up(x)): SwiGLU with silu, GeGLU with gelu_new
+    bool sandwich_norm = false;         // norms on the attention and MLP outputs too (Gemma's four per block)
+    bool scale_embeddings = false;      // token embeddings × √n_embd (Gemma)
+    int64_t sliding_window = 0;         // keys a query sees on a sliding layer (i − j < window); 0: none
+    int64_t sliding_window_pattern = 0; // 0: every layer slides; p: layer l attends fully when (l + 1) % p == 0
+    float query_pre_attn_scalar = 0.0f; // scores × 1/√this (Gemma); 0: head_dim
+
+    int64_t kv_heads() const { return n_kv_head > 0 ? n_kv_head : n_head; }
+    int64_t head_size() const { return head_dim > 0 ? head_dim : n_embd / n_head; }
+    int64_t q_width() const { return n_head * head_size(); }     // H · D
+    int64_t kv_width() const { return kv_heads() * head_size(); }  // KV · D
+    bool sliding(int64_t layer) const {
+        return sliding_window > 0 && (sliding_window_pattern == 0 || (layer + 1) % sliding_window_pattern != 0);
+    }
+
     // notebook 001 §8: SimpleLanguageModel(vocab_size, d_model,
     // num_heads, d_ff, max_seq_length), one post-norm block, ReLU, bias-free
     // attention, biased feed-forward and output projection. Refuses (Error) a
@@ -77,8 +115,8 @@ struct GPTConfig {
     // Throws Error naming the first bad field as `naming` spells it.
     void validate(const char* fn = "GPTConfig", Naming naming = Naming::Snake) const;
 
-    // The elements of the model's matrices and embeddings, (V + T)·C + L·(4·C² + 2·C·n_inner) (+ V·C for an
-    // untied head; no 2·C·n_inner when attn_only): every model of this config has at least this many parameters (biases and norms add
+    // The elements of the model's matrices and embeddings, (V + T)·C + L·(2·C·(H + KV)·D + 2·C·n_inner) (+ V·C for
+    // an untied head; T·C only for learned positions, 3·C·n_inner for a gated MLP, none when attn_only): every model of this config has at least this many parameters (biases and norms add
     // to it), so a file or a memory budget can be checked against it before anything is allocated.
     double matrix_parameters() const;
 };

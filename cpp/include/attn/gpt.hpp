@@ -21,24 +21,30 @@
 
 namespace attn {
 
+// Shapes with H query heads and KV key/value heads of D dimensions (GPT-2: KV = H, H·D = C); Q = H·D + 2·KV·D.
 struct GPTBlock {
     Tensor ln_1_weight, ln_1_bias;              // (C), (C) or empty
-    Tensor attn_c_attn_weight;                  // (3C, C): rows W_q, then W_k, then W_v
-    Tensor attn_c_attn_bias;                    // (3C) or empty
-    Tensor attn_c_proj_weight;                  // (C, C) W_o
+    Tensor attn_c_attn_weight;                  // (Q, C): rows W_q (H·D), then W_k (KV·D), then W_v (KV·D)
+    Tensor attn_c_attn_bias;                    // (Q) or empty
+    Tensor attn_q_norm_weight;                  // (D) or empty: qk_norm
+    Tensor attn_k_norm_weight;                  // (D) or empty
+    Tensor attn_c_proj_weight;                  // (C, H·D) W_o
     Tensor attn_c_proj_bias;                    // (C) or empty
+    Tensor ln_post_attn_weight;                 // (C) or empty: sandwich_norm, on the attention's output
     Tensor ln_2_weight, ln_2_bias;              // (C), (C) or empty
-    Tensor mlp_c_fc_weight;                     // (F, C)
+    Tensor mlp_c_gate_weight;                   // (F, C) or empty: gated_mlp
+    Tensor mlp_c_fc_weight;                     // (F, C) (a gated MLP's "up")
     Tensor mlp_c_fc_bias;                       // (F) or empty
     Tensor mlp_c_proj_weight;                   // (C, F)
     Tensor mlp_c_proj_bias;                     // (C) or empty
+    Tensor ln_post_mlp_weight;                  // (C) or empty: sandwich_norm, on the MLP's output
 };
 
 struct GPTLayerTrace {
     Tensor input;    // (B, T, C) residual stream entering the block
-    Tensor queries;  // (B, H, T, d_k)
-    Tensor keys;     // (B, H, T_k, d_k)  T_k includes cached positions
-    Tensor values;   // (B, H, T_k, d_k)
+    Tensor queries;  // (B, H, T, D) after any q norm and RoPE: what meets the keys
+    Tensor keys;     // (B, KV, T_k, D)  T_k includes cached positions; KV key/value heads
+    Tensor values;   // (B, KV, T_k, D)
     Tensor scores;   // (B, H, T, T_k) Q Kᵀ / √d_k, future positions -inf
     Tensor weights;  // (B, H, T, T_k)
     Tensor output;   // (B, T, C) residual stream leaving the block
@@ -54,17 +60,24 @@ struct GPTTrace {
 struct GPTLayerActivations {
     Matrix input;                          // (N, C) residual stream entering the block
     Matrix ln_1;                           // (N, C) LN₁ output (pre-norm) / LN₁ input x + a (post-norm)
-    std::vector<float> ln_1_mean, ln_1_rstd;  // (N)
-    Matrix qkv;                            // (N, 3C)
+    std::vector<float> ln_1_mean, ln_1_rstd;  // (N); the mean is LayerNorm's only
+    Matrix qk_raw;                         // (N, (H + KV)·D) queries and keys before their norm (qk_norm)
+    std::vector<float> qk_rstd;            // (N·(H + KV)) the q/k norm's 1/rms of each head's row
+    Matrix qkv;                            // (N, Q) queries and keys after their norm and RoPE, values
     std::vector<float> att;                // (B, H, T, T) softmax weights, before dropout
     std::vector<float> att_keep;           // (B, H, T, T) attention-dropout multipliers
-    Matrix y;                              // (N, C) heads side by side
+    Matrix y;                              // (N, H·D) heads side by side
+    Matrix attn_out;                       // (N, C) the output projection before the sandwich norm
+    std::vector<float> post_attn_rstd;     // (N)
     std::vector<float> resid_1_keep;       // (N, C) dropout after the attention projection
     Matrix x_1;                            // (N, C) stream after the attention sublayer
     Matrix ln_2;                           // (N, C) LN₂ output (pre-norm) / LN₂ input x₁ + m (post-norm)
     std::vector<float> ln_2_mean, ln_2_rstd;  // (N)
-    Matrix fc;                             // (N, F) before the activation
-    Matrix act;                            // (N, F) after the activation
+    Matrix gate;                           // (N, F) a gated MLP's gate, before the activation
+    Matrix fc;                             // (N, F) before the activation (a gated MLP's "up")
+    Matrix act;                            // (N, F) after the activation (gated: act(gate) ⊙ up)
+    Matrix mlp_out;                        // (N, C) the down projection before the sandwich norm
+    std::vector<float> post_mlp_rstd;      // (N)
     std::vector<float> resid_2_keep;       // (N, C) dropout after the feed-forward projection
 };
 
@@ -74,6 +87,8 @@ struct GPTActivations {
     int64_t B = 0, T = 0;
     std::vector<int64_t> ids;              // (B, T)
     std::vector<float> emb_keep;           // (N, C) dropout on the embeddings
+    std::vector<float> rope_cos, rope_sin; // (T, D) each: RoPE's tables of the positions (global layers)
+    std::vector<float> rope_local_cos, rope_local_sin;  // (T, D) on sliding layers with their own base
     std::vector<GPTLayerActivations> layers;
     Matrix x_final;                        // (N, C) stream after the last block
     Matrix ln_f;                           // (N, C) final LN output (pre-norm only)
@@ -81,20 +96,23 @@ struct GPTActivations {
 };
 
 // Keys and values of every position seen so far, per layer, so that each new
-// token costs one row of attention instead of a full recompute. Its length
-// has one owner: GPT::forward_cached extends it; clear() forgets the context.
+// token costs one row of attention instead of a full recompute: once per key/value head (grouped-query
+// attention's saving), keys after RoPE. Its length has one owner: GPT::forward_cached extends it, growing the
+// rows it holds as it goes (up to block_size); clear() forgets the context.
 class KVCache {
 public:
     int64_t batch() const { return batch_; }
-    int64_t length() const { return length_; }  // positions cached
+    int64_t length() const { return length_; }      // positions cached
+    int64_t capacity() const { return capacity_; }  // positions each sequence has room for
     void clear() { length_ = 0; }
-    std::vector<Matrix> k;  // per layer (batch · block_size, C)
-    std::vector<Matrix> v;  // per layer (batch · block_size, C)
+    std::vector<Matrix> k;  // per layer (batch · capacity, KV·D): sequence b's position t in row b · capacity + t
+    std::vector<Matrix> v;  // per layer (batch · capacity, KV·D)
 
 private:
     friend class GPT;
     int64_t batch_ = 0;
     int64_t length_ = 0;
+    int64_t capacity_ = 0;
 };
 
 class GPT;
@@ -128,7 +146,7 @@ public:
                    const Tensor* head_mask = nullptr) const;
 
     // forward() that hands each layer's attention weights (B, n_head, T, T), after the head mask, and its
-    // queries, keys and values side by side (B·T, 3·n_embd) to observe(layer, weights, qkv) as the pass goes
+    // queries, keys and values side by side (B·T, (H + 2·KV)·D) to observe(layer, weights, qkv) as the pass goes
     // instead of keeping them: what measurements of the heads read (head_statistics.hpp), at the memory of one
     // layer (GPT-2 small's 144 maps of 1,024² take 600 MB).
     using AttentionObserver = std::function<void(int64_t layer, const std::vector<float>& weights, const Matrix& qkv)>;
@@ -174,7 +192,7 @@ public:
     const Tensor& head_weight() const { return config_.tie_embeddings ? wte : lm_head_weight; }
 
     Tensor wte;                  // (V, C) transformer.wte.weight
-    Tensor wpe;                  // (block_size, C) transformer.wpe.weight
+    Tensor wpe;                  // (block_size, C) transformer.wpe.weight; empty with rotary positions
     std::vector<GPTBlock> h;     // transformer.h.{i}
     Tensor ln_f_weight;          // (C), pre-norm only
     Tensor ln_f_bias;            // (C) or empty

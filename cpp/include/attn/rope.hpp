@@ -55,6 +55,9 @@ RopeTables rope_tables(const Rope& rope, const std::vector<int64_t>& positions);
 
 // x (..., T, D) rotated: x · cos + rotate_half(x) · sin, rotate_half(x) = (−x[D/2:], x[:D/2]).
 Tensor rope_forward(const Tensor& x, const RopeTables& tables);
+// In place, one position's `heads` heads of D side by side (a row of the model's queries or keys), with that
+// position's row of the tables, cos (D) and sin (D). sign −1 turns them back: the gradient's rotation.
+void rope_rotate(float* x, int64_t heads, int64_t D, const float* cos, const float* sin, float sign = 1.0f);
 // The gradient of rope_forward for the gradient of its output, dy (..., T, D): the rotation back by the same
 // angles (a rotation's transpose), dy · cos − rotate_half(dy · sin) with rotate_half's transpose.
 Tensor rope_backward(const Tensor& dy, const RopeTables& tables);
