@@ -140,6 +140,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("pretrainedConfig", &js::pretrained_config);
     function("characterVocabulary", &js::character_vocabulary);
     function("pretrainedHeaderLength", &js::pretrained_header_length);
+    function("pretrainedShardFiles", &js::pretrained_shard_files);
     class_<BPETokenizer>("BPETokenizer")
         .class_function("fromFiles", &js::bpe_from_files)
         .class_function("fromTokenizerJson", &js::bpe_from_tokenizer_json)

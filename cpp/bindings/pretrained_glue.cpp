@@ -39,7 +39,7 @@ val bpe_pieces(const BPETokenizer& t) {
 double bpe_vocab_size(const BPETokenizer& t) { return static_cast<double>(t.vocab_size()); }
 
 val pretrained_config(const std::string& config_json) {
-    return guarded("loadPretrained", [&] { return to_json(gpt2_config_from_json(config_json), Naming::Camel); });
+    return guarded("loadPretrained", [&] { return to_json(pretrained_config_from_json(config_json), Naming::Camel); });
 }
 
 // The characters of a character-level tokenizer.json (as text), or null for a BPE.
@@ -50,26 +50,40 @@ val character_vocabulary(const val& tokenizer_json) {
     });
 }
 
-val pretrained_header_length(const val& first_bytes, double file_size) {
+val pretrained_header_length(const val& first_bytes, double file_size, const std::string& file) {
     return guarded("loadPretrained", [&] {
         return static_cast<double>(PretrainedLoader::header_length(bytes_from_js(first_bytes, "loadPretrained"),
-                                                                   static_cast<uint64_t>(file_size)));
+                                                                   static_cast<uint64_t>(file_size), file));
     });
 }
 
-val make_pretrained_loader(const std::string& config_json, const val& header, double file_size) {
+// The shard file names of a model.safetensors.index.json (text), in order.
+val pretrained_shard_files(const val& index_json) {
+    return guarded("loadPretrained", [&] { return strings_to_js(PretrainedLoader::shard_files(text_from_js(index_json))); });
+}
+
+// files: [{name, header (bytes), size}], one per safetensors file.
+val make_pretrained_loader(const std::string& config_json, const val& files) {
     return guarded("loadPretrained", [&] {
-        return owned_by_js(new PretrainedLoader(config_json, bytes_from_js(header, "loadPretrained"), static_cast<uint64_t>(file_size)));
+        std::vector<SafetensorsHeader> headers;
+        const auto n = files["length"].as<size_t>();
+        for (size_t i = 0; i < n; ++i) {
+            const val f = files[i];
+            headers.push_back({f["name"].as<std::string>(), bytes_from_js(f["header"], "loadPretrained"),
+                               static_cast<uint64_t>(f["size"].as<double>())});
+        }
+        return owned_by_js(new PretrainedLoader(config_json, headers));
     });
 }
 
-// [{name, begin, end}] of the tensors to read, in file order.
+// [{name, file, begin, end}] of the tensors to read, file by file, each in file order.
 val pretrained_loader_tensors(const PretrainedLoader& l) {
     return guarded("loadPretrained", [&] {
         val out = val::array();
         for (const PretrainedTensor& t : l.tensors()) {
             val entry = val::object();
             entry.set("name", t.name);
+            entry.set("file", static_cast<double>(t.file));
             entry.set("begin", static_cast<double>(t.begin));
             entry.set("end", static_cast<double>(t.end));
             out.call<void>("push", entry);

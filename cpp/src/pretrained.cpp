@@ -1,6 +1,7 @@
 #include "attn/pretrained.hpp"
 
 #include "attn/checkpoint.hpp"
+#include "hf_formats.hpp"
 #include "json_limits.hpp"
 #include "safetensors.hpp"
 #include "thread_pool.hpp"
@@ -67,133 +68,105 @@ void convert(const char* p, Dtype d, int64_t n, float* out) {
 // Elements converted, checked and stored at a time: a piece stays in L1 between its conversion and its store.
 constexpr int64_t kPiece = 1024;
 
-// The weights GPT-2 keeps as Conv1D, (in, out): every other parameter has nn.Linear's or no orientation.
-bool is_conv1d(const std::string& parameter) {
-    static const char* const kSuffixes[] = {".attn.c_attn.weight", ".attn.c_proj.weight", ".mlp.c_fc.weight", ".mlp.c_proj.weight"};
-    return std::any_of(std::begin(kSuffixes), std::end(kSuffixes), [&](const char* s) {
-        const size_t n = std::strlen(s);
-        return parameter.size() > n && parameter.compare(parameter.size() - n, n, s) == 0;
-    });
-}
-
-bool ends_with(const std::string& s, const char* suffix) {
-    const size_t n = std::strlen(suffix);
-    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
 std::string shape_text(const Shape& s) {
     std::string out = "[";
     for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
     return out + "]";
 }
 
-// The reader's entries held to GPT-2's table: each one a parameter of this config (under GPT2LMHeadModel's names
-// or GPT2Model's, which lack "transformer."), once, in F32, F16 or BF16, of the config's shape (Conv1D weights
-// stored (in, out)); none missing. The causal-mask buffers and a tied lm_head are left unread, after the reader
-// has checked them like the rest. The tensors to read, in file order.
-std::vector<PretrainedTensor> check_header(const GPTConfig& config, const std::string& header, uint64_t file_size) {
-    safetensors::Header h = safetensors::read_header(header, file_size, "loadPretrained: model.safetensors: ");
-    safetensors::check_entries(h, "loadPretrained: model.safetensors: ");
-    std::map<std::string, Shape> expected;
-    for (auto& [name, shape] : GPT::parameter_layout(config)) expected.emplace(name, shape);
-    std::map<std::string, std::string> found;  // parameter -> the file's name for it
+// Every file's entries held to the family's table (hf_formats.hpp): each one a tensor of this config, once across
+// the files, in F32, F16 or BF16, of the shape the table gives; none missing. Tensors the engine does not read
+// (buffers, a tied lm_head, a vision tower) are left unread, after the reader has checked them like the rest. The
+// tensors to read, file by file, each file's in order.
+std::vector<PretrainedTensor> check_headers(const hf::Format& format, const std::vector<SafetensorsHeader>& files) {
+    std::map<std::string, std::string> found;  // canonical name -> where it was found
     std::vector<PretrainedTensor> out;
-    for (const auto& [name, e] : h.entries) {
-        const std::string where = "model.safetensors: tensor \"" + name.substr(0, 80) + "\"";
-        const std::string parameter = name.rfind("lm_head.", 0) == 0 || name.rfind("transformer.", 0) == 0 ? name : "transformer." + name;
-        if (ends_with(parameter, ".attn.bias") || ends_with(parameter, ".attn.masked_bias")) continue;
-        if (parameter == "lm_head.weight" && config.tie_embeddings) continue;  // the same as wte, which is read
-        const auto want = expected.find(parameter);
-        if (want == expected.end()) fail(where + " is not a parameter of a GPT-2 model of this config.json");
-        if (!found.emplace(parameter, name).second) fail(where + " is listed twice (as \"" + found[parameter] + "\" too)");
-        PretrainedTensor t;
-        t.name = name;
-        t.parameter = parameter;
-        if (e.dtype == "F32") t.dtype = Dtype::F32;
-        else if (e.dtype == "F16") t.dtype = Dtype::F16;
-        else if (e.dtype == "BF16") t.dtype = Dtype::BF16;
-        else fail(where + " has dtype \"" + e.dtype + "\", expected F32, F16 or BF16");
-        t.shape = e.shape;
-        t.transposed = is_conv1d(parameter);
-        Shape stored = want->second;
-        if (t.transposed) std::swap(stored[0], stored[1]);
-        if (t.shape != stored) {
-            fail(where + " has shape " + shape_text(t.shape) + ", but config.json means " + shape_text(stored) +
-                 (t.transposed ? " (Conv1D: in, out)" : ""));
+    for (size_t f = 0; f < files.size(); ++f) {
+        const std::string file = files[f].name;
+        safetensors::Header h = safetensors::read_header(files[f].header, files[f].size, "loadPretrained: " + file + ": ");
+        safetensors::check_entries(h, "loadPretrained: " + file + ": ");
+        std::vector<PretrainedTensor> in_file;
+        for (const auto& [name, e] : h.entries) {
+            const std::string where = file + ": tensor \"" + name.substr(0, 80) + "\"";
+            const std::string canonical = format.canonical(name);
+            if (canonical.empty()) continue;
+            const auto want = format.tensors.find(canonical);
+            if (want == format.tensors.end()) {
+                fail(where + " is not a parameter of a " + (format.model_type == "gpt2" ? "GPT-2" : format.model_type) + " model of this config.json");
+            }
+            const std::string here = "\"" + name + "\" in " + file;
+            if (!found.emplace(canonical, here).second) fail(where + " is listed twice (as " + found[canonical] + " too)");
+            const hf::Target& target = want->second;
+            PretrainedTensor t;
+            t.name = name;
+            t.parameter = target.parameter;
+            t.file = f;
+            if (e.dtype == "F32") t.dtype = Dtype::F32;
+            else if (e.dtype == "F16") t.dtype = Dtype::F16;
+            else if (e.dtype == "BF16") t.dtype = Dtype::BF16;
+            else fail(where + " has dtype \"" + e.dtype + "\", expected F32, F16 or BF16");
+            t.shape = e.shape;
+            t.transposed = target.transposed;
+            t.offset = target.offset;
+            if (t.shape != target.stored) {
+                fail(where + " has shape " + shape_text(t.shape) + ", but config.json means " + shape_text(target.stored) +
+                     (t.transposed ? " (Conv1D: in, out)" : ""));
+            }
+            t.begin = h.data_begin + e.begin;
+            t.end = h.data_begin + e.end;
+            in_file.push_back(std::move(t));
         }
-        t.begin = h.data_begin + e.begin;
-        t.end = h.data_begin + e.end;
-        out.push_back(std::move(t));
+        std::sort(in_file.begin(), in_file.end(), [](const PretrainedTensor& a, const PretrainedTensor& b) { return a.begin < b.begin; });
+        out.insert(out.end(), std::make_move_iterator(in_file.begin()), std::make_move_iterator(in_file.end()));
     }
-    for (const auto& [parameter, shape] : expected) {
-        if (!found.count(parameter)) fail("model.safetensors has no tensor \"" + parameter + "\" (nor without \"transformer.\")");
+    for (const auto& [name, target] : format.tensors) {
+        if (!found.count(name)) {
+            fail((files.size() == 1 ? files[0].name : "the model's " + std::to_string(files.size()) + " safetensors files") + " ha" +
+                 (files.size() == 1 ? "s" : "ve") + " no tensor \"" + name + "\"" +
+                 (format.model_type == "gpt2" ? " (nor without \"transformer.\")" : " (nor under \"model.\")"));
+        }
     }
-    std::sort(out.begin(), out.end(), [](const PretrainedTensor& a, const PretrainedTensor& b) { return a.begin < b.begin; });
     return out;
 }
 }  // namespace
 
-GPTConfig gpt2_config_from_json(const std::string& text) {
-    const json j = parse_bounded(text, "loadPretrained: config.json");
-    if (j.is_discarded() || !j.is_object()) fail("config.json is not a JSON object");
-    const auto refuse = [](const std::string& key, const json& value, const std::string& why) {
-        fail("config.json: " + key + " is " + value.dump().substr(0, 60) + "; " + why);
-    };
-    const json model_type = j.value("model_type", json());
-    if (model_type != "gpt2") {
-        refuse("model_type", model_type, "this library reads GPT-2-family models (model_type \"gpt2\")");
-    }
-    const std::pair<const char*, bool> unsupported[] = {
-        {"scale_attn_by_inverse_layer_idx", false}, {"reorder_and_upcast_attn", false}, {"add_cross_attention", false},
-        {"scale_attn_weights", true}};
-    for (const auto& [key, supported] : unsupported) {
-        if (j.contains(key) && j[key] != supported) {
-            refuse(key, j[key], std::string("this library computes GPT-2's attention with ") + key + " = " + (supported ? "true" : "false"));
-        }
-    }
-    const auto integer = [&](const char* key, const json& fallback) -> int64_t {
-        const json v = j.contains(key) && !j[key].is_null() ? j[key] : fallback;
-        if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 || v.get<uint64_t>() > (uint64_t{1} << 31)) {
-            refuse(key, v, "expected a positive integer");
-        }
-        return v.get<int64_t>();
-    };
-    GPTConfig c;
-    c.vocab_size = integer("vocab_size", json());
-    c.n_embd = integer("n_embd", json());
-    c.n_layer = integer("n_layer", json());
-    c.n_head = integer("n_head", json());
-    c.block_size = integer("n_positions", j.value("n_ctx", json()));
-    c.n_inner = integer("n_inner", json(static_cast<uint64_t>(4 * c.n_embd)));  // null: 4 · n_embd
-    const json activation = j.value("activation_function", json("gelu_new"));
-    if (activation == "gelu_new" || activation == "gelu_pytorch_tanh") c.activation = Activation::GELUTanh;
-    else if (activation == "gelu") c.activation = Activation::GELU;
-    else if (activation == "relu") c.activation = Activation::ReLU;
-    else refuse("activation_function", activation, "expected \"gelu_new\", \"gelu_pytorch_tanh\", \"gelu\" or \"relu\"");
-    const json eps = j.value("layer_norm_epsilon", json(1e-5));
-    if (!eps.is_number() || !(eps.get<double>() > 0) || eps.get<double>() >= 1) refuse("layer_norm_epsilon", eps, "expected a number in (0, 1)");
-    c.layer_norm_epsilon = static_cast<float>(eps.get<double>());
-    const json tie = j.value("tie_word_embeddings", json(true));
-    if (!tie.is_boolean()) refuse("tie_word_embeddings", tie, "expected true or false");
-    c.tie_embeddings = tie.get<bool>();
-    c.norm = NormPlacement::Pre;
-    c.attention_bias = c.bias = true;
-    c.head_bias = false;
-    c.init = InitScheme::GPT2;
-    c.dropout = 0.0f;  // loaded for inference; GPT-2's *_pdrop are training settings
-    c.validate("loadPretrained: config.json");
-    return c;
+uint64_t PretrainedLoader::header_length(const std::string& first, uint64_t file_size, const std::string& file) {
+    return safetensors::header_length(first.data(), first.size(), file_size, "loadPretrained: " + file + ": ");
 }
 
-uint64_t PretrainedLoader::header_length(const std::string& first, uint64_t file_size) {
-    return safetensors::header_length(first.data(), first.size(), file_size, "loadPretrained: model.safetensors: ");
+std::vector<std::string> PretrainedLoader::shard_files(const std::string& index_json) {
+    const json j = parse_bounded(index_json, "loadPretrained: model.safetensors.index.json");
+    if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object()) {
+        fail("model.safetensors.index.json has no weight_map object {\"tensor\": \"file\"}");
+    }
+    std::vector<std::string> out;
+    for (const auto& [tensor, file] : j["weight_map"].items()) {
+        // A shard is a file of this folder: a name with a path in it would read outside the folder.
+        if (!file.is_string() || file.get<std::string>().empty() || file.get<std::string>().find_first_of("/\\") != std::string::npos ||
+            file.get<std::string>()[0] == '.') {
+            fail("model.safetensors.index.json: weight_map[\"" + tensor.substr(0, 80) + "\"] is " + file.dump().substr(0, 80) +
+                 ", expected the name of a file in the model folder");
+        }
+        if (std::find(out.begin(), out.end(), file.get<std::string>()) == out.end()) out.push_back(file.get<std::string>());
+    }
+    if (out.empty()) fail("model.safetensors.index.json's weight_map lists no tensors");
+    return out;
 }
 
-PretrainedLoader::PretrainedLoader(const std::string& config_json, const std::string& header, uint64_t file_size)
-    : config_(gpt2_config_from_json(config_json)),
-      tensors_(check_header(config_, header, file_size)),
+namespace {
+std::vector<PretrainedTensor> checked(const hf::Format& format, const std::vector<SafetensorsHeader>& files) {
+    if (files.empty()) fail("no safetensors file was given");
+    return check_headers(format, files);
+}
+}  // namespace
+
+// (config.json is read twice, for the config and for the table: a few kilobytes, before anything is allocated.)
+PretrainedLoader::PretrainedLoader(const std::string& config_json, const std::vector<SafetensorsHeader>& files)
+    : config_(hf::format_from_config(config_json).config),
+      tensors_(checked(hf::format_from_config(config_json), files)),
       done_(tensors_.size(), 0),
       model_(GPT::zeros(config_)) {
+    for (const SafetensorsHeader& f : files) file_names_.push_back(f.name);
     std::map<std::string, Tensor*> by_name;
     for (auto& [name, t] : model_.named_parameters()) by_name.emplace(name, t);
     for (const PretrainedTensor& t : tensors_) target_.push_back(by_name.at(t.parameter));
@@ -204,10 +177,10 @@ void PretrainedLoader::read(size_t i, uint64_t offset, const char* bytes, size_t
     const PretrainedTensor& t = tensors_[i];
     const uint64_t elem = dtype_size(t.dtype), length = t.end - t.begin;
     if (offset != done_[i] || size % elem != 0 || offset + size > length) {
-        fail("model.safetensors: tensor \"" + t.name + "\" expected its bytes from " + std::to_string(done_[i]) +
+        fail(file_names_[t.file] + ": tensor \"" + t.name + "\" expected its bytes from " + std::to_string(done_[i]) +
              " in whole elements, got " + std::to_string(size) + " bytes at " + std::to_string(offset));
     }
-    float* dst = target_[i]->data.data();
+    float* dst = target_[i]->data.data() + t.offset;
     const auto first = static_cast<int64_t>(offset / elem), count = static_cast<int64_t>(size / elem);
     const int64_t out_features = t.transposed ? t.shape[1] : 0, in_features = t.transposed ? t.shape[0] : 0;
     // Pieces of the range, spread over the library's threads; each notes its first non-finite element, so
@@ -235,7 +208,7 @@ void PretrainedLoader::read(size_t i, uint64_t offset, const char* bytes, size_t
         }
     }, grain_for_work(kMovedFloatWork * kPiece));
     for (const int64_t flat : bad) {
-        if (flat >= 0) fail("model.safetensors: tensor \"" + t.name + "\" holds a non-finite value at element " + std::to_string(flat));
+        if (flat >= 0) fail(file_names_[t.file] + ": tensor \"" + t.name + "\" holds a non-finite value at element " + std::to_string(flat));
     }
     done_[i] += size;
 }
@@ -243,7 +216,7 @@ void PretrainedLoader::read(size_t i, uint64_t offset, const char* bytes, size_t
 GPT PretrainedLoader::finish() {
     for (size_t i = 0; i < tensors_.size(); ++i) {
         if (done_[i] != tensors_[i].end - tensors_[i].begin) {
-            fail("model.safetensors: tensor \"" + tensors_[i].name + "\" was read " + std::to_string(done_[i]) + " of " +
+            fail(file_names_[tensors_[i].file] + ": tensor \"" + tensors_[i].name + "\" was read " + std::to_string(done_[i]) + " of " +
                  std::to_string(tensors_[i].end - tensors_[i].begin) + " bytes");
         }
     }
@@ -309,7 +282,7 @@ Pretrained load(const Files& files) {
     };
     need("config.json", "the model's shape");
     const std::string config = files.text("config.json");
-    const GPTConfig shape = gpt2_config_from_json(config);  // checked before anything is read further
+    const GPTConfig shape = pretrained_config_from_json(config);  // checked before anything is read further
     std::optional<std::variant<BPETokenizer, Tokenizer>> tokenizer;
     if (files.has("tokenizer.json")) {
         const std::string text = files.text("tokenizer.json");
@@ -331,19 +304,34 @@ Pretrained load(const Files& files) {
         fail("the model folder has pytorch_model.bin but no model.safetensors; this library reads safetensors (convert with "
              "transformers: model.save_pretrained(folder, safe_serialization=True))");
     }
-    need("model.safetensors", "the weights");
-    const uint64_t file_size = files.size("model.safetensors");
-    std::string first(static_cast<size_t>(std::min<uint64_t>(8, file_size)), '\0');
-    files.read("model.safetensors", 0, first.data(), first.size());
-    std::string header(static_cast<size_t>(PretrainedLoader::header_length(first, file_size)), '\0');
-    files.read("model.safetensors", 8, header.data(), header.size());
-    PretrainedLoader loader(config, header, file_size);
+    // One file, or the shards an index lists (from_pretrained's model.safetensors.index.json).
+    std::vector<std::string> weight_files;
+    if (files.has("model.safetensors")) {
+        weight_files = {"model.safetensors"};
+    } else if (files.has("model.safetensors.index.json")) {
+        weight_files = PretrainedLoader::shard_files(files.text("model.safetensors.index.json"));
+        for (const std::string& shard : weight_files) {
+            if (!files.has(shard)) fail("model.safetensors.index.json lists " + shard + ", which the model folder does not hold; it holds " + files.listing());
+        }
+    } else {
+        need("model.safetensors", "the weights, or model.safetensors.index.json and its shards");
+    }
+    std::vector<SafetensorsHeader> headers;
+    for (const std::string& name : weight_files) {
+        const uint64_t file_size = files.size(name);
+        std::string first(static_cast<size_t>(std::min<uint64_t>(8, file_size)), '\0');
+        files.read(name, 0, first.data(), first.size());
+        std::string header(static_cast<size_t>(PretrainedLoader::header_length(first, file_size, name)), '\0');
+        files.read(name, 8, header.data(), header.size());
+        headers.push_back({name, std::move(header), file_size});
+    }
+    PretrainedLoader loader(config, headers);
     std::string chunk;
     for (size_t i = 0; i < loader.tensors().size(); ++i) {
         const PretrainedTensor& t = loader.tensors()[i];
         for (uint64_t at = t.begin; at < t.end; at += kChunkBytes) {
             chunk.resize(static_cast<size_t>(std::min(kChunkBytes, t.end - at)));
-            files.read("model.safetensors", at, chunk.data(), chunk.size());
+            files.read(weight_files[t.file], at, chunk.data(), chunk.size());
             loader.read(i, at - t.begin, chunk.data(), chunk.size());
         }
     }

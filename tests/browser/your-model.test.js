@@ -133,14 +133,14 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   assertClean(problems);
 });
 
-test('a folder that is not a GPT-2 model is refused with its message, and the page keeps working', async () => {
+test('a folder of a model the library does not read is refused with its message, and the page keeps working', async () => {
   const { page, context, problems } = await site.load('chapters/8-your-model');
   const llama = mkdtempSync(join(tmpdir(), 'attn-llama-'));
-  writeFileSync(join(llama, 'config.json'), JSON.stringify({ model_type: 'llama', hidden_size: 4096 }));
+  writeFileSync(join(llama, 'config.json'), JSON.stringify({ model_type: 'falcon', hidden_size: 4096 }));
   await page.setInputFiles('#model-files', [join(llama, 'config.json'), ...files.slice(1)]);
   await page.waitForSelector('#load-error:not([hidden])');
   assert.equal(await page.textContent('#load-error'),
-    'loadPretrained: config.json: model_type is "llama"; this library reads GPT-2-family models (model_type "gpt2")');
+    'loadPretrained: config.json: model_type is "falcon"; this library reads "gpt2", "llama", "mistral", "qwen2", "qwen3", "gemma3_text" and "gemma3" models');
   rmSync(llama, { recursive: true });
   await loadModel(page);
   await context.close();

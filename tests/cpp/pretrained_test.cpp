@@ -106,3 +106,120 @@ TEST(LoadPretrained, WhatIsMissingOrWrongIsNamed) {
               "loadPretrained: the model folder has pytorch_model.bin but no model.safetensors; this library reads safetensors (convert with transformers: model.save_pretrained(folder, safe_serialization=True))");
     EXPECT_EQ(error_of([] { load_pretrained(std::string("/nonexistent/folder")); }).rfind("loadPretrained: could not read the model folder /nonexistent/folder: ", 0), 0u);
 }
+
+namespace {
+// A safetensors file of F32 tensors, by name.
+std::string safetensors_file(const std::map<std::string, Tensor>& tensors) {
+    nlohmann::json header = nlohmann::json::object();
+    std::string data;
+    for (const auto& [name, t] : tensors) {
+        header[name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {data.size(), data.size() + 4 * t.data.size()}}};
+        data.append(reinterpret_cast<const char*>(t.data.data()), 4 * t.data.size());
+    }
+    const std::string text = header.dump();
+    std::string file(8, '\0');
+    for (int i = 0; i < 8; ++i) file[static_cast<size_t>(i)] = static_cast<char>((text.size() >> (8 * i)) & 0xFF);
+    return file + text + data;
+}
+
+// Rows [begin, begin + n) of a (rows, cols) tensor, or elements of a vector.
+Tensor rows(const Tensor& t, int64_t begin, int64_t n) {
+    const int64_t cols = t.dim() == 2 ? t.shape[1] : 1;
+    Shape shape = t.dim() == 2 ? Shape{n, cols} : Shape{n};
+    return Tensor(shape, std::vector<float>(t.data.begin() + begin * cols, t.data.begin() + (begin + n) * cols));
+}
+
+// A Llama-shaped model of this library as LlamaForCausalLM.save_pretrained writes it, in `shards` files listed by
+// model.safetensors.index.json: q_proj, k_proj and v_proj are the rows of the one q/k/v projection.
+std::map<std::string, std::string> llama_files(const GPT& m, int shards) {
+    const GPTConfig& c = m.config();
+    const int64_t HD = c.q_width(), KD = c.kv_width();
+    std::map<std::string, Tensor> t;
+    t["model.embed_tokens.weight"] = m.wte;
+    for (int64_t l = 0; l < c.n_layer; ++l) {
+        const GPTBlock& b = m.h[static_cast<size_t>(l)];
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        t[p + "input_layernorm.weight"] = b.ln_1_weight;
+        t[p + "self_attn.q_proj.weight"] = rows(b.attn_c_attn_weight, 0, HD);
+        t[p + "self_attn.k_proj.weight"] = rows(b.attn_c_attn_weight, HD, KD);
+        t[p + "self_attn.v_proj.weight"] = rows(b.attn_c_attn_weight, HD + KD, KD);
+        t[p + "self_attn.o_proj.weight"] = b.attn_c_proj_weight;
+        t[p + "post_attention_layernorm.weight"] = b.ln_2_weight;
+        t[p + "mlp.gate_proj.weight"] = b.mlp_c_gate_weight;
+        t[p + "mlp.up_proj.weight"] = b.mlp_c_fc_weight;
+        t[p + "mlp.down_proj.weight"] = b.mlp_c_proj_weight;
+    }
+    t["model.norm.weight"] = m.ln_f_weight;
+    std::map<std::string, std::string> files;
+    nlohmann::json weight_map = nlohmann::json::object();
+    std::vector<std::map<std::string, Tensor>> parts(static_cast<size_t>(shards));
+    int k = 0;
+    for (const auto& [name, tensor] : t) {
+        const std::string file = "model-0000" + std::to_string(k % shards + 1) + "-of-0000" + std::to_string(shards) + ".safetensors";
+        parts[static_cast<size_t>(k % shards)][name] = tensor;
+        weight_map[name] = file;
+        ++k;
+    }
+    for (int s = 0; s < shards; ++s) {
+        files["model-0000" + std::to_string(s + 1) + "-of-0000" + std::to_string(shards) + ".safetensors"] = safetensors_file(parts[static_cast<size_t>(s)]);
+    }
+    files["model.safetensors.index.json"] = nlohmann::json{{"metadata", {{"total_size", 0}}}, {"weight_map", weight_map}}.dump();
+    files["config.json"] = nlohmann::json{{"model_type", "llama"}, {"vocab_size", c.vocab_size}, {"hidden_size", c.n_embd},
+                                          {"intermediate_size", c.n_inner}, {"num_hidden_layers", c.n_layer},
+                                          {"num_attention_heads", c.n_head}, {"num_key_value_heads", c.n_kv_head},
+                                          {"head_dim", c.head_dim}, {"max_position_embeddings", c.block_size},
+                                          {"rms_norm_eps", c.layer_norm_epsilon}, {"rope_theta", c.rope_theta},
+                                          {"tie_word_embeddings", true}, {"hidden_act", "silu"}}.dump();
+    files["tokenizer.json"] = character_tokenizer("abcde");
+    return files;
+}
+
+GPTConfig llama_shaped() {
+    GPTConfig c;
+    c.vocab_size = 5;
+    c.n_embd = 16;
+    c.n_head = 4;
+    c.n_kv_head = 2;
+    c.head_dim = 6;
+    c.n_layer = 2;
+    c.n_inner = 24;
+    c.block_size = 32;
+    c.norm_type = NormType::RMSNorm;
+    c.positions = Positions::Rope;
+    c.gated_mlp = true;
+    c.activation = Activation::SiLU;
+    c.attention_bias = c.bias = false;
+    c.tie_embeddings = true;
+    c.layer_norm_epsilon = 1e-6f;
+    return c;
+}
+}  // namespace
+
+TEST(LoadPretrained, ALlamaFolderInShardsComputesWhatTheModelDid) {
+    GPT model(llama_shaped());
+    Generator gen(5);
+    for (auto& [name, t] : model.named_parameters()) {  // norms away from 1, so that a misplaced one shows
+        if (name.find("ln_") != std::string::npos) for (float& x : t->data) x += 0.3f * static_cast<float>(gen.normal_double());
+    }
+    const Pretrained loaded = load_pretrained(llama_files(model, 3));
+    EXPECT_EQ(logits_of(loaded.model), logits_of(model));
+    EXPECT_EQ(loaded.model.config().n_kv_head, 2);
+    EXPECT_EQ(loaded.model.config().head_dim, 6);
+}
+
+TEST(LoadPretrained, AShardIndexThatIsWrongIsNamed) {
+    GPT model(llama_shaped());
+    auto files = llama_files(model, 2);
+    auto without = files;
+    without.erase("model-00002-of-00002.safetensors");
+    EXPECT_NE(error_of([&] { load_pretrained(without); }).find("lists model-00002-of-00002.safetensors, which the model folder does not hold"), std::string::npos) << error_of([&] { load_pretrained(without); });
+    auto twice = files;
+    twice["model-00002-of-00002.safetensors"] = twice["model-00001-of-00002.safetensors"];
+    EXPECT_NE(error_of([&] { load_pretrained(twice); }).find("is listed twice"), std::string::npos) << error_of([&] { load_pretrained(twice); });
+    auto outside = files;
+    outside["model.safetensors.index.json"] = R"({"weight_map": {"model.norm.weight": "../model.safetensors"}})";
+    EXPECT_NE(error_of([&] { load_pretrained(outside); }).find("expected the name of a file in the model folder"), std::string::npos) << error_of([&] { load_pretrained(outside); });
+    auto none = files;
+    none.erase("model.safetensors.index.json");
+    EXPECT_NE(error_of([&] { load_pretrained(none); }).find("has no model.safetensors (the weights, or model.safetensors.index.json and its shards)"), std::string::npos) << error_of([&] { load_pretrained(none); });
+}

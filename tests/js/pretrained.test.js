@@ -187,10 +187,10 @@ describe('a model folder that is wrong is an Error naming the file and what was 
     return { ...files, 'model.safetensors': safetensors(files['model.safetensors']).rewrite(edit) };
   };
   const cases = [
-    ['a LLaMA config', withConfig((c) => { c.model_type = 'llama'; }),
-      'loadPretrained: config.json: model_type is "llama"; this library reads GPT-2-family models (model_type "gpt2")'],
+    ['a Falcon config', withConfig((c) => { c.model_type = 'falcon'; }),
+      'loadPretrained: config.json: model_type is "falcon"; this library reads "gpt2", "llama", "mistral", "qwen2", "qwen3", "gemma3_text" and "gemma3" models'],
     ['a BERT config', withConfig((c) => { delete c.model_type; c.architectures = ['BertModel']; }),
-      'loadPretrained: config.json: model_type is null; this library reads GPT-2-family models (model_type "gpt2")'],
+      'loadPretrained: config.json: model_type is null; this library reads "gpt2", "llama", "mistral", "qwen2", "qwen3", "gemma3_text" and "gemma3" models'],
     ['attention scaled by layer', withConfig((c) => { c.scale_attn_by_inverse_layer_idx = true; }),
       "loadPretrained: config.json: scale_attn_by_inverse_layer_idx is true; this library computes GPT-2's attention with scale_attn_by_inverse_layer_idx = false"],
     ['upcast attention', withConfig((c) => { c.reorder_and_upcast_attn = true; }),
@@ -234,7 +234,7 @@ describe('a model folder that is wrong is an Error naming the file and what was 
     ['no tokenizer', (({ 'merges.txt': _, ...rest }) => rest)(filesOf('f32')),
       'loadPretrained: the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; it holds config.json, model.safetensors, vocab.json'],
     ['no weights', (({ 'model.safetensors': _, ...rest }) => rest)(filesOf('f32')),
-      "loadPretrained: the model folder has no model.safetensors (the weights); it holds config.json, vocab.json, merges.txt"],
+      "loadPretrained: the model folder has no model.safetensors (the weights, or model.safetensors.index.json and its shards); it holds config.json, vocab.json, merges.txt"],
   ];
   for (const [what, files, message] of cases) {
     test(what, async () => {

@@ -62,10 +62,12 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
   }
 
   /**
-   * Reads a Hugging Face GPT-2 model folder: `{ model: GPT, tokenizer: BPETokenizer, config }`.
+   * Reads a Hugging Face model folder (GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 3):
+   * `{ model: GPT, tokenizer: BPETokenizer, config }`.
    * `source`: a folder path (Node), a FileList or File[] (a drop), or an object / Map from file
-   * name to bytes (Uint8Array, ArrayBuffer), a Blob / File, or a URL. The safetensors file is
-   * read in pieces of 16 MiB, converted (float16 / bfloat16 to float32) straight into the model.
+   * name to bytes (Uint8Array, ArrayBuffer), a Blob / File, or a URL. model.safetensors (or the
+   * shards model.safetensors.index.json lists) is read in pieces of 16 MiB, converted (float16 /
+   * bfloat16 to float32) straight into the model.
    * `options.onProgress({ loaded, total })` after each piece; `options.signal` (an AbortSignal) stops it.
    */
   async function loadPretrained(source, opts = {}) {
@@ -97,27 +99,47 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
         }
         tokenizerFiles = { vocab: await io(vocab.text()), merges: await io(merges.text()) };
       }
-      if (folder.has('pytorch_model.bin') && !folder.has('model.safetensors')) {
-        throw new Error(`${fn}: the model folder has pytorch_model.bin but no model.safetensors; this library reads ` +
-          'safetensors (convert with transformers: model.save_pretrained(folder, safe_serialization=True))');
+      // The weights: model.safetensors, or the shards model.safetensors.index.json lists.
+      let weightFiles;
+      const single = await io(folder.find('model.safetensors'));
+      if (single) {
+        weightFiles = [['model.safetensors', single]];
+      } else {
+        const index = await io(folder.find('model.safetensors.index.json'));
+        if (!index) {
+          if (folder.has('pytorch_model.bin')) {
+            throw new Error(`${fn}: the model folder has pytorch_model.bin but no model.safetensors; this library reads ` +
+              'safetensors (convert with transformers: model.save_pretrained(folder, safe_serialization=True))');
+          }
+          await need('model.safetensors', 'the weights, or model.safetensors.index.json and its shards');
+        }
+        weightFiles = [];
+        for (const name of M.pretrainedShardFiles(await io(index.text()))) {
+          const file = await io(folder.find(name));
+          if (!file) throw new Error(`${fn}: model.safetensors.index.json lists ${name}, which the model folder does not hold; ${folder.describe()}`);
+          weightFiles.push([name, file]);
+        }
       }
-      const weights = await need('model.safetensors', 'the weights');
       // config.json checked, and the tokenizer against it, before anything is allocated.
       const { vocabSize } = JSON.parse(M.pretrainedConfig(config));
       const tokenizer = characters !== null ? Tokenizer.fromVocabulary('char', characters) : new BPETokenizer(tokenizerFiles);
       let loader = null;
       try {
-        const headerLength = M.pretrainedHeaderLength(await io(weights.read(0, Math.min(8, weights.size))), weights.size);
-        const header = await io(weights.read(8, 8 + headerLength));
+        const headers = [];
+        for (const [name, file] of weightFiles) {
+          const headerLength = M.pretrainedHeaderLength(await io(file.read(0, Math.min(8, file.size))), file.size, name);
+          headers.push({ name, header: await io(file.read(8, 8 + headerLength)), size: file.size });
+        }
         if (tokenizer.vocabSize > vocabSize) {
           throw new Error(`${fn}: the tokenizer has ${tokenizer.vocabSize} tokens, more than config.json's vocab_size ${vocabSize}`);
         }
-        loader = M.PretrainedLoader.create(config, header, weights.size);
+        loader = M.PretrainedLoader.create(config, headers);
         const tensors = loader.tensors();
         const total = tensors.reduce((sum, t) => sum + (t.end - t.begin), 0);
         let loaded = 0;
         onProgress?.({ loaded, total });
         for (const [i, t] of tensors.entries()) {
+          const weights = weightFiles[t.file][1];
           for (let at = t.begin; at < t.end; at += CHUNK_BYTES) {
             const end = Math.min(t.end, at + CHUNK_BYTES);
             loader.read(i, at - t.begin, await io(weights.read(at, end)));
@@ -188,6 +210,7 @@ const kindOf = (info) =>
 async function filesOf(source, fn, signal) {
   const entries = new Map(); // name -> () => Promise<FolderFile | null>
   const closers = [];
+  let lazy = null; // a folder on a server: name -> an opener of any file name
   let describe = () => `it holds ${[...entries.keys()].join(', ') || 'no files'}`;
   const add = (name, open) => entries.set(String(name).split(/[\\/]/).pop(), open);
   const fs = globalThis.process?.getBuiltinModule?.('node:fs/promises');
@@ -211,12 +234,14 @@ async function filesOf(source, fn, signal) {
     // A folder on a server: each file fetched when it is needed; one that answers 404 is not there.
     const base = new URL(String(source.href ?? source).replace(/\/?$/, '/'), baseUrl());
     const tried = [];
-    for (const name of ['config.json', 'model.safetensors', 'tokenizer.json', 'vocab.json', 'merges.txt']) {
-      add(name, async () => {
-        const file = await fileOf(new URL(name, base), name, fn, signal, true);
-        if (!file) tried.push(`${name} (HTTP 404)`);
-        return file;
-      });
+    // Files are fetched by name when asked for: the fixed ones below, and the shards an index names.
+    lazy = (name) => async () => {
+      const file = await fileOf(new URL(name, base), name, fn, signal, true);
+      if (!file) tried.push(`${name} (HTTP 404)`);
+      return file;
+    };
+    for (const name of ['config.json', 'model.safetensors', 'model.safetensors.index.json', 'tokenizer.json', 'vocab.json', 'merges.txt']) {
+      add(name, lazy(name));
     }
     describe = () => `at ${base.href}, ${tried.join(', ')} ${tried.length === 1 ? 'was' : 'were'} not found`;
   } else {
@@ -226,6 +251,7 @@ async function filesOf(source, fn, signal) {
   return {
     has: (name) => entries.has(name),
     find: (name) => {
+      if (!entries.has(name) && lazy) add(name, lazy(name));
       if (!entries.has(name)) return Promise.resolve(null);
       if (!opened.has(name)) opened.set(name, entries.get(name)());
       return opened.get(name);

@@ -1,7 +1,7 @@
-// GPT-2-family models as Hugging Face stores them (a model folder's
-// config.json and model.safetensors, as GPT2LMHeadModel.save_pretrained writes
-// them, and its tokenizer), read into this library's GPT a tensor at a time, so
-// that the file never has to be in memory whole. In one call:
+// Hugging Face model folders (config.json, model.safetensors or the shards model.safetensors.index.json lists,
+// and the tokenizer) of GPT-2 and of today's decoder families (Llama, Mistral, Qwen2, Qwen3, Gemma 3: the table
+// in docs/pretrained.md), read into this library's GPT a tensor at a time, so that no file has to be in memory
+// whole. In one call:
 //
 //   attn::Pretrained p = attn::load_pretrained("gpt2");      // a folder the hub's download wrote
 //   const auto& bpe = std::get<attn::BPETokenizer>(p.tokenizer);
@@ -9,19 +9,14 @@
 //
 // or a step at a time, from bytes that come from anywhere (the JS loader's way):
 //
-//   PretrainedLoader loader(config_json, header, file_size);  // everything checked, the model allocated
+//   PretrainedLoader loader(config_json, {{"model.safetensors", header, file_size}});  // checked, then allocated
 //   for (size_t i = 0; i < loader.tensors().size(); ++i)       // in file order
 //       loader.read(i, 0, bytes_of(loader.tensors()[i]));     // or in pieces, at increasing offsets
 //   GPT model = loader.finish();
 //
-// What differs from this library's own layout: GPT-2's attention and MLP
-// weights are Conv1D, stored (in, out), the transpose of nn.Linear's (out, in)
-// used here; names may lack the "transformer." prefix; the causal-mask
-// buffers attn.bias / attn.masked_bias are not parameters; tensors may be
-// float32, float16 or bfloat16 (widened to float32, exactly). The model is
-// pre-norm with biases everywhere, lm_head tied to wte unless the config says
-// otherwise, and the GELU of config.activation_function (GPT-2: "gelu_new",
-// the tanh approximation; nanoGPT's exported models: "gelu").
+// How each family's names and shapes map onto the model is hf_formats.hpp's table: GPT-2's Conv1D weights are
+// stored (in, out), the transpose of nn.Linear's (out, in) used here; q_proj, k_proj and v_proj fill the rows of
+// one q/k/v projection. Tensors may be float32, float16 or bfloat16 (widened to float32, exactly).
 #pragma once
 
 #include "attn/bpe_tokenizer.hpp"
@@ -39,35 +34,52 @@
 
 namespace attn {
 
-// config.json of a GPT-2-family model as this library's GPTConfig. A key asking for what the engine does not do
-// (another model_type or activation_function, scale_attn_by_inverse_layer_idx, reorder_and_upcast_attn,
-// scale_attn_weights false, add_cross_attention) is an Error naming the key and its value.
-GPTConfig gpt2_config_from_json(const std::string& config_json);
+// config.json of a model of the families above as this library's GPTConfig. A key asking for what the engine does
+// not do (another model_type, activation or rope_scaling type, logit softcapping, GPT-2's
+// scale_attn_by_inverse_layer_idx, …) is an Error naming the key and its value.
+GPTConfig pretrained_config_from_json(const std::string& config_json);
 
 enum class Dtype { F32, F16, BF16 };
 
 struct PretrainedTensor {
     std::string name;       // as the file spells it, e.g. "h.0.attn.c_attn.weight"
     std::string parameter;  // this library's name, e.g. "transformer.h.0.attn.c_attn.weight"
+    size_t file;            // which of the loader's files holds it
     Dtype dtype;
     Shape shape;            // as stored: Conv1D weights (in, out)
-    uint64_t begin, end;    // its bytes, counted from the start of the file
+    uint64_t begin, end;    // its bytes, counted from the start of its file
+    int64_t offset;         // elements into the parameter where it starts (k_proj's rows after q_proj's)
     bool transposed;        // stored (in, out), kept (out, in)
+};
+
+// One safetensors file of a model: its name, header (the n bytes after the first 8) and size.
+struct SafetensorsHeader {
+    std::string name;
+    std::string header;
+    uint64_t size;
 };
 
 class PretrainedLoader {
 public:
     // The length of the header from a file's first 8 bytes (safetensors: little-endian u64), checked against
     // kMaxHeaderBytes and the file's size: read bytes [8, 8 + n) next.
-    static uint64_t header_length(const std::string& first_bytes, uint64_t file_size);
+    static uint64_t header_length(const std::string& first_bytes, uint64_t file_size,
+                                  const std::string& file = "model.safetensors");
 
-    // config.json's text, the file's header (the n bytes after the first 8) and the file's size. Checks the
-    // config and every tensor the header lists (name, dtype, shape against the config, bounds, overlaps, nothing
+    // config.json's text and the model's files (model.safetensors, or every shard). Checks the config and every
+    // tensor the headers list (name, dtype, shape against the config, bounds, overlaps, none twice, nothing
     // missing) and only then allocates the model; throws Error naming the file and the tensor or key.
-    PretrainedLoader(const std::string& config_json, const std::string& header, uint64_t file_size);
+    PretrainedLoader(const std::string& config_json, const std::vector<SafetensorsHeader>& files);
+    // One file, model.safetensors.
+    PretrainedLoader(const std::string& config_json, const std::string& header, uint64_t file_size)
+        : PretrainedLoader(config_json, {{"model.safetensors", header, file_size}}) {}
+
+    // The shard files model.safetensors.index.json names, in order of first mention; an Error for an index
+    // whose weight_map is not an object of file names (or names a path outside the folder).
+    static std::vector<std::string> shard_files(const std::string& index_json);
 
     const GPTConfig& config() const { return config_; }
-    // The tensors to read, in file order (buffers and a tied lm_head left out).
+    // The tensors to read, in file order, file by file (buffers and a tied lm_head left out).
     const std::vector<PretrainedTensor>& tensors() const { return tensors_; }
     // Bytes [offset, offset + size) of tensor i's data, each tensor read from its start to its end in order;
     // offset and size whole elements. A value that is not finite is an Error naming the tensor.
@@ -80,6 +92,7 @@ private:
     std::vector<PretrainedTensor> tensors_;
     std::vector<uint64_t> done_;   // bytes read of each tensor
     std::vector<Tensor*> target_;  // where each tensor goes in model_
+    std::vector<std::string> file_names_;
     GPT model_;
 };
 
@@ -94,7 +107,7 @@ struct Pretrained {
 };
 
 // A model folder in one call: config.json, the tokenizer (tokenizer.json, else vocab.json and merges.txt) and
-// model.safetensors, read a tensor at a time in pieces of 16 MiB. Every problem is an Error naming the file
+// model.safetensors (or the shards of model.safetensors.index.json), read a tensor at a time in pieces of 16 MiB. Every problem is an Error naming the file
 // ("loadPretrained: ..."), with nothing allocated kept.
 Pretrained load_pretrained(const std::string& folder);
 // The same from the files' bytes, by file name.

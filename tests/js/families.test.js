@@ -1,0 +1,116 @@
+// loadPretrained on today's decoder families against plain-PyTorch references that follow transformers' modeling
+// files step by step (tools/llama_reference.py): random Llama, Mistral, Qwen2, Qwen3 and Gemma 3 models in float32,
+// float16 and bfloat16, one file or shards, each with what makes its family differ (grouped and multi-query
+// key/value heads, head_dim ≠ width / heads, llama3 RoPE scaling whose original context is shorter than the test's
+// 12 tokens, sliding windows shorter than them, q/k/v biases, q/k norms, Gemma's four norms, √C embeddings and local
+// RoPE base, the newer rope_parameters and the multimodal Gemma 3 wrapping). Logits, every head's weights and a
+// greedy continuation (which runs through the KV cache) must equal PyTorch's.
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { familyReferences } from '../fixtures/torch-cache.js';
+import { attn, fullTier, own, QUICK, useAttention } from './helpers.js';
+
+useAttention();
+
+const LLAMA3 = { factor: 4.0, low_freq_factor: 1.0, high_freq_factor: 4.0, original_max_position_embeddings: 8 };
+const MODELS = [
+  { name: 'llama-gqa-llama3', family: 'llama', n_layer: 2, hidden: 32, heads: 4, kv_heads: 2, head_dim: 12, inner: 48,
+    tie: false, theta: 500000.0, llama3: LLAMA3 },
+  { name: 'llama-mqa-bf16-shards', family: 'llama', n_layer: 3, hidden: 32, heads: 4, kv_heads: 1, head_dim: 8, inner: 40,
+    dtype: 'BF16', shards: 3, tie: true },
+  { name: 'mistral-window', family: 'mistral', n_layer: 2, hidden: 32, heads: 4, kv_heads: 2, head_dim: 8, inner: 48,
+    window: 5, tie: false, theta: 1000000.0 },
+  { name: 'qwen2-f16', family: 'qwen2', n_layer: 2, hidden: 32, heads: 4, kv_heads: 2, head_dim: 8, inner: 48, tie: true,
+    theta: 1000000.0, dtype: 'F16' },
+  { name: 'qwen3-rope-parameters', family: 'qwen3', n_layer: 2, hidden: 32, heads: 4, kv_heads: 2, head_dim: 16, inner: 48,
+    tie: true, theta: 1000000.0, rope_parameters: true },
+  { name: 'gemma3-bf16-shards', family: 'gemma3_text', n_layer: 3, hidden: 32, heads: 4, kv_heads: 1, head_dim: 16,
+    inner: 40, window: 4, pattern: 3, local_theta: 10000.0, theta: 1000000.0, query_pre_attn_scalar: 12,
+    rope_parameters: true, shards: 2, dtype: 'BF16' },
+  { name: 'gemma3-multimodal', family: 'gemma3_text', wrapped: true, layer_types: false, n_layer: 2, hidden: 32, heads: 2,
+    kv_heads: 1, head_dim: 16, inner: 40, window: 3, pattern: 2, local_theta: 10000.0, theta: 1000000.0,
+    query_pre_attn_scalar: 16 },
+];
+const TORCH = fullTier('PyTorch (tools/llama_reference.py)');
+let dir;
+before(() => {
+  if (!QUICK) dir = familyReferences(MODELS);
+});
+const expectedOf = (name) => JSON.parse(readFileSync(join(dir, name, 'expected.json'), 'utf8'));
+
+function maxDiff(a, b) {
+  assert.equal(a.length, b.length);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+describe("loadPretrained gives what today's families compute in PyTorch", TORCH, () => {
+  for (const spec of MODELS) {
+    test(`${spec.name}: logits, every head's attention weights and a greedy continuation, to 1e-4`, async () => {
+      const e = expectedOf(spec.name);
+      const { model, tokenizer } = await attn.loadPretrained(join(dir, spec.name));
+      own(model);
+      own(tokenizer);
+      const [B, T] = [e.ids.length, e.ids[0].length];
+      const { logits, trace } = model.forward(e.ids, { trace: true });
+      assert.deepEqual(logits.shape, [B, T, 320]);
+      assert.ok(maxDiff(logits.data, e.logits) <= 1e-4, `logits: ${maxDiff(logits.data, e.logits)}`);
+      assert.equal(trace.layers.length, spec.n_layer);
+      for (const [l, layer] of trace.layers.entries()) {
+        assert.deepEqual(layer.weights.shape, [B, spec.heads, T, T]);
+        // Keys and values are stored once per key/value head.
+        assert.deepEqual(layer.keys.shape, [B, spec.kv_heads, T, spec.head_dim]);
+        assert.ok(maxDiff(layer.weights.data, e.attentions[l]) <= 1e-5, `layer ${l}'s attention weights`);
+      }
+      const tokens = model.generate([e.ids[0]], { maxNewTokens: 8, temperature: 0 });
+      assert.deepEqual(Array.from(tokens.data).slice(-8), e.greedy);
+    });
+  }
+});
+
+describe('a family folder that is wrong is refused by name, with nothing kept', TORCH, () => {
+  let scratch;
+  before(() => {
+    scratch = mkdtempSync(join(tmpdir(), 'attn-families-'));
+  });
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  /** A copy of a reference folder with config.json's keys changed (undefined deletes one). */
+  function withConfig(name, change) {
+    const out = mkdtempSync(join(scratch, `${name}-`));
+    cpSync(join(dir, name), out, { recursive: true });
+    const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
+    change(config);
+    writeFileSync(join(out, 'config.json'), JSON.stringify(config));
+    return out;
+  }
+  const cases = [
+    ['llama-gqa-llama3', (c) => { c.rope_scaling = { rope_type: 'yarn', factor: 4 }; }, /rope_scaling\.rope_type is "yarn"/],
+    ['llama-gqa-llama3', (c) => { c.num_key_value_heads = 3; }, /num_key_value_heads is 3; num_attention_heads \(4\) must be a multiple of it/],
+    ['llama-gqa-llama3', (c) => { c.head_dim = 11; }, /head_dim is 11; rotary positions/],
+    ['llama-gqa-llama3', (c) => { c.model_type = 'falcon'; }, /model_type is "falcon"/],
+    ['llama-gqa-llama3', (c) => { c.hidden_act = 'gelu'; }, /hidden_act is "gelu"/],
+    ['gemma3-bf16-shards', (c) => { c.final_logit_softcapping = 30; }, /final_logit_softcapping is 30/],
+    ['gemma3-bf16-shards', (c) => { c.layer_types[0] = 'full_attention'; }, /layer_types\[1\] is "sliding_attention"|layer_types\[0\]/],
+    ['qwen2-f16', (c) => { c.use_sliding_window = true; }, /use_sliding_window is true/],
+  ];
+  for (const [name, change, message] of cases) {
+    test(`${name} with ${change.toString().replace(/^\(c\) => \{ | \}$/g, '')}`, async () => {
+      await assert.rejects(attn.loadPretrained(withConfig(name, change)), (e) => e instanceof Error && /^loadPretrained: /.test(e.message) && message.test(e.message));
+    });
+  }
+
+  test('a shard missing, or a tensor in two shards', async () => {
+    const missing = withConfig('llama-mqa-bf16-shards', () => {});
+    rmSync(join(missing, 'model-00002-of-00003.safetensors'));
+    await assert.rejects(attn.loadPretrained(missing), /model\.safetensors\.index\.json lists model-00002-of-00003\.safetensors, which the model folder does not hold/);
+    const twice = withConfig('llama-mqa-bf16-shards', () => {});
+    cpSync(join(twice, 'model-00001-of-00003.safetensors'), join(twice, 'model-00002-of-00003.safetensors'));
+    await assert.rejects(attn.loadPretrained(twice), /is listed twice/);
+  });
+});
