@@ -3,11 +3,13 @@
 #include "attn/tensor.hpp"
 #include "attn/tokenizer.hpp"
 #include "json_limits.hpp"
+#include "tokenizer_pipeline.hpp"
 #include "unicode_classes.hpp"
 #include "utf8.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <queue>
 #include <string_view>
@@ -77,8 +79,11 @@ Char char_at(const unsigned char* s, size_t n, size_t i) {
     return {cls, false, static_cast<size_t>(len)};
 }
 
-// The length of the piece the pattern matches at byte i: its alternatives in order (see the header).
-size_t piece_at(const unsigned char* s, size_t n, size_t i) {
+}  // namespace
+
+// The length of the piece GPT-2's pattern matches at byte i: its alternatives in order (see the header). Also
+// ByteLevel's pattern in a tokenizer.json (tokenizer_pipeline.cpp).
+size_t gpt2_piece_at(const unsigned char* s, size_t n, size_t i) {
     if (s[i] == '\'' && i + 1 < n) {  // 's 't 're 've 'm 'll 'd
         const char a = static_cast<char>(s[i + 1]), b = i + 2 < n ? static_cast<char>(s[i + 2]) : '\0';
         if (a == 's' || a == 't' || a == 'm' || a == 'd') return 2;
@@ -116,6 +121,7 @@ size_t piece_at(const unsigned char* s, size_t n, size_t i) {
     return end - i;
 }
 
+namespace {
 // A text to encode is at most kMaxElements bytes (256 MiB): its pieces are indexed by 32-bit starts, and encoding
 // costs ~28 bytes a byte of the longest piece while it runs.
 void check_text_size(const std::string& text, const char* fn) {
@@ -207,44 +213,110 @@ BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::
 
 BPETokenizer BPETokenizer::from_tokenizer_json(const std::string& text) {
     const json j = parse_bounded(text, "BPETokenizer: tokenizer.json");
-    const auto need = [](const json& parent, const char* key, const char* where) -> const json& {
-        if (!parent.is_object() || !parent.contains(key)) throw Error(std::string("BPETokenizer: tokenizer.json: ") + where + " has no \"" + key + "\"");
+    const auto fail = [](const std::string& what) { throw Error("BPETokenizer: tokenizer.json: " + what); };
+    const auto need = [&](const json& parent, const char* key, const char* where) -> const json& {
+        if (!parent.is_object() || !parent.contains(key)) fail(std::string(where) + " has no \"" + key + "\"");
         return parent[key];
     };
     if (j.is_discarded()) throw Error("BPETokenizer: tokenizer.json is not valid JSON");
     const json& model = need(j, "model", "the file");
     const json& type = need(model, "type", "model");
-    if (type != "BPE") throw Error("BPETokenizer: tokenizer.json: model.type is " + type.dump().substr(0, 40) + ", expected \"BPE\"");
-    const json& pre = need(j, "pre_tokenizer", "the file");
-    if (!pre.is_object() || pre.value("type", json()) != "ByteLevel") {
-        throw Error("BPETokenizer: tokenizer.json: pre_tokenizer is " + pre.dump().substr(0, 60) + ", expected GPT-2's {\"type\": \"ByteLevel\"}");
+    if (type != "BPE") fail("model.type is " + type.dump().substr(0, 40) + ", expected \"BPE\"");
+    for (const char* key : {"dropout", "continuing_subword_prefix", "end_of_word_suffix"}) {
+        const json v = model.value(key, json());
+        if (!v.is_null() && v != json(0.0) && v != json("")) fail("model." + std::string(key) + " is " + v.dump().substr(0, 40) + ", which this library's BPE does not do (expected null)");
     }
-    if (pre.value("add_prefix_space", false)) throw Error("BPETokenizer: tokenizer.json: pre_tokenizer.add_prefix_space is true, which GPT-2 does not do");
-    // The same construction as vocab.json + merges.txt: rebuild those two texts' contents.
+    auto pipeline = std::make_shared<TokenizerPipeline>(TokenizerPipeline::from_json(j));
     const json& vocab = need(model, "vocab", "model");
-    std::string merges = "#version: 0.2\n";
+    if (!vocab.is_object()) fail("model.vocab must be an object {\"token\": id}");
+    // Merges as GPT-2's merges.txt spells them; a pair whose halves hold spaces (possible in a text vocabulary)
+    // is kept as a pair.
+    std::vector<std::pair<std::string, std::string>> merges;
     for (const json& m : need(model, "merges", "model")) {
-        if (m.is_string()) merges += m.get<std::string>() + "\n";
-        else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) merges += m[0].get<std::string>() + " " + m[1].get<std::string>() + "\n";
-        else throw Error("BPETokenizer: tokenizer.json: model.merges holds " + m.dump().substr(0, 40) + ", expected \"left right\" or [\"left\", \"right\"]");
-    }
-    BPETokenizer t = from_files(vocab.dump(), merges);
-    if (j.contains("added_tokens") && j["added_tokens"].is_array()) {
-        std::vector<std::pair<std::string, int32_t>> special = t.special_.tokens();
-        for (const json& a : j["added_tokens"]) {
-            if (!a.is_object() || !a.value("special", false) || !a.contains("content") || !a["content"].is_string()) continue;
-            const std::string content = a["content"].get<std::string>();
-            if (content.empty()) throw Error("BPETokenizer: tokenizer.json: added_tokens' special token of id " + a.value("id", json()).dump().substr(0, 20) + " is empty (it would match everywhere)");
-            const int32_t id = to_id(a.value("id", json()), "tokenizer.json: added_tokens' id of \"" + content.substr(0, 40) + "\"");
-            if (id >= t.vocab_size()) throw Error("BPETokenizer: tokenizer.json: the added token \"" + content.substr(0, 40) + "\" has an id beyond the vocabulary");
-            const auto same = std::find_if(special.begin(), special.end(), [&](const auto& s) { return s.first == content; });
-            if (same == special.end()) special.emplace_back(content, id);
-            else if (same->second != id) {
-                throw Error("BPETokenizer: tokenizer.json: the special token \"" + content.substr(0, 40) + "\" has two ids, " + std::to_string(same->second) + " and " + std::to_string(id));
-            }
+        if (m.is_string()) {
+            const std::string line = m.get<std::string>();
+            const size_t space = line.find(' ');
+            if (space == std::string::npos) fail("model.merges holds \"" + line.substr(0, 40) + "\", expected \"left right\"");
+            merges.emplace_back(line.substr(0, space), line.substr(space + 1));
+        } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+            merges.emplace_back(m[0].get<std::string>(), m[1].get<std::string>());
+        } else {
+            fail("model.merges holds " + m.dump().substr(0, 40) + ", expected \"left right\" or [\"left\", \"right\"]");
         }
-        t.special_ = SpecialTokens(std::move(special), "BPETokenizer: tokenizer.json");
     }
+    // The vocabulary: model.vocab's ids, and added_tokens' beyond them (Llama 3 lists its 256 special tokens there
+    // only); an id neither names stays an empty token, as cl100k_base's unused ids are.
+    const json added = j.contains("added_tokens") && j["added_tokens"].is_array() ? j["added_tokens"] : json::array();
+    int64_t size = 0;
+    for (const auto& [spelled, id_j] : vocab.items()) size = std::max<int64_t>(size, to_id(id_j, "tokenizer.json: the id of \"" + spelled.substr(0, 40) + "\"") + 1);
+    for (const json& a : added) {
+        if (a.is_object() && a.contains("id")) size = std::max<int64_t>(size, to_id(a["id"], "tokenizer.json: an added token's id") + 1);
+    }
+    if (size > kMaxVocabulary) fail("a vocabulary holds at most " + std::to_string(kMaxVocabulary) + " tokens, got ids up to " + std::to_string(size - 1));
+    BPETokenizer t;
+    t.byte_level_ = pipeline->byte_level;
+    t.bytes_.assign(static_cast<size_t>(size), std::string());
+    std::vector<bool> seen(static_cast<size_t>(size), false);
+    for (const auto& [spelled, id_j] : vocab.items()) {
+        const auto id = static_cast<size_t>(id_j.get<int64_t>());
+        if (seen[id]) fail("model.vocab gives the id " + std::to_string(id) + " twice (\"" + spelled.substr(0, 40) + "\")");
+        seen[id] = true;
+        // A byte-level vocabulary spells bytes in GPT-2's alphabet; a text one is its strings.
+        std::string bytes = t.byte_level_ ? token_to_bytes(spelled, "tokenizer.json") : spelled;
+        if (!t.ids_.emplace(bytes, static_cast<int32_t>(id)).second) fail("two tokens of model.vocab stand for the same bytes \"" + spelled.substr(0, 40) + "\"");
+        t.bytes_[id] = std::move(bytes);
+    }
+    for (size_t r = 0; r < merges.size(); ++r) {
+        const std::string where = "tokenizer.json: model.merges[" + std::to_string(r) + "]";
+        int32_t pair[2];
+        const std::string* halves[2] = {&merges[r].first, &merges[r].second};
+        for (int k = 0; k < 2; ++k) {
+            const auto it = t.ids_.find(t.byte_level_ ? token_to_bytes(*halves[k], where) : *halves[k]);
+            if (it == t.ids_.end()) throw Error("BPETokenizer: " + where + ": \"" + halves[k]->substr(0, 40) + "\" is not in model.vocab");
+            pair[k] = it->second;
+        }
+        t.add_merge(pair[0], pair[1], static_cast<int32_t>(r), where);
+    }
+    if (t.byte_level_) t.finish("tokenizer.json");
+    t.pipeline_ = pipeline;
+    const auto flag = [&](const char* key) {
+        const json v = model.value(key, json(false));
+        if (!v.is_boolean()) fail("model." + std::string(key) + " is " + v.dump().substr(0, 40) + ", expected true or false");
+        return v.get<bool>();
+    };
+    t.ignore_merges_ = flag("ignore_merges");
+    t.fuse_unk_ = flag("fuse_unk");
+    t.byte_fallback_ = flag("byte_fallback");
+    if (t.byte_fallback_) {
+        for (int b = 0; b < 256; ++b) {
+            char name[8];
+            std::snprintf(name, sizeof name, "<0x%02X>", b);
+            const auto it = t.ids_.find(name);
+            if (it == t.ids_.end()) fail("model.byte_fallback is true, but the vocabulary has no token " + std::string(name));
+            t.fallback_ids_[static_cast<size_t>(b)] = it->second;
+        }
+    }
+    const json unk = model.value("unk_token", json());
+    if (!unk.is_null()) {
+        if (!unk.is_string() || !t.ids_.count(unk.get<std::string>())) fail("model.unk_token is " + unk.dump().substr(0, 40) + ", which is not a token of model.vocab");
+        t.unk_ = t.ids_.at(unk.get<std::string>());
+    }
+    // Every added token, special or not, is found in the text first and is one token (the tokenizers library's
+    // AddedVocabulary).
+    std::vector<std::pair<std::string, int32_t>> special;
+    for (const json& a : added) {
+        if (!a.is_object() || !a.contains("content") || !a["content"].is_string()) continue;
+        const std::string content = a["content"].get<std::string>();
+        if (content.empty()) fail("added_tokens' token of id " + a.value("id", json()).dump().substr(0, 20) + " is empty (it would match everywhere)");
+        const int32_t id = to_id(a.value("id", json()), "tokenizer.json: added_tokens' id of \"" + content.substr(0, 40) + "\"");
+        const auto same = std::find_if(special.begin(), special.end(), [&](const auto& s) { return s.first == content; });
+        if (same == special.end()) special.emplace_back(content, id);
+        else if (same->second != id) {
+            fail("the special token \"" + content.substr(0, 40) + "\" has two ids, " + std::to_string(same->second) + " and " + std::to_string(id));
+        }
+        if (!seen[static_cast<size_t>(id)]) t.bytes_[static_cast<size_t>(id)] = content;  // decoded as its text
+    }
+    t.special_ = SpecialTokens(std::move(special), "BPETokenizer: tokenizer.json");
     return t;
 }
 
@@ -268,39 +340,69 @@ void BPETokenizer::for_each_segment(const std::string& text, F&& f) const {
 // obsolete is recognised when it comes out (its symbols' pair no longer has that rank) and dropped: a rank names
 // one pair, and the pair at a start only grows, so it cannot come back.
 void BPETokenizer::encode_piece(const char* piece, size_t n, std::vector<int64_t>& out) const {
-    if (const auto whole = ids_.find(std::string(piece, n)); whole != ids_.end()) {
-        out.push_back(whole->second);  // a piece that is a token is that token (tiktoken's shortcut; BPE agrees)
-        return;
+    if (ignore_merges_) {
+        if (const auto whole = ids_.find(std::string(piece, n)); whole != ids_.end()) {
+            out.push_back(whole->second);  // a piece that is a token is that token
+            return;
+        }
     }
+    // The first symbols: a byte each (byte-level), or a character each, a character outside the vocabulary as its
+    // bytes' fallback tokens or as the unknown token (a text vocabulary).
+    std::vector<int32_t> first;
+    first.reserve(n);
+    if (byte_level_) {
+        for (size_t k = 0; k < n; ++k) first.push_back(byte_ids_[static_cast<unsigned char>(piece[k])]);
+    } else {
+        const auto* s = reinterpret_cast<const unsigned char*>(piece);
+        bool after_unk = false;
+        for (size_t k = 0; k < n;) {
+            int len = 0;
+            utf8_decode_at(s, n, k, len);
+            const size_t step = len ? static_cast<size_t>(len) : 1;
+            const auto it = ids_.find(std::string(piece + k, step));
+            if (it != ids_.end()) {
+                first.push_back(it->second);
+                after_unk = false;
+            } else if (byte_fallback_) {
+                for (size_t b = 0; b < step; ++b) first.push_back(fallback_ids_[s[k + b]]);
+                after_unk = false;
+            } else if (unk_ >= 0 && !(fuse_unk_ && after_unk)) {
+                first.push_back(unk_);
+                after_unk = true;
+            }
+            k += step;
+        }
+    }
+    const size_t m = first.size();
+    if (m == 0) return;
     constexpr uint32_t kNone = UINT32_MAX;
     struct Symbol {
         int32_t id;
-        uint32_t prev, next;  // the neighbouring symbols' starts, or kNone
+        uint32_t prev, next;  // the neighbouring symbols' indices, or kNone
     };
-    std::vector<Symbol> symbols(n);  // (n) indexed by start byte; a merged-away symbol is marked gone
-    for (size_t k = 0; k < n; ++k) {
-        symbols[k] = {byte_ids_[static_cast<unsigned char>(piece[k])], k == 0 ? kNone : static_cast<uint32_t>(k - 1),
-                      k + 1 == n ? kNone : static_cast<uint32_t>(k + 1)};
+    std::vector<Symbol> symbols(m);  // (m) indexed by first symbol; a merged-away symbol is marked gone
+    for (size_t k = 0; k < m; ++k) {
+        symbols[k] = {first[k], k == 0 ? kNone : static_cast<uint32_t>(k - 1), k + 1 == m ? kNone : static_cast<uint32_t>(k + 1)};
     }
-    std::vector<bool> gone(n, false);  // (n) symbols merged into the one before them
+    std::vector<bool> gone(m, false);  // (m) symbols merged into the one before them
     const auto merge_at = [&](uint32_t left) -> const Merge* {
         const uint32_t right = symbols[left].next;
         if (gone[left] || right == kNone) return nullptr;
         const auto it = merges_.find((static_cast<uint64_t>(symbols[left].id) << 32) | static_cast<uint32_t>(symbols[right].id));
         return it == merges_.end() ? nullptr : &it->second;
     };
-    using Pair = std::pair<int32_t, uint32_t>;  // (rank, start of the left symbol): the smallest comes out first
+    using Pair = std::pair<int32_t, uint32_t>;  // (rank, index of the left symbol): the smallest comes out first
     std::priority_queue<Pair, std::vector<Pair>, std::greater<Pair>> queue;
-    for (uint32_t k = 0; k + 1 < n; ++k) {
-        if (const Merge* m = merge_at(k)) queue.emplace(m->rank, k);
+    for (uint32_t k = 0; k + 1 < m; ++k) {
+        if (const Merge* mg = merge_at(k)) queue.emplace(mg->rank, k);
     }
     while (!queue.empty()) {
         const auto [rank, left] = queue.top();
         queue.pop();
-        const Merge* m = merge_at(left);
-        if (m == nullptr || m->rank != rank) continue;  // obsolete
+        const Merge* mg = merge_at(left);
+        if (mg == nullptr || mg->rank != rank) continue;  // obsolete
         const uint32_t right = symbols[left].next;
-        symbols[left].id = m->merged;
+        symbols[left].id = mg->merged;
         symbols[left].next = symbols[right].next;
         if (symbols[right].next != kNone) symbols[symbols[right].next].prev = left;
         gone[right] = true;
@@ -312,20 +414,31 @@ void BPETokenizer::encode_piece(const char* piece, size_t n, std::vector<int64_t
     for (uint32_t k = 0; k != kNone; k = symbols[k].next) out.push_back(symbols[k].id);
 }
 
+template <typename F>
+void BPETokenizer::for_each_piece(const std::string& text, size_t begin, size_t length, F&& f) const {
+    if (!pipeline_) {
+        const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+        for (size_t i = begin, end = begin + length; i < end;) {
+            const size_t len = gpt2_piece_at(s, end, i);
+            f(text.data() + i, len);
+            i += len;
+        }
+        return;
+    }
+    std::vector<std::string> pieces;
+    pipeline_->pre_tokenize(pipeline_->normalize(text.substr(begin, length)), pieces, begin == 0);
+    for (const std::string& p : pieces) f(p.data(), p.size());
+}
+
 std::vector<int64_t> BPETokenizer::encode(const std::string& text) const {
     check_text_size(text, "BPETokenizer.encode");
     std::vector<int64_t> ids;
-    const auto* s = reinterpret_cast<const unsigned char*>(text.data());
     for_each_segment(text, [&](size_t begin, size_t length, int32_t special) {
         if (special >= 0) {
             ids.push_back(special);
             return;
         }
-        for (size_t i = begin, end = begin + length; i < end;) {
-            const size_t len = piece_at(s, end, i);
-            encode_piece(text.data() + i, len, ids);
-            i += len;
-        }
+        for_each_piece(text, begin, length, [&](const char* piece, size_t n) { encode_piece(piece, n, ids); });
     });
     return ids;
 }
@@ -333,31 +446,33 @@ std::vector<int64_t> BPETokenizer::encode(const std::string& text) const {
 std::vector<std::string> BPETokenizer::pre_tokenize(const std::string& text) const {
     check_text_size(text, "BPETokenizer.preTokenize");
     std::vector<std::string> pieces;
-    const auto* s = reinterpret_cast<const unsigned char*>(text.data());
     for_each_segment(text, [&](size_t begin, size_t length, int32_t special) {
         if (special >= 0) {
             pieces.push_back(text.substr(begin, length));
             return;
         }
-        for (size_t i = begin, end = begin + length; i < end;) {
-            const size_t len = piece_at(s, end, i);
-            pieces.push_back(text.substr(i, len));
-            i += len;
-        }
+        for_each_piece(text, begin, length, [&](const char* piece, size_t n) { pieces.emplace_back(piece, n); });
     });
     return pieces;
 }
 
 std::string BPETokenizer::decode(const std::vector<int64_t>& ids) const {
-    std::string out;
+    std::vector<std::string> tokens;
     for (size_t i = 0; i < ids.size(); ++i) {
         if (ids[i] < 0 || ids[i] >= vocab_size()) {
             throw Error("BPETokenizer.decode: expected ids in [0, " + std::to_string(vocab_size()) + "), got " +
                         std::to_string(ids[i]) + " at index " + std::to_string(i));
         }
-        out += bytes_[static_cast<size_t>(ids[i])];
+        tokens.push_back(bytes_[static_cast<size_t>(ids[i])]);
     }
-    return out;
+    // Byte-level tokens are their bytes; a text vocabulary's go through the file's decoder (▁ back to spaces,
+    // <0x..> back to bytes).
+    if (!pipeline_ || byte_level_) {
+        std::string out;
+        for (const std::string& t : tokens) out += t;
+        return out;
+    }
+    return pipeline_->decode(std::move(tokens));
 }
 
 std::vector<std::string> BPETokenizer::pieces() const {

