@@ -2,6 +2,7 @@
 
 #include "attn/tensor.hpp"
 #include "unicode_classes.hpp"
+#include "unicode_normalization.hpp"
 #include "utf8.hpp"
 
 #include <algorithm>
@@ -179,8 +180,8 @@ void read_steps(const json& j, const char* part, const std::string& where, std::
         } else if (type == "Replace") {
             read_pattern(j, *s, where);
             s->content = string_field(j, "content", where);
-        } else {
-            unknown("Sequence, Prepend and Replace");
+        } else if (type != "NFC" && type != "NFD") {
+            unknown("Sequence, NFC, NFD, Prepend and Replace");
         }
     } else if (p == "pre_tokenizer") {
         if (type == "ByteLevel") {
@@ -243,7 +244,11 @@ TokenizerPipeline TokenizerPipeline::from_json(const json& j) {
 std::string TokenizerPipeline::normalize(const std::string& text) const {
     std::string out = text;
     for (const auto& s : normalizers) {
-        if (s->type == "Prepend") {
+        if (s->type == "NFC") {
+            out = nfc(out);
+        } else if (s->type == "NFD") {
+            out = nfd(out);
+        } else if (s->type == "Prepend") {
             if (!out.empty()) out = s->text + out;
         } else if (s->regex) {  // Replace
             std::string replaced;

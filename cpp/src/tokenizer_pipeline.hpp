@@ -2,7 +2,7 @@
 // rewrites each stretch of text between added tokens, a pre-tokenizer cuts it into pieces that merges never
 // cross, and a decoder turns tokens back into text.
 //
-//   normalizers      Sequence, Prepend, Replace (a string or a regex)
+//   normalizers      Sequence, NFC, NFD (unicode_normalization.hpp), Prepend, Replace (a string or a regex)
 //   pre-tokenizers   Sequence, ByteLevel (with or without GPT-2's pattern), Split (the file's own regex or
 //                    string, any behavior, inverted or not), Digits, Metaspace
 //   decoders         Sequence, ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace

@@ -6,6 +6,8 @@
 // U+001C–U+001F and U+0085).
 #pragma once
 
+#include <string_view>
+
 namespace attn::unicode {
 
 extern const char* const kVersion;  // the Unicode version of the tables
@@ -18,5 +20,12 @@ bool is_white_space(char32_t c);    // \p{White_Space} (Oniguruma's and Rust's \
 enum Category : unsigned char { Lu, Ll, Lt, Lm, Lo, Mn, Mc, Me, Nd, Nl, No, Pc, Pd, Ps, Pe, Pi, Pf, Po,
                                 Sm, Sc, Sk, So, Zs, Zl, Zp, Cc, Cf, Cs, Co, Cn, kCategories };
 Category category(char32_t c);      // \p{gc=…} of a code point
+
+// Canonical normalization's data (unicode_normalization.hpp uses it): a code point's full canonical decomposition
+// (empty: none; Hangul syllables are computed), its combining class as a rank that orders marks as their classes do
+// (0: a starter), and the primary composite of a pair (0: none).
+std::u32string_view decomposition(char32_t c);
+int combining_rank(char32_t c);
+char32_t compose(char32_t first, char32_t second);
 
 }  // namespace attn::unicode

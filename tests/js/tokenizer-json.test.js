@@ -163,7 +163,7 @@ const FILES = {
     pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Digits', individual_digits: true },
       { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true }] },
     decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true }, model: gpt2Model() }),
-  "Qwen2's single-digit pattern": () => ({ added_tokens: EOT, normalizer: null, post_processor: null,
+  "Qwen2's NFC and single-digit pattern": () => ({ added_tokens: EOT, normalizer: { type: 'NFC' }, post_processor: null,
     pre_tokenizer: { type: 'Sequence', pretokenizers: [
       { type: 'Split', pattern: { Regex: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" },
         behavior: 'Isolated', invert: false },
@@ -202,7 +202,8 @@ describe('tokenizer.json pipelines give the tokenizers library\'s ids', () => {
         const ids = ours.encode(text);
         // Decoding is lossless (every character is a token or its bytes' tokens), but for a space that starts the
         // text, which Metaspace's decoder removes as the one it prepended, and for ByteLevel's added prefix spaces.
-        if (!text.startsWith(' ') && !addsSpaces) assert.equal(ours.decode(ids), text, JSON.stringify(text));
+        const normalized = file.normalizer?.type === 'NFC' ? text.normalize('NFC') : text;
+        if (!text.startsWith(' ') && !addsSpaces) assert.equal(ours.decode(ids), normalized, JSON.stringify(text));
         if (!text.includes('\ufeff')) {
           assert.equal(ours.decode(ids), hf.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false }), JSON.stringify(text));
         }
@@ -218,13 +219,45 @@ test("Digits splits every \\p{N}, as Rust's char::is_numeric does, not only ASCI
   assert.notDeepEqual(ours.encode(' ٣'), ours.encode(' ').concat(ours.encode('٣')).slice(0, 1));
 });
 
+describe("NFC and NFD are String.prototype.normalize's", () => {
+  // Bytes in, bytes out: 256 byte tokens and no merges, so decode(encode(text)) is the normalized text itself.
+  const bytesOnly = (form) => {
+    const vocab = Object.fromEntries(BYTE.map((c, b) => [c, b]));
+    return own(new attn.BPETokenizer({ tokenizerJson: JSON.stringify({
+      model: { type: 'BPE', vocab, merges: [] }, normalizer: { type: form },
+      pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, use_regex: false }, decoder: { type: 'ByteLevel' } }) }));
+  };
+  // Texts where composition is decided: every character with a canonical decomposition, decomposed and shuffled
+  // among other marks; Hangul jamo; blocked and unblocked marks; the generated texts.
+  const texts = () => {
+    const out = [...TEXTS.slice(0, 2000), '\u1100\u1161\u11a8', '\u1100\u1161', '\uac00\u11a8', 'e\u0301\u0316', 'e\u0316\u0301',
+      'a\u0308\u0304', '\u0dd9\u0dcf\u0dca', '\u0301e', 'A\u030a\u0327', '\u212b', '\u0344'];
+    for (let cp = 0xa0; cp < 0x30000; cp++) {
+      const c = String.fromCodePoint(cp);
+      const d = c.normalize('NFD');
+      if (d !== c) out.push(`x${d}\u0323y`, `${c}\u0301`, `${d}\u0345\u0334`);
+    }
+    return out;
+  };
+  for (const form of ['NFC', 'NFD']) {
+    test(`${form} on every decomposable character and 2,000 generated texts`, () => {
+      const t = bytesOnly(form);
+      for (const text of texts()) {
+        const wellFormed = text.replace(/[\ud800-\udfff]/gu, '\ufffd');
+        const got = t.decode(t.encode(wellFormed));
+        if (got !== wellFormed.normalize(form)) assert.equal(got, wellFormed.normalize(form), JSON.stringify(text));
+      }
+    });
+  }
+});
+
 describe('a tokenizer.json the library cannot follow is refused by name', () => {
   const base = FILES["SmolLM2's Digits + ByteLevel"];
   const cases = [
     ['an unknown pre-tokenizer', (f) => { f.pre_tokenizer = { type: 'BertPreTokenizer' }; },
       'BPETokenizer: tokenizer.json: pre_tokenizer.type is "BertPreTokenizer"; this library\'s pre_tokenizers are Sequence, ByteLevel, Split, Digits and Metaspace'],
     ['an unknown normalizer inside a Sequence', (f) => { f.normalizer = { type: 'Sequence', normalizers: [{ type: 'Lowercase' }] }; },
-      'BPETokenizer: tokenizer.json: normalizer.normalizers[0].type is "Lowercase"; this library\'s normalizers are Sequence, Prepend and Replace'],
+      'BPETokenizer: tokenizer.json: normalizer.normalizers[0].type is "Lowercase"; this library\'s normalizers are Sequence, NFC, NFD, Prepend and Replace'],
     ['a Unigram model', (f) => { f.model = { type: 'Unigram', vocab: [] }; }, 'BPETokenizer: tokenizer.json: model.type is "Unigram", expected "BPE"'],
     ['a look-behind', (f) => { f.pre_tokenizer = { type: 'Split', pattern: { Regex: '(?<=a)b' }, behavior: 'Isolated' }; },
       /pre_tokenizer\.pattern\.Regex: the pattern "\(\?<=a\)b" at character 2: a look-behind/],
