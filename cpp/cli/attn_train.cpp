@@ -3,7 +3,7 @@
 //
 //   attn-train train --data FILE --out CKPT [--n-layer 4 --learning-rate 1e-3 ...]
 //   attn-train train --data FILE --resume CKPT --out CKPT [--max-iters N]
-//   attn-train generate --checkpoint CKPT [--prompt TEXT] [--max-new-tokens N]
+//   attn-train generate --checkpoint CKPT | --model DIR [--prompt TEXT] [--max-new-tokens N]
 //   attn-train help
 //
 // Flags are strict: an unknown flag or a bad value is an error that names it
@@ -11,6 +11,7 @@
 // saves a checkpoint before exiting.
 #include "attn/agreement_probe.hpp"
 #include "attn/checkpoint.hpp"
+#include "attn/pretrained.hpp"
 #include "attn/generate.hpp"
 #include "attn/head_scores.hpp"
 #include "attn/memory.hpp"
@@ -229,8 +230,8 @@ int train(const Args& a) {
 }
 
 int generate_cmd(const Args& a) {
-    const std::string path = a.str("--checkpoint");
-    if (path.empty()) throw UsageError("generate needs --checkpoint CKPT");
+    const std::string path = a.str("--checkpoint"), folder = a.str("--model");
+    if (path.empty() == folder.empty()) throw UsageError("generate needs --checkpoint CKPT or --model DIR (one of them)");
     // Every flag is checked before any work is done.
     GenerateOptions o = default_generation();
     try {
@@ -239,16 +240,23 @@ int generate_cmd(const Args& a) {
     } catch (const Error& e) {
         throw UsageError(e.what());
     }
-    const Checkpoint ck = load_checkpoint(read_file(path, kMaxCheckpointBytes, "--checkpoint"));
-    const Tokenizer& tok = ck.tokenizer;
     const std::string prompt = a.str("--prompt", "\n");
-    const std::vector<int64_t> ids = tok.encode(prompt);  // an unknown piece fails before anything is printed
-    std::cout << prompt;
-    generate(ck.model, ids, 1, o, [&](const std::vector<int64_t>& step) {
-        std::cout << tok.decode(step) << std::flush;
-        return !interrupted;
-    });
-    std::cout << "\n";
+    const auto run = [&](const GPT& model, const auto& tok) {
+        const std::vector<int64_t> ids = tok.encode(prompt);  // an unknown piece fails before anything is printed
+        std::cout << prompt;
+        generate(model, ids, 1, o, [&](const std::vector<int64_t>& step) {
+            std::cout << tok.decode(step) << std::flush;
+            return !interrupted;
+        });
+        std::cout << "\n";
+    };
+    if (!folder.empty()) {
+        const Pretrained p = load_pretrained(folder);
+        std::visit([&](const auto& tok) { run(p.model, tok); }, p.tokenizer);
+        return 0;
+    }
+    const Checkpoint ck = load_checkpoint(read_file(path, kMaxCheckpointBytes, "--checkpoint"));
+    run(ck.model, ck.tokenizer);
     return 0;
 }
 

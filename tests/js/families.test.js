@@ -6,6 +6,7 @@
 // RoPE base, the newer rope_parameters and the multimodal Gemma 3 wrapping). Logits, every head's weights and a
 // greedy continuation (which runs through the KV cache) must equal PyTorch's.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +72,20 @@ describe("loadPretrained gives what today's families compute in PyTorch", TORCH,
       assert.deepEqual(Array.from(tokens.data).slice(-8), e.greedy);
     });
   }
+});
+
+test('attn-train generate --model DIR continues a prompt as the library does', TORCH, async () => {
+  const folder = join(dir, 'qwen3-rope-parameters');
+  const { model, tokenizer } = await attn.loadPretrained(folder);
+  own(model);
+  own(tokenizer);
+  const prompt = 'the cat sat';
+  const ids = model.generate([tokenizer.encode(prompt)], { maxNewTokens: 8, temperature: 0 });
+  const expected = tokenizer.decode(Array.from(ids.data).slice(-8));
+  const cli = new URL('../../build/portable/attn-train', import.meta.url).pathname;
+  const r = spawnSync(cli, ['generate', '--model', folder, '--prompt', prompt, '--max-new-tokens', '8', '--temperature', '0'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, `${prompt}${expected}\n`);
 });
 
 describe('a family folder that is wrong is refused by name, with nothing kept', TORCH, () => {

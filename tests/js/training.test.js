@@ -368,6 +368,7 @@ describe('attn-train', () => {
       // generate's flags are generate.hpp's table, checked before the checkpoint is read
       [['generate', '--checkpoint', 'x', '--top-k', '-1'], 'attn-train: expected --top-k to be an integer >= 0, got -1'],
       [['generate', '--checkpoint', 'x', '--use-kv-cache', 'no'], 'attn-train: unexpected argument "no" (flags start with --)'],
+      [['generate', '--checkpoint', 'x', '--model', 'y'], 'attn-train: generate needs --checkpoint CKPT or --model DIR (one of them)'],
       [['train', '--data', 'missing.txt', '--out', 'x', '--n-layer', 'two'], 'attn-train: expected --n-layer to be an integer in [1, 1024], got "two"'],
       [['train', '--data', 'missing.txt', '--out', 'x', '--n-embd', '30'], 'attn-train: --n-embd must be divisible by --n-head, got --n-embd=30 and --n-head=4'],
       [['train', '--data', 'missing.txt', '--out', 'x', '--max-iters', '-5'], 'attn-train: --max-iters: expected an integer >= 0, got "-5"'],
