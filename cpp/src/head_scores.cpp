@@ -64,24 +64,33 @@ double copy_loss(const Tensor& logits, const RepeatedSequences& s, int64_t V, bo
 // vocabulary of 50,257 costs one C × V × C product, not an eigen-decomposition of V × V.
 Tensor copying_scores(const GPT& m) {
     const GPTConfig& c = m.config();
-    const int64_t C = c.n_embd, H = c.n_head, d = C / H, V = c.vocab_size;
+    const int64_t C = c.n_embd, H = c.n_head, d = c.head_size(), V = c.vocab_size, HD = c.q_width(), KD = c.kv_width();
+    const int64_t group = H / c.kv_heads();
     const bool pre = c.norm == NormPlacement::Pre;
     using MatrixD = Eigen::MatrixXd;
     const auto matrix = [](const Tensor& t, int64_t rows, int64_t cols) {
         return Eigen::Map<const Matrix>(t.data.data(), rows, cols).cast<double>().eval();
     };
+    // A norm's gain (Gemma's is 1 + w).
+    const double offset = c.norm_type == NormType::GemmaRMSNorm ? 1.0 : 0.0;
+    const auto gain = [&](const Tensor& w) -> MatrixD {
+        const Eigen::VectorXd g = (matrix(w, C, 1).array() + offset).matrix();
+        return g.asDiagonal();
+    };
     const MatrixD embed = matrix(m.wte, V, C), unembed = matrix(m.head_weight(), V, C);
     MatrixD through = embed.transpose() * unembed;  // (C, C): W_Eᵀ W_U
-    if (pre) through = through * matrix(m.ln_f_weight, C, 1).asDiagonal();
+    if (pre) through = through * gain(m.ln_f_weight);
     Tensor scores({c.n_layer, H});
     for (int64_t l = 0; l < c.n_layer; ++l) {
         const GPTBlock& blk = m.h[static_cast<size_t>(l)];
         MatrixD read = through;
-        if (pre) read = matrix(blk.ln_1_weight, C, 1).asDiagonal() * read;
-        const MatrixD w_v = matrix(blk.attn_c_attn_weight, 3 * C, C).middleRows(2 * C, C);  // (C, C), head h: rows h·d…
-        const MatrixD w_o = matrix(blk.attn_c_proj_weight, C, C);                           // (C, C), head h: columns h·d…
+        if (pre) read = gain(blk.ln_1_weight) * read;
+        if (c.sandwich_norm) read = read * gain(blk.ln_post_attn_weight);  // Gemma's norm on the head's output
+        const MatrixD w_v = matrix(blk.attn_c_attn_weight, HD + 2 * KD, C).middleRows(HD + KD, KD);  // (KD, C), kv head g: rows g·d…
+        const MatrixD w_o = matrix(blk.attn_c_proj_weight, C, HD);                                   // (C, HD), head h: columns h·d…
         for (int64_t h = 0; h < H; ++h) {
-            const MatrixD S = w_v.middleRows(h * d, d) * read * w_o.middleCols(h * d, d);  // (d, d)
+            // Query head h mixes the values of its key/value head (grouped-query attention).
+            const MatrixD S = w_v.middleRows((h / group) * d, d) * read * w_o.middleCols(h * d, d);  // (d, d)
             const Eigen::VectorXcd lambda = Eigen::EigenSolver<MatrixD>(S, false).eigenvalues();
             double sum = 0, size = 0;
             for (const std::complex<double>& x : lambda) {

@@ -67,16 +67,18 @@ HeadMap head_attention(const GPT& model, const std::vector<int64_t>& ids, int64_
         throw Error(std::string(fn) + ": expected layer in [0, " + std::to_string(c.n_layer) + ") and head in [0, " +
                     std::to_string(c.n_head) + "), got layer " + std::to_string(layer) + " and head " + std::to_string(head));
     }
-    const int64_t T = static_cast<int64_t>(ids.size()), C = c.n_embd, d = C / c.n_head;
+    const int64_t T = static_cast<int64_t>(ids.size()), d = c.head_size(), HD = c.q_width(), KD = c.kv_width();
+    const int64_t kv = head / (c.n_head / c.kv_heads());  // the key/value head this query head reads (GQA)
     HeadMap out;
-    model.forward_observed(ids, 1, [&](int64_t l, const std::vector<float>& w, const Matrix& qkv) {  // qkv (T, 3C)
+    model.forward_observed(ids, 1, [&](int64_t l, const std::vector<float>& w, const Matrix& qkv) {  // qkv (T, HD + 2·KD)
         if (l != layer) return;
         out.weights = Tensor({T, T}, std::vector<float>(w.begin() + head * T * T, w.begin() + (head + 1) * T * T));
-        // Head h's columns of each third: q = qkv[:, h·d : (h+1)·d], k and v C and 2C further on.
+        // The head's query columns, and its key/value head's key and value columns (after RoPE, as they met).
+        const int64_t starts[] = {head * d, HD + kv * d, HD + KD + kv * d};
         Tensor* parts[] = {&out.queries, &out.keys, &out.values};
         for (int64_t p = 0; p < 3; ++p) {
             *parts[p] = Tensor({T, d});
-            MatrixMap(parts[p]->data.data(), T, d) = qkv.block(0, p * C + head * d, T, d);
+            MatrixMap(parts[p]->data.data(), T, d) = qkv.block(0, starts[p], T, d);
         }
     }, head_mask);
     return out;

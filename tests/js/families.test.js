@@ -70,6 +70,23 @@ describe("loadPretrained gives what today's families compute in PyTorch", TORCH,
       }
       const tokens = model.generate([e.ids[0]], { maxNewTokens: 8, temperature: 0 });
       assert.deepEqual(Array.from(tokens.data).slice(-8), e.greedy);
+      // One head's map (chapter 8's): its weights, its queries after RoPE, and the keys and values of the
+      // key/value head it reads.
+      const last = spec.heads - 1;
+      const kv = Math.floor(last / (spec.heads / spec.kv_heads));
+      const map = attn.headAttention(model, e.ids[0], spec.n_layer - 1, last);
+      const layer = trace.layers[spec.n_layer - 1];
+      const slice = (t, h, heads) => t.data.subarray(h * T * spec.head_dim, (h + 1) * T * spec.head_dim); // batch row 0
+      assert.ok(maxDiff(map.weights.data, layer.weights.data.subarray(last * T * T, (last + 1) * T * T)) <= 1e-6);
+      assert.ok(maxDiff(map.queries.data, slice(layer.queries, last, spec.heads)) <= 1e-6);
+      assert.ok(maxDiff(map.keys.data, slice(layer.keys, kv, spec.kv_heads)) <= 1e-6);
+      assert.ok(maxDiff(map.values.data, slice(layer.values, kv, spec.kv_heads)) <= 1e-6);
+      // Chapter 8's head table measures every head of these models too.
+      const scores = attn.headScores(model, { batchSize: 2, length: 8 });
+      for (const t of [scores.prefixMatching, scores.previousToken, scores.copying]) {
+        assert.deepEqual(t.shape, [spec.n_layer, spec.heads]);
+        assert.ok(t.data.every((x) => Number.isFinite(x) && Math.abs(x) <= 1 + 1e-6));
+      }
     });
   }
 });
