@@ -10,7 +10,8 @@ import { before, test } from 'node:test';
 
 import { createAttention } from '../../web/lib/index.js';
 import { artifactPath, assertClean, download, focusForKeys, openPage, ready, storageThatNeverAnswers, useSite } from './harness.js';
-import { gpt2References } from '../fixtures/torch-cache.js';
+import { familyReferences, gpt2References } from '../fixtures/torch-cache.js';
+import { readdirSync } from 'node:fs';
 
 const site = useSite();
 const TEXT = 'The cat sat on the mat. The cat sat on the';
@@ -57,7 +58,7 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   const kind = (text) => (text.startsWith('Keeping the files in this browser') ? 'keeping' : text.startsWith('Kept in this browser since') ? 'kept' : text);
   assert.deepEqual(states.map(([text, forgetHidden]) => [kind(text), forgetHidden]), [['keeping', true], ['kept', false]]);
   await page.fill('#bring-text', TEXT);
-  assert.match(await page.textContent('#load-status'), /^Loaded: 2 layers of 4 heads, width 32, 64 positions, 50,257 tokens \(GPT-2's byte-level BPE\)/);
+  assert.match(await page.textContent('#load-status'), /^Loaded: 2 layers of 4 heads, width 32, 64 positions, 50,257 tokens \(byte-pair encoding\)/);
   await page.waitForFunction((n) => document.querySelectorAll('#tokens .token').length === n, expected.tokens);
   assert.equal(await page.locator('#model-view .thumb').count(), 8);
   assert.equal(await page.locator('[data-figure="next-tokens"] svg.bars rect').count() >= 10, true);
@@ -129,6 +130,31 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   await page.reload();
   await ready(page);
   assert.equal(await page.isHidden('#model-views'), true);
+  await context.close();
+  assertClean(problems);
+});
+
+test("a Gemma 3 folder in shards (grouped key/value heads, sliding windows, RoPE, tokenizer.json): the table is the library's", async () => {
+  const gemma = { name: 'gemma3', family: 'gemma3_text', n_layer: 3, hidden: 32, heads: 4, kv_heads: 1, head_dim: 16,
+    inner: 40, window: 4, pattern: 3, local_theta: 10000.0, theta: 1000000.0, query_pre_attn_scalar: 12, shards: 2, dtype: 'BF16' };
+  const folder = join(familyReferences([gemma]), 'gemma3');
+  const attn = await createAttention();
+  const { model, tokenizer } = await attn.loadPretrained(folder);
+  const ids = tokenizer.encode(TEXT);
+  const previousToken = Array.from(attn.summarizeHeads(model, ids).previousToken.data);
+  model.dispose();
+  tokenizer.dispose();
+  const { page, context, problems } = await site.load('chapters/8-your-model');
+  await page.setInputFiles('#model-files', readdirSync(folder).filter((f) => f !== 'expected.json').map((f) => join(folder, f)));
+  await page.waitForFunction(() => document.querySelector('#load-status').textContent.startsWith('Loaded:'), null, { timeout: 30000 });
+  assert.match(await page.textContent('#load-status'),
+    /^Loaded: 3 layers of 4 heads \(reading 1 key\/value head\), width 32, 64 rotary positions, windows of 4 tokens, 320 tokens \(byte-pair encoding\)/);
+  await page.fill('#bring-text', TEXT);
+  await page.waitForFunction((n) => document.querySelectorAll('#tokens .token').length === n, ids.length);
+  await page.waitForFunction((n) => document.querySelectorAll('#head-table tbody tr').length === n, 12);
+  const cells = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => r.children[1].textContent));
+  assert.deepEqual(cells, previousToken.map((v) => v.toFixed(3)));
+  assert.equal(await page.locator('#model-view .thumb').count(), 12);
   await context.close();
   assertClean(problems);
 });

@@ -1,5 +1,5 @@
-// Chapter 8: a model the reader brings (a Hugging Face GPT-2 folder, or a
-// nanoGPT checkpoint converted to one). The model lives in a worker
+// Chapter 8: a model the reader brings (a Hugging Face folder of GPT-2, Llama,
+// Mistral, Qwen or Gemma 3, or a nanoGPT checkpoint converted to one). The model lives in a worker
 // (your-model/worker.js) and the page only draws what it answers: the text's
 // tokens and the next-token guess, every head as a thumbnail and one head's
 // full map (your-model/maps.js), a sortable table of what each head does
@@ -22,7 +22,7 @@ import { YOUR_MODEL } from './settings.js';
 
 const $ = (sel) => document.querySelector(sel);
 const THUMBNAIL = 32; // cells a side of each head's small map
-const FILES = 'config.json, model.safetensors, and vocab.json with merges.txt (or tokenizer.json)';
+const FILES = 'config.json, model.safetensors (or its shards with model.safetensors.index.json), and tokenizer.json (or vocab.json with merges.txt)';
 const HEAD_VIEW_TOKENS = 32; // the head view's lines stay readable up to about this many tokens
 
 page(async () => {
@@ -63,8 +63,13 @@ page(async () => {
   }
 
   function describe(m) {
-    return `${m.nLayer} layers of ${m.nHead} heads, width ${m.nEmbd}, ${m.blockSize} positions, ` +
-      `${m.vocabSize.toLocaleString('en')} tokens (${m.tokenizer === 'bpe' ? "GPT-2's byte-level BPE" : 'characters'}), ` +
+    // Today's families say what they change: key/value heads shared by groups of query heads, rotary positions,
+    // sliding windows.
+    const heads = m.nKvHead < m.nHead ? `${m.nHead} heads (reading ${m.nKvHead} key/value head${m.nKvHead === 1 ? '' : 's'})` : `${m.nHead} heads`;
+    const positions = m.positions === 'rope' ? `${m.blockSize.toLocaleString('en')} rotary positions` : `${m.blockSize.toLocaleString('en')} positions`;
+    const window = m.slidingWindow > 0 ? `, windows of ${m.slidingWindow.toLocaleString('en')} tokens` : '';
+    return `${m.nLayer} layers of ${heads}, width ${m.nEmbd}, ${positions}${window}, ` +
+      `${m.vocabSize.toLocaleString('en')} tokens (${m.tokenizer === 'bpe' ? 'byte-pair encoding' : 'characters'}), ` +
       `${(m.parameters / 1e6).toFixed(1)} M parameters`;
   }
 

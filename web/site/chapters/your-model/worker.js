@@ -63,7 +63,8 @@ const handlers = {
       : new Float32Array(c.nLayer * c.nHead).fill(NaN);
     return {
       type: 'loaded',
-      model: { nLayer: c.nLayer, nHead: c.nHead, nEmbd: c.nEmbd, blockSize: c.blockSize, vocabSize: c.vocabSize,
+      model: { nLayer: c.nLayer, nHead: c.nHead, nKvHead: c.nKvHead || c.nHead, nEmbd: c.nEmbd, blockSize: c.blockSize,
+        vocabSize: c.vocabSize, positions: c.positions, slidingWindow: c.slidingWindow,
         parameters: model.numParameters({ nonEmbedding: false }), tokenizer: tokenizer.kind, activation: c.activation },
     };
   },
