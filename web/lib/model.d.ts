@@ -26,9 +26,12 @@ export interface GPTConfig {
   blockSize: number;
   /** "post": LN(x + sublayer(x)) as notebook 001; "pre": x + sublayer(LN(x)) and a final LN, as nanoGPT */
   norm: 'pre' | 'post';
-  /** "gelu": nanoGPT's exact GELU; "gelu_new": GPT-2's tanh approximation; "relu": notebook 001's */
-  activation: 'gelu' | 'gelu_new' | 'relu';
-  /** ε of every LayerNorm (GPT-2's config.json: layer_norm_epsilon), default 1e-5 */
+  /**
+   * "gelu": nanoGPT's exact GELU; "gelu_new": GPT-2's tanh approximation; "relu": notebook 001's; "silu": only as
+   * a gated MLP's gate (SwiGLU)
+   */
+  activation: 'gelu' | 'gelu_new' | 'relu' | 'silu';
+  /** ε of every norm (GPT-2's config.json: layer_norm_epsilon; Llama's rms_norm_eps), default 1e-5 */
   layerNormEpsilon: number;
   /** "pytorch": module defaults in construction order; "gpt2": nanoGPT's normal(0, 0.02) scheme */
   init: 'gpt2' | 'pytorch';
@@ -44,17 +47,55 @@ export interface GPTConfig {
   dropout: number;
   /** initial weights = torch.manual_seed(seed); Model(config) */
   seed: number;
+
+  // What today's decoders (Llama, Mistral, Qwen, Gemma) change; the defaults are GPT-2's (docs/pretrained.md).
+  /** "layer_norm" (GPT-2), "rms_norm" (Llama, Qwen), "gemma_rms_norm" (× (1 + w)) */
+  normType: 'layer_norm' | 'rms_norm' | 'gemma_rms_norm';
+  /** "learned": a position table (GPT-2's wpe); "rope": rotary embeddings of queries and keys */
+  positions: 'learned' | 'rope';
+  /** the base of RoPE's wavelengths, default 10000 */
+  ropeTheta: number;
+  /** RoPE's base on sliding-window layers (Gemma 3); 0: ropeTheta */
+  ropeLocalTheta: number;
+  /** "llama3": RoPE's slow pairs stretched for a longer context (Llama 3.1+) */
+  ropeScaling: 'none' | 'llama3';
+  /** llama3 scaling's factor, default 8 */
+  ropeFactor: number;
+  ropeLowFreqFactor: number;
+  ropeHighFreqFactor: number;
+  /** llama3 scaling: the context the model was trained for */
+  ropeOriginalContext: number;
+  /** key/value heads: 0 = nHead; a divisor of nHead (grouped-query attention; 1: multi-query) */
+  nKvHead: number;
+  /** dimensions of a head; 0 = nEmbd / nHead */
+  headDim: number;
+  /** biases on q, k and v only (Qwen2) */
+  qkvBias: boolean;
+  /** an RMSNorm over each head's queries and keys, before RoPE (Qwen3, Gemma 3) */
+  qkNorm: boolean;
+  /** down(act(gate(x)) · up(x)): SwiGLU with "silu", GeGLU with "gelu_new" */
+  gatedMlp: boolean;
+  /** norms on the attention and MLP outputs too (Gemma's four per block) */
+  sandwichNorm: boolean;
+  /** token embeddings × √nEmbd (Gemma) */
+  scaleEmbeddings: boolean;
+  /** keys a query sees on a sliding layer (i − j < window); 0: every earlier key */
+  slidingWindow: number;
+  /** 0: every layer slides; p: every p-th layer attends fully (Gemma 3: 6) */
+  slidingWindowPattern: number;
+  /** scores × 1/√this (Gemma); 0: headDim */
+  queryPreAttnScalar: number;
 }
 
 /** One transformer block's intermediates. */
 export interface GPTLayerTrace {
   /** (B, T, C) residual stream entering the block */
   input: Tensor;
-  /** (B, H, T, d_k) */
+  /** (B, H, T, D) after any q/k norm and RoPE: what met the keys */
   queries: Tensor;
-  /** (B, H, T, d_k) */
+  /** (B, KV, T, D): one per key/value head (KV = H but under grouped-query attention) */
   keys: Tensor;
-  /** (B, H, T, d_k) */
+  /** (B, KV, T, D) */
   values: Tensor;
   /** (B, H, T, T) scaled; future positions −Infinity */
   scores: Tensor;
