@@ -93,7 +93,7 @@ val gpt_parameter_names(const GPT& m) {
 val gpt_parameter(const GPT& m, const std::string& name) {
     return guarded("GPT.parameter", [&] {
         for (const auto& [n, t] : m.named_parameters())
-            if (n == name) return to_js(*t);
+            if (n == name) return t->is_half() ? to_js(Tensor(t->shape, float_values(*t))) : to_js(*t);
         throw Error("GPT.parameter: no parameter named \"" + name + "\"");
     });
 }

@@ -247,9 +247,16 @@ std::string save_checkpoint(const GPT& model, const Tokenizer& tokenizer, const 
                     " pieces but the model's vocab_size is " + std::to_string(model.config().vocab_size));
     }
     const auto tensors = checkpoint_tensors(model, trainer ? &trainer->optimizer() : nullptr);
+    // A loaded model's 16-bit weights are written as the float32 values they stand for.
+    std::vector<float> wide;
+    const auto values = [&](const Tensor& t) -> const float* {
+        if (!t.is_half()) return t.data.data();
+        wide = float_values(t);
+        return wide.data();
+    };
     // A file the loader would refuse is never written.
     for (const auto& [name, t] : tensors) {
-        if (first_non_finite(t->data.data(), t->numel()) >= 0) {
+        if (first_non_finite(values(*t), t->numel()) >= 0) {
             throw Error("saveCheckpoint: tensor \"" + name + "\" holds a non-finite value; a checkpoint of it could not be loaded");
         }
     }
@@ -265,7 +272,7 @@ std::string save_checkpoint(const GPT& model, const Tokenizer& tokenizer, const 
     for (const auto& [name, t] : tensors) {
         const uint64_t offset = data.size(), bytes = static_cast<uint64_t>(t->numel()) * 4;
         header[name] = {{"dtype", "F32"}, {"shape", t->shape}, {"data_offsets", {offset, offset + bytes}}};
-        data.append(reinterpret_cast<const char*>(t->data.data()), bytes);
+        data.append(reinterpret_cast<const char*>(values(*t)), bytes);
     }
     header["__metadata__"] = meta;
     header["__metadata__"]["digest"] = digest_of(header, data.data(), data.size());

@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -83,13 +84,30 @@ void micro_kernel(int64_t kc, A a, const float* Bp, float* C, int64_t ldc, int64
         for (int64_t j = 0; j < nr; ++j) C[r * ldc + j] = accumulate ? C[r * ldc + j] + part[r][j] : part[r][j];
 }
 
+// Stored element i of a 16-bit operand as a float: bfloat16 is a float's upper half, float16 a table entry.
+inline float widened(const GemmOperand& B, int64_t i) {
+    const uint16_t h = B.half[i];
+    if (B.half_table) return B.half_table[h];
+    const uint32_t bits = static_cast<uint32_t>(h) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
 // op(B)[k0 : k0+kc, j0 : j0+nc] into panels of NR columns (panel p at
 // out + p·kc·NR), zero-padded. Each case reads its source along rows.
 void pack_b(const GemmOperand& B, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* out) {
     for (int64_t jp = 0; jp < nc; jp += NR, out += kc * NR) {
         const int64_t cols = std::min(NR, nc - jp);
         if (cols < NR) std::fill_n(out, kc * NR, 0.0f);
-        if (B.transposed) {  // column j of op(B) is row j of the stored matrix
+        if (B.half) {  // 16-bit weights, widened here, the one place a product reads them
+            for (int64_t j = 0; j < cols; ++j) {
+                for (int64_t k = 0; k < kc; ++k) {
+                    const int64_t at = B.transposed ? (j0 + jp + j) * B.ld + k0 + k : (k0 + k) * B.ld + j0 + jp + j;
+                    out[k * NR + j] = widened(B, at);
+                }
+            }
+        } else if (B.transposed) {  // column j of op(B) is row j of the stored matrix
             for (int64_t j = 0; j < cols; ++j) {
                 const float* src = B.data + (j0 + jp + j) * B.ld + k0;
                 for (int64_t k = 0; k < kc; ++k) out[k * NR + j] = src[k];
@@ -147,13 +165,21 @@ void macro_kernel(const GemmOperand& A, int64_t i0, int64_t mc, int64_t k0, int6
 void few_rows(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C, int64_t ldc,
               bool accumulate) {
     const auto a = [&](int64_t i, int64_t k) { return A.transposed ? A.data[k * A.ld + i] : A.data[i * A.ld + k]; };
+    // A 16-bit B's row is widened into this buffer before it is read (one stored row at a time).
+    thread_local std::vector<float> wide;
+    const auto row_of = [&](int64_t r, int64_t n) -> const float* {
+        if (!B.half) return B.data + r * B.ld;
+        wide.resize(static_cast<size_t>(n));
+        for (int64_t x = 0; x < n; ++x) wide[static_cast<size_t>(x)] = widened(B, r * B.ld + x);
+        return wide.data();
+    };
     for (int64_t i = 0; i < M; ++i) {
         float* c = C + i * ldc;
         if (!accumulate) std::fill_n(c, N, 0.0f);
         if (B.transposed) {  // c[j] += Σ_k a[k] B[j][k]: dot products along B's rows
             const int64_t whole = K - K % 4;
             for (int64_t j = 0; j < N; ++j) {
-                const float* b = B.data + j * B.ld;
+                const float* b = row_of(j, K);
                 simd::f32x4 sum{};
                 int64_t k = 0;
                 if (!A.transposed) {
@@ -167,7 +193,7 @@ void few_rows(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmO
         } else {  // c += Σ_k a[k] B[k][:]: scaled rows of B
             const int64_t whole = N - N % 4;
             for (int64_t k = 0; k < K; ++k) {
-                const float* b = B.data + k * B.ld;
+                const float* b = row_of(k, N);
                 const simd::f32x4 x = simd::splat(a(i, k));
                 for (int64_t j = 0; j < whole; j += 4) simd::store(c + j, simd::load(c + j) + x * simd::load(b + j));
                 for (int64_t j = whole; j < N; ++j) c[j] += a(i, k) * b[j];
@@ -210,11 +236,9 @@ void over_strips(bool by_rows, int64_t step, int64_t M, int64_t N, const GemmOpe
     parallel_for((length + step - 1) / step, [&](int64_t strip) {
         const int64_t at = strip * step, n = std::min(step, length - at);
         if (by_rows) {
-            product(n, N, GemmOperand{A.transposed ? A.data + at : A.data + at * A.ld, A.ld, A.transposed}, B,
-                    C + at * ldc);
+            product(n, N, A.from(A.transposed ? at : at * A.ld), B, C + at * ldc);
         } else {
-            product(M, n, A, GemmOperand{B.transposed ? B.data + at * B.ld : B.data + at, B.ld, B.transposed},
-                    C + at);
+            product(M, n, A, B.from(B.transposed ? at * B.ld : at), C + at);
         }
     });
 }
@@ -310,7 +334,7 @@ void gemm_packed(int64_t M, int64_t n, int64_t kc, GemmOperand A, const PackedB&
     // Panel p of B holds columns [8p, 8p + 8) for all K rows; start at row k0 of panel j0 / 8.
     const float* first = B.data.data() + (j0 / NR) * B.K * NR + k0 * NR;
     for (int64_t ic = 0; ic < M; ic += MC) {
-        const GemmOperand a{A.transposed ? A.data + ic : A.data + ic * A.ld, A.ld, A.transposed};
+        const GemmOperand a = A.from(A.transposed ? ic : ic * A.ld);
         macro_kernel(a, 0, std::min(MC, M - ic), 0, kc, first, B.K * NR, n, C + ic * ldc, ldc, accumulate, Ap);
     }
 }
@@ -351,6 +375,7 @@ constexpr double kEigenTiledWork = 1 << 20;
 
 void gemm_eigen(int64_t M, int64_t N, int64_t K, GemmOperand A, GemmOperand B, float* C, int64_t ldc,
                 bool accumulate) {
+    if (B.half) return gemm_simd(M, N, K, A, B, C, ldc, accumulate);  // Eigen reads floats only
     if (M <= 0 || N <= 0) return;
     if (K <= 0) return zero_or_keep(M, N, C, ldc, accumulate);
     const double work = static_cast<double>(M) * N * K;

@@ -22,14 +22,24 @@ namespace attn {
 
 // One operand: row-major `data` whose rows are `ld` floats apart. When
 // `transposed`, the operand is the transpose of what is stored, e.g. Kᵀ for
-// K stored (T_k, d): then data holds (cols, rows).
+// K stored (T_k, d): then data holds (cols, rows). A B operand may instead be 16-bit values (`half`, data null):
+// a loaded model's weights kept as their file holds them, widened to float32 as they are packed (exactly, so the
+// product is the float32 weights' product as gemm_simd computes it).
 struct GemmOperand {
     const float* data;
     int64_t ld;
     bool transposed = false;
+    const uint16_t* half = nullptr;
+    const float* half_table = nullptr;  // float16: every half's value (tensor.hpp's half_table); bfloat16: null
+
+    // The operand from its `offset`-th stored element on.
+    GemmOperand from(int64_t offset) const {
+        return {data ? data + offset : nullptr, ld, transposed, half ? half + offset : nullptr, half_table};
+    }
 };
 
-// C (M, N) = op(A) (M, K) · op(B) (K, N); C's rows are ldc floats apart. With
+// C (M, N) = op(A) (M, K) · op(B) (K, N); C's rows are ldc floats apart (a 16-bit op(B) always goes through
+// gemm_simd). With
 // `accumulate`, the product is added to C; otherwise C is overwritten (and
 // need not be initialised). K = 0 gives zeros (or leaves C, accumulating).
 void gemm(int64_t M, int64_t N, int64_t K, GemmOperand A, GemmOperand B, float* C, int64_t ldc, bool accumulate);

@@ -155,11 +155,26 @@ void each_parameter(const GPTConfig& c, Model* m, F&& f) {
 }
 }  // namespace
 
-void GPT::allocate() {
+void GPT::allocate(const std::function<Half(const std::string&)>& half) {
     h.resize(static_cast<size_t>(config_.n_layer));
-    each_parameter(config_, this, [](const std::string&, bool present, const Shape& shape, bool one, Tensor* t) {
+    each_parameter(config_, this, [&](const std::string& name, bool present, const Shape& shape, bool one, Tensor* t) {
+        const Half kind = present && half && shape.size() == 2 ? half(name) : Half::None;
+        if (kind != Half::None) {
+            *t = Tensor();
+            t->shape = shape;
+            t->half.assign(static_cast<size_t>(numel(shape)), 0);
+            t->half_kind = kind;
+            return;
+        }
         *t = !present ? Tensor() : one ? Tensor(shape, std::vector<float>(static_cast<size_t>(numel(shape)), 1.0f)) : Tensor(shape);
     });
+}
+
+bool GPT::has_half_weights() const {
+    for (const auto& [name, t] : named_parameters()) {
+        if (t->is_half()) return true;
+    }
+    return false;
 }
 
 std::vector<std::pair<std::string, const Tensor*>> GPT::named_parameters() const {
@@ -433,6 +448,10 @@ Tensor GPT::forward_observed(const std::vector<int64_t>& ids, int64_t B, const A
 Tensor GPT::forward_train(const std::vector<int64_t>& ids, int64_t B, GPTActivations& acts, Generator* dropout_gen) const {
     blocks::Pass p;
     p.fn = "GPT.forwardTrain";
+    if (has_half_weights()) {
+        throw Error(std::string(p.fn) + ": the model's weights are kept in 16 bits, as its file held them; training "
+                    "updates float32 weights (load the model from a float32 file)");
+    }
     p.B = B;
     p.T = sequence_length(ids, B, p.fn);
     p.training = true;
@@ -477,11 +496,14 @@ void GPT::backward(const GPTActivations& acts, const float* dlogits, GPT& g) con
     blocks::embedding_backward(*this, g, acts.ids, acts.T, acts.emb_keep, dx);
 }
 
-GPT::GPT(const GPTConfig& config, Uninitialised) : config_((config.validate("GPT"), config)) { allocate(); }
+GPT::GPT(const GPTConfig& config, Uninitialised, const std::function<Half(const std::string&)>& half)
+    : config_((config.validate("GPT"), config)) {
+    allocate(half);
+}
 
-GPT GPT::zeros(const GPTConfig& config) {
+GPT GPT::zeros(const GPTConfig& config, const std::function<Half(const std::string&)>& half) {
     // allocate() leaves weights zero and LayerNorm gains at one: zero those too.
-    GPT g(config, Uninitialised{});
+    GPT g(config, Uninitialised{}, half);
     for (auto& [name, t] : g.named_parameters()) std::fill(t->data.begin(), t->data.end(), 0.0f);
     return g;
 }

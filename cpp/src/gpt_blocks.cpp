@@ -2,6 +2,7 @@
 
 #include "attn/activations.hpp"
 #include "attention_kernel.hpp"
+#include "gemm.hpp"
 #include "attn/dropout.hpp"
 #include "attn/layer_norm.hpp"
 #include "attn/linear.hpp"
@@ -15,6 +16,14 @@ namespace attn::blocks {
 namespace {
 float* ptr(Tensor& t) { return t.data.empty() ? nullptr : t.data.data(); }
 const float* ptr(const Tensor& t) { return t.data.empty() ? nullptr : t.data.data(); }
+
+// out (N, OC) = in (N, C) Wᵀ + b with W (OC, C) in float32, or kept in 16 bits as a loaded model's weights are
+// (the product widens them as it packs them: gemm.hpp).
+void linear(float* out, const float* in, const Tensor& w, const Tensor& b, int64_t N, int64_t C, int64_t OC) {
+    if (!w.is_half()) return linear_forward(out, in, ptr(w), ptr(b), N, C, OC);
+    gemm(N, OC, C, {in, C}, GemmOperand{nullptr, C, /*transposed=*/true, w.half.data(), half_table(w.half_kind)}, out, OC, false);
+    if (!b.data.empty()) MatrixMap(out, N, OC).rowwise() += Eigen::Map<const Eigen::RowVectorXf>(b.data.data(), OC);
+}
 
 // Gemma's RMSNorm multiplies by 1 + weight; Llama's by the weight.
 float rms_offset(const GPTConfig& c) { return c.norm_type == NormType::GemmaRMSNorm ? 1.0f : 0.0f; }
@@ -103,9 +112,16 @@ void rope_tables_forward(const GPT& m, const Pass& p, GPTActivations& acts) {
 
 void embedding_forward(const GPT& m, const std::vector<int64_t>& ids, const Pass& p, Matrix& x, std::vector<float>& keep) {
     const GPTConfig& c = m.config();
-    const auto wte = matrix(m.wte);
     x.resize(p.B * p.T, c.n_embd);
-    for (int64_t r = 0; r < x.rows(); ++r) x.row(r) = wte.row(ids[static_cast<size_t>(r)]);
+    if (m.wte.is_half()) {
+        for (int64_t r = 0; r < x.rows(); ++r) {
+            const uint16_t* row = m.wte.half.data() + ids[static_cast<size_t>(r)] * c.n_embd;
+            for (int64_t k = 0; k < c.n_embd; ++k) x(r, k) = widen(row[k], m.wte.half_kind);
+        }
+    } else {
+        const auto wte = matrix(m.wte);
+        for (int64_t r = 0; r < x.rows(); ++r) x.row(r) = wte.row(ids[static_cast<size_t>(r)]);
+    }
     // Gemma multiplies by √C as a float32 (Gemma3TextScaledWordEmbedding's embed_scale buffer).
     if (c.scale_embeddings) x *= static_cast<float>(std::sqrt(static_cast<double>(c.n_embd)));
     if (c.positions == Positions::Learned) {
@@ -138,7 +154,7 @@ void attention_forward(const GPT& m, int64_t l, const Pass& p, const Matrix& x, 
     if (p.training) L.input = x;
     if (pre) norm(c, blk.ln_1_weight, blk.ln_1_bias, x, L.ln_1, L.ln_1_mean, L.ln_1_rstd);
     L.qkv.resize(N, Q);
-    linear_forward(L.qkv.data(), (pre ? L.ln_1 : x).data(), ptr(blk.attn_c_attn_weight), ptr(blk.attn_c_attn_bias), N, C, Q);
+    linear(L.qkv.data(), (pre ? L.ln_1 : x).data(), blk.attn_c_attn_weight, blk.attn_c_attn_bias, N, C, Q);
     if (c.qk_norm) {
         // Each head's query and key normalised over its D dimensions (Qwen3Attention's q_norm, k_norm), before RoPE.
         L.qk_raw = L.qkv.leftCols(HD + KD);
@@ -192,7 +208,7 @@ void attention_forward(const GPT& m, int64_t l, const Pass& p, const Matrix& x, 
         }
     }
     L.attn_out.resize(N, C);
-    linear_forward(L.attn_out.data(), L.y.data(), ptr(blk.attn_c_proj_weight), ptr(blk.attn_c_proj_bias), N, HD, C);
+    linear(L.attn_out.data(), L.y.data(), blk.attn_c_proj_weight, blk.attn_c_proj_bias, N, HD, C);
     Matrix a;
     std::vector<float> unused_mean;
     if (c.sandwich_norm) {
@@ -268,11 +284,11 @@ void mlp_forward(const GPT& m, int64_t l, const Pass& p, GPTLayerActivations& L,
     if (pre) norm(c, blk.ln_2_weight, blk.ln_2_bias, L.x_1, L.ln_2, L.ln_2_mean, L.ln_2_rstd);
     const Matrix& in = pre ? L.ln_2 : L.x_1;
     L.fc.resize(N, F);
-    linear_forward(L.fc.data(), in.data(), ptr(blk.mlp_c_fc_weight), ptr(blk.mlp_c_fc_bias), N, C, F);
+    linear(L.fc.data(), in.data(), blk.mlp_c_fc_weight, blk.mlp_c_fc_bias, N, C, F);
     if (c.gated_mlp) {
         // LlamaMLP: down_proj(act_fn(gate_proj(x)) * up_proj(x)).
         L.gate.resize(N, F);
-        linear_forward(L.gate.data(), in.data(), ptr(blk.mlp_c_gate_weight), nullptr, N, C, F);
+        linear(L.gate.data(), in.data(), blk.mlp_c_gate_weight, Tensor(), N, C, F);
         L.act.resize(N, F);
         gated_forward(L.act.data(), L.gate.data(), L.fc.data(), N * F, c.activation == Activation::SiLU ? Gate::SiLU : Gate::GELUTanh);
     } else {
@@ -286,7 +302,7 @@ void mlp_forward(const GPT& m, int64_t l, const Pass& p, GPTLayerActivations& L,
         }
     }
     L.mlp_out.resize(N, C);
-    linear_forward(L.mlp_out.data(), L.act.data(), ptr(blk.mlp_c_proj_weight), ptr(blk.mlp_c_proj_bias), N, F, C);
+    linear(L.mlp_out.data(), L.act.data(), blk.mlp_c_proj_weight, blk.mlp_c_proj_bias, N, F, C);
     Matrix mlp;
     std::vector<float> unused_mean;
     if (c.sandwich_norm) {
@@ -357,8 +373,7 @@ void head_forward(const GPT& m, const Matrix& x, GPTActivations& acts, float* lo
     const GPTConfig& c = m.config();
     const bool pre = c.norm == NormPlacement::Pre;
     if (pre) norm(c, m.ln_f_weight, m.ln_f_bias, x, acts.ln_f, acts.ln_f_mean, acts.ln_f_rstd);
-    linear_forward(logits, (pre ? acts.ln_f : x).data(), ptr(m.head_weight()), ptr(m.lm_head_bias), x.rows(), c.n_embd,
-                   c.vocab_size);
+    linear(logits, (pre ? acts.ln_f : x).data(), m.head_weight(), m.lm_head_bias, x.rows(), c.n_embd, c.vocab_size);
 }
 
 void head_backward(const GPT& m, const GPTActivations& acts, const float* dlogits, GPT& g, Matrix& dx) {

@@ -69,7 +69,8 @@ Tensor copying_scores(const GPT& m) {
     const bool pre = c.norm == NormPlacement::Pre;
     using MatrixD = Eigen::MatrixXd;
     const auto matrix = [](const Tensor& t, int64_t rows, int64_t cols) {
-        return Eigen::Map<const Matrix>(t.data.data(), rows, cols).cast<double>().eval();
+        const std::vector<float> values = float_values(t);  // a loaded model's 16-bit weights widened
+        return Eigen::Map<const Matrix>(values.data(), rows, cols).cast<double>().eval();
     };
     // A norm's gain (Gemma's is 1 + w).
     const double offset = c.norm_type == NormType::GemmaRMSNorm ? 1.0 : 0.0;

@@ -7,6 +7,7 @@
 #include "thread_pool.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -24,29 +25,6 @@ using json = nlohmann::json;
 
 uint64_t dtype_size(Dtype d) { return d == Dtype::F32 ? 4 : 2; }
 
-// IEEE half to float, exactly (every half is a float).
-float half_to_float(uint16_t h) {
-    const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-    uint32_t exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF, bits;
-    if (exponent == 0x1F) {
-        bits = sign | 0x7F800000u | (mantissa << 13);  // Inf, NaN
-    } else if (exponent != 0) {
-        bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-    } else if (mantissa == 0) {
-        bits = sign;
-    } else {  // subnormal: normalise
-        exponent = 113;
-        while (!(mantissa & 0x400)) {
-            mantissa <<= 1;
-            --exponent;
-        }
-        bits = sign | (exponent << 23) | ((mantissa & 0x3FF) << 13);
-    }
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-}
-
 // n elements of dtype d at p, as floats.
 void convert(const char* p, Dtype d, int64_t n, float* out) {
     if (d == Dtype::F32) {
@@ -56,12 +34,7 @@ void convert(const char* p, Dtype d, int64_t n, float* out) {
     for (int64_t k = 0; k < n; ++k) {
         uint16_t h;
         std::memcpy(&h, p + 2 * k, 2);
-        if (d == Dtype::F16) {
-            out[k] = half_to_float(h);
-        } else {
-            const uint32_t bits = static_cast<uint32_t>(h) << 16;  // bfloat16 is a float's upper half
-            std::memcpy(out + k, &bits, 4);
-        }
+        out[k] = widen(h, d == Dtype::F16 ? Half::F16 : Half::BF16);
     }
 }
 
@@ -161,11 +134,29 @@ std::vector<PretrainedTensor> checked(const hf::Format& format, const std::vecto
 }  // namespace
 
 // (config.json is read twice, for the config and for the table: a few kilobytes, before anything is allocated.)
+namespace {
+// The 16-bit format each weight matrix keeps: its file's, when every tensor filling it is float16, or every one
+// bfloat16 (widening is exact, so the model computes what float32 weights would; it takes half the memory).
+std::function<Half(const std::string&)> half_formats(const std::vector<PretrainedTensor>& tensors) {
+    std::map<std::string, Half> kinds;
+    for (const PretrainedTensor& t : tensors) {
+        const Half kind = t.dtype == Dtype::F16 ? Half::F16 : t.dtype == Dtype::BF16 ? Half::BF16 : Half::None;
+        const auto [it, first] = kinds.emplace(t.parameter, kind);
+        if (!first && it->second != kind) it->second = Half::None;
+    }
+    return [kinds](const std::string& parameter) {
+        // The position table stays float32: the embedding step reads it row by row with the token embeddings.
+        const auto it = kinds.find(parameter);
+        return it == kinds.end() || parameter == "transformer.wpe.weight" ? Half::None : it->second;
+    };
+}
+}  // namespace
+
 PretrainedLoader::PretrainedLoader(const std::string& config_json, const std::vector<SafetensorsHeader>& files)
     : config_(hf::format_from_config(config_json).config),
       tensors_(checked(hf::format_from_config(config_json), files)),
       done_(tensors_.size(), 0),
-      model_(GPT::zeros(config_)) {
+      model_(GPT::zeros(config_, half_formats(tensors_))) {
     for (const SafetensorsHeader& f : files) file_names_.push_back(f.name);
     std::map<std::string, Tensor*> by_name;
     for (auto& [name, t] : model_.named_parameters()) by_name.emplace(name, t);
@@ -180,7 +171,9 @@ void PretrainedLoader::read(size_t i, uint64_t offset, const char* bytes, size_t
         fail(file_names_[t.file] + ": tensor \"" + t.name + "\" expected its bytes from " + std::to_string(done_[i]) +
              " in whole elements, got " + std::to_string(size) + " bytes at " + std::to_string(offset));
     }
-    float* dst = target_[i]->data.data() + t.offset;
+    Tensor& target = *target_[i];
+    float* dst = target.is_half() ? nullptr : target.data.data() + t.offset;
+    uint16_t* dst16 = target.is_half() ? target.half.data() + t.offset : nullptr;  // kept as the file holds it
     const auto first = static_cast<int64_t>(offset / elem), count = static_cast<int64_t>(size / elem);
     const int64_t out_features = t.transposed ? t.shape[1] : 0, in_features = t.transposed ? t.shape[0] : 0;
     // Pieces of the range, spread over the library's threads; each notes its first non-finite element, so
@@ -190,6 +183,22 @@ void PretrainedLoader::read(size_t i, uint64_t offset, const char* bytes, size_t
     parallel_for(pieces, [&](int64_t piece) {
         const int64_t begin = first + piece * kPiece, n = std::min(kPiece, first + count - begin);
         const char* from = bytes + (begin - first) * static_cast<int64_t>(elem);
+        if (dst16) {
+            thread_local std::vector<uint16_t> raw;
+            raw.resize(static_cast<size_t>(n));
+            std::memcpy(raw.data(), from, static_cast<size_t>(n) * 2);
+            for (int64_t k = 0; k < n; ++k) {
+                if (!std::isfinite(widen(raw[static_cast<size_t>(k)], target.half_kind))) {
+                    bad[static_cast<size_t>(piece)] = begin + k;
+                    break;
+                }
+            }
+            for (int64_t k = 0; k < n; ++k) {
+                const int64_t at = begin + k;  // stored (in, out) when transposed: element (r, c) goes to (c, r)
+                dst16[t.transposed ? (at % out_features) * in_features + at / out_features : at] = raw[static_cast<size_t>(k)];
+            }
+            return;
+        }
         thread_local std::vector<float> values;  // a transposed piece's, before they are scattered
         if (t.transposed) values.resize(static_cast<size_t>(kPiece));
         float* out = t.transposed ? values.data() : dst + begin;

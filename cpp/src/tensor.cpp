@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 namespace attn {
@@ -24,6 +25,60 @@ int64_t numel(const Shape& shape, const char* fn) {
         n *= s;
     }
     return n;
+}
+
+namespace {
+// IEEE half to float, exactly (every half is a float).
+float half_bits_to_float(uint16_t h) {
+    const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+    uint32_t exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF, bits;
+    if (exponent == 0x1F) {
+        bits = sign | 0x7F800000u | (mantissa << 13);  // Inf, NaN
+    } else if (exponent != 0) {
+        bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+    } else if (mantissa == 0) {
+        bits = sign;
+    } else {  // subnormal: normalise
+        exponent = 113;
+        while (!(mantissa & 0x400)) {
+            mantissa <<= 1;
+            --exponent;
+        }
+        bits = sign | (exponent << 23) | ((mantissa & 0x3FF) << 13);
+    }
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+}  // namespace
+
+const float* half_table(Half kind) {
+    if (kind != Half::F16) return nullptr;
+    // Every half, once: a table of 256 KiB, so that a product widening a weight matrix pays a load per value.
+    static const std::vector<float> table = [] {
+        std::vector<float> t(65536);
+        for (uint32_t i = 0; i < 65536; ++i) t[i] = half_bits_to_float(static_cast<uint16_t>(i));
+        return t;
+    }();
+    return table.data();
+}
+
+float widen(uint16_t h, Half kind) {
+    if (kind == Half::BF16) {
+        const uint32_t bits = static_cast<uint32_t>(h) << 16;  // bfloat16 is a float's upper half
+        float f;
+        std::memcpy(&f, &bits, 4);
+        return f;
+    }
+    return half_table(Half::F16)[h];
+}
+
+std::vector<float> float_values(const Tensor& t) {
+    if (!t.is_half()) return t.data;
+    std::vector<float> out(t.half.size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = widen(t.half[i], t.half_kind);
+    return out;
 }
 
 Tensor::Tensor(Shape s) : shape(std::move(s)), data(static_cast<size_t>(attn::numel(shape))) {}

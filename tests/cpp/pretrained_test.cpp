@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -222,4 +223,34 @@ TEST(LoadPretrained, AShardIndexThatIsWrongIsNamed) {
     auto none = files;
     none.erase("model.safetensors.index.json");
     EXPECT_NE(error_of([&] { load_pretrained(none); }).find("has no model.safetensors (the weights, or model.safetensors.index.json and its shards)"), std::string::npos) << error_of([&] { load_pretrained(none); });
+}
+
+// A model whose matrices are kept in bfloat16 computes what the same values in float32 compute (widening is exact),
+// and refuses to train: backward would have no float32 weights to update.
+TEST(LoadPretrained, SixteenBitWeightsComputeTheirFloatValuesAndRefuseTraining) {
+    GPT wide(llama_shaped());
+    GPT narrow = GPT::zeros(llama_shaped(), [](const std::string&) { return Half::BF16; });
+    auto w = wide.named_parameters();
+    auto n = narrow.named_parameters();
+    ASSERT_EQ(w.size(), n.size());
+    for (size_t i = 0; i < w.size(); ++i) {
+        Tensor& t = *w[i].second;
+        if (!n[i].second->is_half()) {
+            n[i].second->data = t.data;
+            continue;
+        }
+        for (size_t k = 0; k < t.data.size(); ++k) {  // round each weight to bfloat16, in both models
+            uint32_t bits;
+            std::memcpy(&bits, &t.data[k], 4);
+            n[i].second->half[k] = static_cast<uint16_t>(bits >> 16);
+            t.data[k] = widen(n[i].second->half[k], Half::BF16);
+        }
+    }
+    EXPECT_TRUE(narrow.has_half_weights());
+    EXPECT_EQ(narrow.num_parameters(false), wide.num_parameters(false));
+    const std::vector<float> a = logits_of(wide), b = logits_of(narrow);
+    for (size_t k = 0; k < a.size(); ++k) EXPECT_NEAR(a[k], b[k], 1e-5f) << k;
+    GPTActivations acts;
+    EXPECT_NE(error_of([&] { narrow.forward_train({1, 2}, 1, acts, nullptr); }).find("GPT.forwardTrain: the model's weights are kept in 16 bits"),
+              std::string::npos);
 }

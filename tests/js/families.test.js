@@ -7,7 +7,7 @@
 // greedy continuation (which runs through the KV cache) must equal PyTorch's.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -36,10 +36,13 @@ const MODELS = [
     kv_heads: 1, head_dim: 16, inner: 40, window: 3, pattern: 2, local_theta: 10000.0, theta: 1000000.0,
     query_pre_attn_scalar: 16 },
 ];
+// Large enough that its weights, not the loader's bookkeeping, are what the heap holds: 3.7 M parameters.
+const MEMORY = { name: 'llama-bf16-memory', family: 'llama', n_layer: 2, hidden: 256, heads: 4, kv_heads: 2, head_dim: 64,
+  inner: 768, vocab: 8192, dtype: 'BF16', shards: 2, tie: false, T: 4 };
 const TORCH = fullTier('PyTorch (tools/llama_reference.py)');
 let dir;
 before(() => {
-  if (!QUICK) dir = familyReferences(MODELS);
+  if (!QUICK) dir = familyReferences([...MODELS, MEMORY]);
 });
 const expectedOf = (name) => JSON.parse(readFileSync(join(dir, name, 'expected.json'), 'utf8'));
 
@@ -89,6 +92,21 @@ describe("loadPretrained gives what today's families compute in PyTorch", TORCH,
       }
     });
   }
+});
+
+test('a bfloat16 model keeps its weights in 16 bits: the heap grows by at most 1.3 times its files, and computes the same', TORCH, async () => {
+  const folder = join(dir, MEMORY.name);
+  const fileBytes = readdirSync(folder).filter((f) => f.endsWith('.safetensors')).reduce((n, f) => n + statSync(join(folder, f)).size, 0);
+  const before = attn.memoryUsage().heapBytes;
+  const { model, tokenizer } = await attn.loadPretrained(folder);
+  own(model);
+  own(tokenizer);
+  const grown = attn.memoryUsage().heapBytes - before;
+  assert.ok(grown <= 1.3 * fileBytes, `the heap grew by ${grown} bytes for ${fileBytes} bytes of files`);
+  assert.ok(grown >= 0.9 * fileBytes, `${grown} bytes: the weights are in the heap`);
+  const e = expectedOf(MEMORY.name);
+  const { logits } = model.forward(e.ids);
+  assert.ok(maxDiff(logits.data, e.logits) <= 1e-4, `logits: ${maxDiff(logits.data, e.logits)}`);
 });
 
 test('attn-train generate --model DIR continues a prompt as the library does', TORCH, async () => {

@@ -176,8 +176,12 @@ public:
     void backward(const GPTActivations& acts, const float* dlogits, GPT& grads) const;
     // A model of the same config with every parameter 0: a gradient buffer.
     GPT zeros_like() const { return zeros(config_); }
-    // Every parameter allocated and 0, no random draws (for loading weights).
-    static GPT zeros(const GPTConfig& config);
+    // Every parameter allocated and 0, no random draws (for loading weights). `half`, when given, names the
+    // 16-bit format a weight matrix is kept in (Half::None: float32): a loaded float16 or bfloat16 model's.
+    static GPT zeros(const GPTConfig& config, const std::function<Half(const std::string&)>& half = {});
+    // Whether any weight is kept in 16 bits: such a model runs forward passes, not training (backward needs
+    // float32 weights to update).
+    bool has_half_weights() const;
 
     const GPTConfig& config() const { return config_; }
     // nanoGPT's get_num_params: shared (tied) tensors once; non_embedding
@@ -201,8 +205,8 @@ public:
 
 private:
     struct Uninitialised {};
-    GPT(const GPTConfig& config, Uninitialised);
-    void allocate();
+    GPT(const GPTConfig& config, Uninitialised, const std::function<Half(const std::string&)>& half = {});
+    void allocate(const std::function<Half(const std::string&)>& half = {});
     void initialise(Generator& gen);
     GPTConfig config_;
 };

@@ -30,9 +30,17 @@ using ConstMatrixMap = Eigen::Map<const Matrix>;
 // or, in WASM, abort the module.
 constexpr int64_t kMaxElements = int64_t{1} << 28;
 
+// The 16-bit formats a model's weights may be kept in as loaded (float16 and bfloat16 files): widening either to
+// float32 is exact, so a product that widens them as it reads gives the float32 weights' result.
+enum class Half : unsigned char { None, F16, BF16 };
+
 struct Tensor {
     Shape shape;              // e.g. (T, d), (B, T, d), (B, H, T, T)
     std::vector<float> data;  // numel(shape) elements, row-major
+    // A loaded model's large weights kept in their file's 16 bits instead of `data` (then empty): half the
+    // memory. Only the forward pass reads them (gemm.hpp widens them as it packs); half_kind says which format.
+    std::vector<uint16_t> half;
+    Half half_kind = Half::None;
 
     Tensor() = default;
     // Zero-filled tensor of the given shape (validated against kMaxElements).
@@ -41,7 +49,8 @@ struct Tensor {
     Tensor(Shape shape, std::vector<float> data);
 
     int64_t dim() const { return static_cast<int64_t>(shape.size()); }
-    int64_t numel() const { return static_cast<int64_t>(data.size()); }
+    int64_t numel() const { return static_cast<int64_t>(half_kind == Half::None ? data.size() : half.size()); }
+    bool is_half() const { return half_kind != Half::None; }
     // size(-1) is the last dimension, as in PyTorch.
     int64_t size(int64_t d) const;
 
@@ -51,6 +60,14 @@ struct Tensor {
     float& at(int64_t i, int64_t j) { return data[static_cast<size_t>(i * shape[1] + j)]; }
     float at(int64_t i, int64_t j) const { return data[static_cast<size_t>(i * shape[1] + j)]; }
 };
+
+// A 16-bit value as the float it stands for, exactly.
+float widen(uint16_t h, Half kind);
+// Every float16's value, indexed by its bits (what a GemmOperand of float16 values reads); null for bfloat16,
+// which widens by a shift.
+const float* half_table(Half kind);
+// The tensor's values as float32: `data` itself, or its 16-bit values widened (a copy).
+std::vector<float> float_values(const Tensor& t);
 
 // Number of elements of a shape; throws Error (naming `fn`) for negative sizes
 // or more than kMaxElements.
