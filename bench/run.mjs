@@ -16,7 +16,8 @@
 //                                  (this library's and the native build's measured in the same run);
 //                                  its table replaces the 2-thread section of bench/results.md
 //   npm run bench -- --quick       fewer sizes and rounds (a smoke test)
-//   npm run bench -- --only gpt    one group of cases: attention, mha, linear, gpt, gpt2 (GPT-2 small's shape)
+//   npm run bench -- --only gpt    one group of cases: attention, mha, linear, gpt, gpt2 (GPT-2 small's shape),
+//                                  smollm2 (SmolLM2-135M's shape, bfloat16), tokenizer
 //                                  or tokenizer (GPT-2's, beside js-tiktoken)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -294,6 +295,49 @@ async function gpt2Cases({ attn }, table) {
   tokenizer.dispose();
 }
 
+/**
+ * SmolLM2-135M's shape (30 layers × 576, 9 query / 3 key-value heads of 64, SwiGLU 1,536, vocabulary 49,152, RoPE
+ * θ 100,000, tied; random weights) as a bfloat16 Hugging Face folder and an ONNX graph of the same weights
+ * (tools/llama_reference.py): load time and heap against the file, logits against PyTorch's, prefill at 128 and
+ * 512 tokens beside onnxruntime-web, and a generated token's time with the KV cache.
+ */
+async function smollm2Cases({ attn }, table) {
+  const folder = join(WORK, 'smollm2', 'smollm2-135m');
+  const script = join(ROOT, 'tools', 'llama_reference.py');
+  if (!existsSync(join(folder, 'model.onnx')) || statSync(join(folder, 'model.onnx')).mtimeMs < statSync(script).mtimeMs) {
+    console.log('bench: writing a SmolLM2-135M-shaped model and its ONNX graph (tools/llama_reference.py, a few minutes)');
+    run('/usr/bin/python3', [script, dirname(folder), JSON.stringify([{ name: 'smollm2-135m', family: 'llama', n_layer: 30,
+      hidden: 576, heads: 9, kv_heads: 3, head_dim: 64, inner: 1536, vocab: 49152, tie: true, theta: 100000.0,
+      context: 8192, dtype: 'BF16', std: 0.02, onnx: true }])]);
+  }
+  const fileBytes = statSync(join(folder, 'model.safetensors')).size;
+  const heapBefore = attn.memoryUsage().heapBytes;
+  const t0 = performance.now();
+  const { model, tokenizer } = await attn.loadPretrained(folder);
+  const loadMs = performance.now() - t0;
+  const heap = attn.memoryUsage().heapBytes - heapBefore;
+  console.log(`bench: smollm2-135m loaded in ${(loadMs / 1000).toFixed(2)} s; the heap grew ${(heap / 2 ** 20).toFixed(0)} MiB ` +
+    `for a ${(fileBytes / 2 ** 20).toFixed(0)} MiB bfloat16 file (${(heap / fileBytes).toFixed(2)}×)`);
+  table.push({ name: 'smollm2-135m/load', ours: loadMs, note: `heap ${(heap / fileBytes).toFixed(2)}× the bf16 file` });
+  const expected = JSON.parse(readFileSync(join(folder, 'expected.json'), 'utf8'));
+  agree('smollm2-135m/pytorch', model.forward(expected.ids).logits.data, { PyTorch: expected.logits }, 1e-4);
+  const graph = await session(join(folder, 'model.onnx'));
+  for (const T of [128, 512]) {
+    const ids = Array.from({ length: T }, (_, i) => (i * 7919) % 49152);
+    const ours = () => model.forward({ data: ids, shape: [1, T] }).logits.data;
+    const feeds = { ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, T]) };
+    const onnx = async () => (await graph.run(feeds)).y.data;
+    agree(`smollm2-135m/prefill/${T}`, ours(), { 'onnxruntime-web': await onnx() }, 1e-3);
+    table.push({ name: `smollm2-135m/prefill/${T}`, ...(await measure({ ours, 'onnxruntime-web': onnx }, quick ? 1 : 3)) });
+  }
+  const prompt = Array.from({ length: 64 }, (_, i) => (i * 104729) % 49152);
+  const generated = await measure({ ours: () => model.generate([prompt], { maxNewTokens: 32, temperature: 0 }) }, quick ? 1 : 3);
+  table.push({ name: 'smollm2-135m/generate-token', ours: generated.ours / 32 });
+  await graph.release();
+  model.dispose();
+  tokenizer.dispose();
+}
+
 /** GPT-2's tokenizer on 1 MB of mixed text (this repository's README and docs, repeated) beside js-tiktoken. */
 async function tokenizerCases({ attn }, table) {
   const { getEncoding } = await import('js-tiktoken');
@@ -389,7 +433,8 @@ async function main() {
   const runtimes = { ...(await loadRuntimes()), native: nativeServer(path) };
   const table = [];
   console.log(`bench: ${ROUNDS} interleaved rounds per case, medians in ms per call`);
-  const groups = { attention: attentionCases, mha: mhaCases, linear: linearCases, gpt: gptCases, gpt2: gpt2Cases, tokenizer: tokenizerCases };
+  const groups = { attention: attentionCases, mha: mhaCases, linear: linearCases, gpt: gptCases, gpt2: gpt2Cases,
+    smollm2: smollm2Cases, tokenizer: tokenizerCases };
   if (only && !(only in groups)) throw new Error(`bench: --only takes one of ${Object.keys(groups).join(', ')}, got ${only}`);
   for (const [name, group] of Object.entries(groups)) if (!only || only === name) await group(runtimes, table, text);
   runtimes.native.close();
@@ -411,7 +456,9 @@ function writeResults(threads, section) {
     'attention is d = 64, MultiHeadAttention d_model 128 with 4 heads, Linear N × N by N × N, the GPT nanoGPT\'s ' +
     '4 layers × 4 heads × 128 on a batch of 12 × 64; gpt2-small is GPT-2 small\'s shape (12 layers × 12 heads × 768, ' +
     'vocabulary 50,257) with random weights, read from a 548 MB Hugging Face folder by loadPretrained, its forward ' +
-    'on one sequence of T tokens (3 rounds); the tokenizer encodes 1 MB of this repository\'s docs with GPT-2\'s ' +
+    'on one sequence of T tokens (3 rounds); smollm2-135m is SmolLM2-135M\'s shape (30 layers × 576, 9 query and 3 ' +
+    'key/value heads, SwiGLU, RoPE, vocabulary 49,152) read from a bfloat16 folder, whose weights stay 16-bit in ' +
+    'memory, its prefill of T tokens and a generated token with the KV cache; the tokenizer encodes 1 MB of this repository\'s docs with GPT-2\'s ' +
     'vocabulary. The PyTorch column names the BLAS library it ran on. Results are bit-identical on any thread count ' +
     '(tests/cpp/threads_test.cpp, tests/js/threads.test.js); only the times differ. The native build is timed in the ' +
     'same interleaved rounds as the WebAssembly runtimes (a process of its own that serves timings), with freed ' +

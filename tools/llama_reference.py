@@ -12,14 +12,16 @@ tokenizer.json) and expected.json: the logits of fixed ids, every layer's attent
 
     /usr/bin/python3 tools/llama_reference.py OUT_DIR SPECS_JSON
     SPECS_JSON: [{"name": "llama", "family": "llama", "n_layer": 2, "hidden": 32, "heads": 4, "kv_heads": 2, ...}]
+    ("onnx": true also exports the model to model.onnx, for the benchmark.)
 """
 import json
 import math
 import os
-import struct
 import sys
 
 import torch
+
+from gpt2_reference import DTYPES, safetensors_bytes  # the one writer of the reference folders' safetensors
 
 
 def rope_inv_freq(head_dim, theta, llama3=None):
@@ -40,7 +42,8 @@ def rope_inv_freq(head_dim, theta, llama3=None):
 
 def rope_cos_sin(inv_freq, positions):
     """LlamaRotaryEmbedding.forward: cos and sin of cat(freqs, freqs), (T, D)."""
-    freqs = (inv_freq[:, None].float() @ torch.tensor(positions)[None, :].float()).transpose(0, 1)  # (T, D/2)
+    positions = positions if torch.is_tensor(positions) else torch.tensor(positions)
+    freqs = (inv_freq[:, None].float() @ positions[None, :].float()).transpose(0, 1)  # (T, D/2)
     emb = torch.cat((freqs, freqs), dim=-1)
     return emb.cos(), emb.sin()
 
@@ -64,9 +67,6 @@ def sliding_window_visible(t, window):
 
 # ---- whole models ---------------------------------------------------------------------------------------------------
 
-DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
-
-
 class RMSNorm(torch.nn.Module):
     """LlamaRMSNorm (w · x / rms in float32); Gemma3RMSNorm when gemma: its weight starts at 0 and scales by 1 + w."""
 
@@ -76,11 +76,13 @@ class RMSNorm(torch.nn.Module):
         self.weight = torch.nn.Parameter(torch.zeros(dim) if gemma else torch.ones(dim))
 
     def forward(self, x):
+        # In float32, as both compute it (x is float32 here: the upcasts they write would be no-ops, and an ONNX
+        # export of torch 1.13 drops the outputs of such casts).
         if self.gemma:
-            out = x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + self.eps)
-            return out * (1.0 + self.weight.float())
-        variance = x.float().pow(2).mean(-1, keepdim=True)
-        return self.weight * (x.float() * torch.rsqrt(variance + self.eps))
+            out = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+            return out * (1.0 + self.weight)
+        variance = x.pow(2).mean(-1, keepdim=True)
+        return self.weight * (x * torch.rsqrt(variance + self.eps))
 
 
 def apply_rotary_pos_emb(q, k, cos, sin):
@@ -180,14 +182,15 @@ class Decoder(torch.nn.Module):
         x = self.embed_tokens(ids)
         if c["gemma"]:  # Gemma3TextScaledWordEmbedding: × √hidden as a float32 buffer
             x = x * torch.tensor(c["hidden"] ** 0.5)
-        positions = list(range(T))
+        positions = torch.arange(ids.shape[1])  # a tensor, so that an ONNX export keeps T a dimension
         rope = rope_cos_sin(rope_inv_freq(c["head_dim"], c["theta"], c.get("llama3")), positions)
         rope_local = rope_cos_sin(rope_inv_freq(c["head_dim"], c["local_theta"]), positions) if c.get("local_theta") else None
         weights = []
         for layer in self.layers:
             x, w = layer(x, rope, rope_local)
             weights.append(w)
-        return self.lm_head(self.norm(x)), weights
+        logits = self.lm_head(self.norm(x))
+        return logits if torch.onnx.is_in_onnx_export() else (logits, weights)
 
 
 # The tensors each family's folder holds, by Hugging Face's names (Decoder's state_dict with "model." before the body).
@@ -248,19 +251,6 @@ def family_config(spec, c):
     return config
 
 
-def safetensors_bytes(tensors):
-    """u64 header length, a JSON header of dtype, shape and data_offsets, the data."""
-    header, data = {"__metadata__": {"format": "pt"}}, b""
-    for name, (dtype, t) in tensors.items():
-        t = t.to(DTYPES[dtype]).contiguous()
-        raw = t.view(torch.int16).numpy().tobytes() if dtype == "BF16" else t.numpy().tobytes()
-        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
-    text = json.dumps(header).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    return struct.pack("<Q", len(text)) + text + data
-
-
 def byte_level_tokenizer(vocab_size):
     """A small GPT-2-style tokenizer.json: the 256 byte-level symbols, merges of a fixed text up to vocab_size - 1
     tokens, and <|endoftext|> as the last id."""
@@ -313,13 +303,14 @@ def build(spec, out):
     torch.manual_seed(spec.get("seed", 0))
     model = Decoder(c)
     dtype = spec.get("dtype", "F32")
+    std = spec.get("std", 0.2)  # wide, so that a wrong step shows; the benchmark's deep model uses Llama's 0.02
     with torch.no_grad():
         for name, p in model.named_parameters():
             norm = name.endswith("norm.weight") or "layernorm" in name
-            p.copy_((0 if gemma or not norm else 1) + 0.2 * torch.randn_like(p))
+            p.copy_((0 if gemma or not norm else 1) + std * torch.randn_like(p))
             p.copy_(p.to(DTYPES[dtype]).float())  # the numbers the file holds
     os.makedirs(out, exist_ok=True)
-    tensors = {name: (dtype, t) for name, t in hf_state_dict(model).items()}
+    tensors = {name: (dtype, t.to(DTYPES[dtype])) for name, t in hf_state_dict(model).items()}
     if spec.get("wrapped"):  # Gemma3ForConditionalGeneration keeps the text model under language_model
         tensors = {("language_model." + n): v for n, v in tensors.items()}
     names = list(tensors)
@@ -358,6 +349,11 @@ def build(spec, out):
                 "attentions": [w.flatten().tolist() for w in weights], "greedy": prompt[0, T:].tolist()}
     with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump(expected, f)
+    if spec.get("onnx"):  # the same model for onnxruntime-web (npm run bench): logits of ids (1, T)
+        model.eval()
+        with torch.no_grad():
+            torch.onnx.export(model, (ids[:1],), os.path.join(out, "model.onnx"), opset_version=17, input_names=["ids"],
+                              output_names=["y"], dynamic_axes={"ids": {1: "T"}, "y": {1: "T"}})
 
 
 def main():

@@ -54,6 +54,24 @@ void norm_back(const GPTConfig& c, Tensor& gw, Tensor& gb, const Tensor& w, cons
     }
 }
 
+// A sublayer's output through Gemma's norm on it (sandwich_norm), or as it is: out (N, C).
+void output_norm(const GPTConfig& c, const Tensor& w, const Matrix& in, Matrix& out, std::vector<float>& rstd) {
+    if (!c.sandwich_norm) {
+        out = in;
+        return;
+    }
+    std::vector<float> unused_mean;
+    norm(c, w, Tensor(), in, out, unused_mean, rstd);
+}
+// Its backward: d, the gradient of its output (N, C), becomes its input's.
+void output_norm_back(const GPTConfig& c, Tensor& gw, const Tensor& w, const Matrix& in, const std::vector<float>& rstd, Matrix& d) {
+    if (!c.sandwich_norm) return;
+    Matrix din = Matrix::Zero(d.rows(), d.cols());
+    Tensor no_bias;
+    norm_back(c, gw, no_bias, w, in, {}, rstd, d, din);
+    d = std::move(din);
+}
+
 void dropout(const Pass& p, Matrix& m, std::vector<float>& keep) {
     keep.clear();
     if (p.dropout <= 0) return;
@@ -210,12 +228,7 @@ void attention_forward(const GPT& m, int64_t l, const Pass& p, const Matrix& x, 
     L.attn_out.resize(N, C);
     linear(L.attn_out.data(), L.y.data(), blk.attn_c_proj_weight, blk.attn_c_proj_bias, N, HD, C);
     Matrix a;
-    std::vector<float> unused_mean;
-    if (c.sandwich_norm) {
-        norm(c, blk.ln_post_attn_weight, Tensor(), L.attn_out, a, unused_mean, L.post_attn_rstd);
-    } else {
-        a = L.attn_out;
-    }
+    output_norm(c, blk.ln_post_attn_weight, L.attn_out, a, L.post_attn_rstd);
     dropout(p, a, L.resid_1_keep);
     if (pre) {
         L.x_1 = x + a;
@@ -242,12 +255,7 @@ void attention_backward(const GPT& m, int64_t l, const GPTActivations& acts, con
     }
     Matrix da = dx, dy(N, HD), din(N, C), dqkv = Matrix::Zero(N, Q);
     if (!L.resid_1_keep.empty()) apply_mask(da.data(), L.resid_1_keep);
-    if (c.sandwich_norm) {
-        Matrix dout = Matrix::Zero(N, C);
-        Tensor no_bias;
-        norm_back(c, gb.ln_post_attn_weight, no_bias, blk.ln_post_attn_weight, L.attn_out, {}, L.post_attn_rstd, da, dout);
-        da = std::move(dout);
-    }
+    output_norm_back(c, gb.ln_post_attn_weight, blk.ln_post_attn_weight, L.attn_out, L.post_attn_rstd, da);
     linear_backward(dy.data(), ptr(gb.attn_c_proj_weight), ptr(gb.attn_c_proj_bias), da.data(), L.y.data(),
                     ptr(blk.attn_c_proj_weight), N, HD, C);
     multi_head_attention_backward(dqkv.leftCols(HD), dqkv.middleCols(HD, KD), dqkv.rightCols(KD), dy, L.qkv.leftCols(HD),
@@ -304,12 +312,7 @@ void mlp_forward(const GPT& m, int64_t l, const Pass& p, GPTLayerActivations& L,
     L.mlp_out.resize(N, C);
     linear(L.mlp_out.data(), L.act.data(), blk.mlp_c_proj_weight, blk.mlp_c_proj_bias, N, F, C);
     Matrix mlp;
-    std::vector<float> unused_mean;
-    if (c.sandwich_norm) {
-        norm(c, blk.ln_post_mlp_weight, Tensor(), L.mlp_out, mlp, unused_mean, L.post_mlp_rstd);
-    } else {
-        mlp = L.mlp_out;
-    }
+    output_norm(c, blk.ln_post_mlp_weight, L.mlp_out, mlp, L.post_mlp_rstd);
     dropout(p, mlp, L.resid_2_keep);
     if (pre) {
         x = L.x_1 + mlp;
@@ -334,12 +337,7 @@ void mlp_backward(const GPT& m, int64_t l, const GPTLayerActivations& L, const M
     }
     Matrix dm = dx_1, dact(N, F), dfc(N, F), din(N, C);
     if (!L.resid_2_keep.empty()) apply_mask(dm.data(), L.resid_2_keep);
-    if (c.sandwich_norm) {
-        Matrix dout = Matrix::Zero(N, C);
-        Tensor no_bias;
-        norm_back(c, gb.ln_post_mlp_weight, no_bias, blk.ln_post_mlp_weight, L.mlp_out, {}, L.post_mlp_rstd, dm, dout);
-        dm = std::move(dout);
-    }
+    output_norm_back(c, gb.ln_post_mlp_weight, blk.ln_post_mlp_weight, L.mlp_out, L.post_mlp_rstd, dm);
     linear_backward(dact.data(), ptr(gb.mlp_c_proj_weight), ptr(gb.mlp_c_proj_bias), dm.data(), L.act.data(),
                     ptr(blk.mlp_c_proj_weight), N, F, C);
     const Matrix& in = pre ? L.ln_2 : L.x_1;

@@ -1,5 +1,6 @@
 #include "unicode_normalization.hpp"
 
+#include "attn/tokenizer.hpp"
 #include "unicode_classes.hpp"
 #include "utf8.hpp"
 
@@ -78,24 +79,6 @@ std::u32string canonical_composition(const std::u32string& d) {
     return out;
 }
 
-void append_utf8(char32_t c, std::string& out) {
-    if (c < 0x80) {
-        out += static_cast<char>(c);
-    } else if (c < 0x800) {
-        out += static_cast<char>(0xC0 | (c >> 6));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-        out += static_cast<char>(0xE0 | (c >> 12));
-        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (c >> 18));
-        out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-}
-
 // The text's runs of valid UTF-8 normalized by `f`, invalid bytes copied between them. Text below U+0300 has no
 // combining marks and no decomposition that NFC keeps, so it is returned as it is.
 template <typename F>
@@ -107,7 +90,7 @@ std::string normalize(const std::string& text, bool composed, F&& f) {
     std::string out;
     std::u32string run;
     const auto flush = [&] {
-        for (char32_t c : f(run)) append_utf8(c, out);
+        for (char32_t c : f(run)) utf8_append(out, c);
         run.clear();
     };
     for (size_t i = 0; i < text.size();) {
