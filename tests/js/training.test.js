@@ -2,7 +2,7 @@
 // that follow the safetensors rules, resumption, and clear errors.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -65,6 +65,39 @@ describe('Trainer', () => {
     assert.equal(ck.iter, null);
     const ids = ck.tokenizer.encode('The cat');
     assert.deepEqual(Array.from(ck.model.forward(ids).logits.data), Array.from(snap.forward(ids).logits.data));
+  });
+
+  test('a Llama-shaped model trains as a GPT does: RMSNorm, RoPE, grouped key/value heads, SwiGLU, a sliding window', () => {
+    const LLAMA = { ...SMALL, nHead: 4, nKvHead: 2, headDim: 6, normType: 'rms_norm', positions: 'rope', gatedMlp: true,
+      activation: 'silu', slidingWindow: 8, slidingWindowPattern: 2, ropeTheta: 1000 };
+    const trainer = own(new attn.Trainer({ model: LLAMA, training: { batchSize: 8, evalIters: 8, warmupIters: 5, lrDecayIters: 80, learningRate: 5e-3 }, text: TEXT }));
+    const before = trainer.evaluate();
+    for (let i = 0; i < 80; i++) trainer.step();
+    const after = trainer.evaluate();
+    assert.ok(after.val < before.val - 1, `val loss ${before.val} -> ${after.val}`);
+    // The native tool trains the same model from the same flags, step for step.
+    const cli = join(ROOT, 'build/portable/attn-train');
+    const dir = mkdtempSync(join(tmpdir(), 'attn-train-llama-'));
+    writeFileSync(join(dir, 'text.txt'), TEXT);
+    const out = execFileSync(cli, ['train', '--data', join(dir, 'text.txt'), '--out', join(dir, 'ck.safetensors'),
+      '--n-layer', '2', '--n-head', '4', '--n-kv-head', '2', '--head-dim', '6', '--n-embd', '16', '--n-inner', '64', '--block-size', '16',
+      '--no-bias', '--no-attention-bias', '--tie-embeddings', '--norm-type', 'rms_norm', '--positions', 'rope', '--rope-theta', '1000',
+      '--gated-mlp', '--activation', 'silu', '--sliding-window', '8', '--sliding-window-pattern', '2', '--batch-size', '4',
+      '--max-iters', '6', '--warmup-iters', '3', '--lr-decay-iters', '12', '--learning-rate', '3e-3', '--min-lr', '3e-4',
+      '--eval-interval', '0', '--log-interval', '1', '--final-eval-iters', '2', '--seed', '7'], { encoding: 'utf8' });
+    const native = [...out.matchAll(/^iter (\d+): loss ([0-9.]+)/gm)].map((m) => Number(m[2]));
+    const same = own(new attn.Trainer({ model: LLAMA,
+      training: { batchSize: 4, warmupIters: 3, lrDecayIters: 12, learningRate: 3e-3, minLr: 3e-4, seed: 7 }, text: TEXT }));
+    const wasm = Array.from({ length: 6 }, () => same.step().loss);
+    assert.equal(native.length, 6);
+    for (let i = 0; i < 6; i++) assert.ok(Math.abs(wasm[i] - native[i]) < 2e-4, `step ${i}: wasm ${wasm[i]} vs native ${native[i]}`);
+    // Its checkpoint keeps the architecture.
+    const ck = attn.loadCheckpoint(new Uint8Array(readFileSync(join(dir, 'ck.safetensors'))));
+    own(ck.model);
+    own(ck.tokenizer);
+    assert.equal(ck.model.config.positions, 'rope');
+    assert.equal(ck.model.config.nKvHead, 2);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test('a word-level run: vocabulary from the text\'s words, kept through a checkpoint', () => {
