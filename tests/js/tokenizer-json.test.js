@@ -2,9 +2,9 @@
 // two references: js-tiktoken, on cl100k_base (Llama 3's Split pattern) and o200k_base (a pattern with \p{Lu}, \p{M}
 // and optional case-insensitive groups, written by no test of this engine) rebuilt as tokenizer.json files from
 // their ranks; and the tokenizers library's JavaScript port (@huggingface/tokenizers), on the same files and on
-// files of the other shapes: SmolLM2's Digits + ByteLevel, a SentencePiece-style text vocabulary with byte fallback
-// (Llama 2, Mistral, Gemma) and Metaspace. Ids must be equal on 5,000 generated strings of every
-// script and shape, and decoding must give the text back.
+// files of the other shapes: SmolLM2's Digits + ByteLevel, Qwen2's NFC and pattern, a SentencePiece-style text
+// vocabulary with byte fallback (Llama 2, Mistral, Gemma) and Metaspace. Ids must be equal on generated strings of
+// every script and shape (5,000 for cl100k_base), and decoding must give the text back.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -102,11 +102,15 @@ function sameIds(ours, reference, texts, label) {
 }
 
 describe("tiktoken's encodings as tokenizer.json files give js-tiktoken's ids", () => {
-  for (const [name, ranks] of [['cl100k_base', cl100k], ['o200k_base', o200k]]) {
-    test(`${name}: 5,000 strings of every script, js-tiktoken's ids and the tokenizers library's`, () => {
+  // cl100k_base (Llama 3's pattern) against both references; o200k_base, a second pattern, against js-tiktoken on
+  // 2,000 strings (the suite runs on two cores: rebuilding its 200,000 merges and the port's vocabulary cost more
+  // than they would tell).
+  for (const [name, ranks, count, port] of [['cl100k_base', cl100k, 5000, true], ['o200k_base', o200k, 2000, false]]) {
+    test(`${name}: ${count.toLocaleString('en')} strings of every script give js-tiktoken's ids${port ? " and the tokenizers library's" : ''}`, () => {
       const { file, enc } = tiktokenJson(ranks);
       const ours = own(new attn.BPETokenizer({ tokenizerJson: JSON.stringify(file) }));
-      sameIds(ours, (t) => enc.encode(t, 'all'), TEXTS.filter((t) => !jsWhitespace.test(t)), `${name} vs js-tiktoken`);
+      sameIds(ours, (t) => enc.encode(t, 'all'), TEXTS.slice(0, count).filter((t) => !jsWhitespace.test(t)), `${name} vs js-tiktoken`);
+      if (!port) return;
       const hf = references(file);
       sameIds(ours, (t) => hf.encode(t, { add_special_tokens: false }).ids, TEXTS.slice(0, 1000), `${name} vs @huggingface/tokenizers`);
       // Decoding gives the text back (js-tiktoken's decode would drop a U+FEFF it starts with: TextDecoder's BOM).
@@ -189,13 +193,13 @@ const FILES = {
 
 describe('tokenizer.json pipelines give the tokenizers library\'s ids', () => {
   for (const [name, make] of Object.entries(FILES)) {
-    test(`${name}: 5,000 strings, and decoding gives them back`, () => {
+    test(`${name}: 2,000 strings, and decoding gives them back`, () => {
       const file = make();
       const ours = own(new attn.BPETokenizer({ tokenizerJson: JSON.stringify(file) }));
       const hf = references(file);
-      const texts = TEXTS.map((t) => t.replace(/[\ud800-\udfff]/gu, '\ufffd')); // the reference keeps lone surrogates
+      const texts = TEXTS.slice(0, 2000).map((t) => t.replace(/[\ud800-\udfff]/gu, '\ufffd')); // the reference keeps lone surrogates
       const compared = file.pre_tokenizer?.pretokenizers?.[0]?.type === 'Digits' ? texts.filter((t) => !nonAsciiNumber.test(t)) : texts;
-      assert.ok(compared.length > 2000, `${compared.length} texts compared`);
+      assert.ok(compared.length > 800, `${compared.length} texts compared`);
       sameIds(ours, (t) => hf.encode(t, { add_special_tokens: false }).ids, compared, name);
       const addsSpaces = JSON.stringify(file.pre_tokenizer).includes('"add_prefix_space":true');
       for (const text of texts.slice(0, 1000)) {
