@@ -5,7 +5,6 @@
 #include "json_limits.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -42,7 +41,7 @@ struct Keys {
     double number(const char* key, const json& fallback, double above, double below) const {
         const json& v = get(key, fallback);
         if (!v.is_number() || !(v.get<double>() > above) || !(v.get<double>() < below)) {
-            refuse(key, v, "expected a number in (" + schema_number(above) + ", " + schema_number(below) + ")");
+            refuse(key, v, "expected a number in (" + format_number(above) + ", " + format_number(below) + ")");
         }
         return v.get<double>();
     }
@@ -50,11 +49,6 @@ struct Keys {
         const json& v = get(key, json(fallback));
         if (!v.is_boolean()) refuse(key, v, "expected true or false");
         return v.get<bool>();
-    }
-    static std::string schema_number(double x) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%g", x);
-        return text;
     }
 };
 
