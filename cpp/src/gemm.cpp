@@ -309,13 +309,26 @@ void split(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOper
     });
 }
 
+// few_rows on strips of C's columns, one per thread when the product is worth it: a token being decoded
+// multiplies one row by every weight matrix, and the threads each read their part of the matrix. Strips are
+// whole multiples of 4 columns, so each column falls on the same vector or scalar step as unsplit.
+void few_rows_split(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C,
+                    int64_t ldc, bool accumulate) {
+    const int64_t parts = parts_for_work(static_cast<double>(M) * N * K, (N + NR - 1) / NR);
+    if (parts == 1) return few_rows(M, N, K, A, B, C, ldc, accumulate);
+    const int64_t step = ((N + parts - 1) / parts + NR - 1) / NR * NR;
+    over_strips(false, step, M, N, A, B, C, ldc, [&](int64_t m, int64_t n, const GemmOperand& a, const GemmOperand& b, float* c) {
+        few_rows(m, n, K, a, b, c, ldc, accumulate);
+    });
+}
+
 }  // namespace
 
 void gemm_simd(int64_t M, int64_t N, int64_t K, GemmOperand A, GemmOperand B, float* C, int64_t ldc,
                bool accumulate) {
     if (M <= 0 || N <= 0) return;
     if (K <= 0) return zero_or_keep(M, N, C, ldc, accumulate);
-    if (M < MR) return few_rows(M, N, K, A, B, C, ldc, accumulate);
+    if (M < MR) return few_rows_split(M, N, K, A, B, C, ldc, accumulate);
     split(M, N, K, A, B, C, ldc, accumulate);
 }
 

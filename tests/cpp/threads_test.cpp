@@ -119,8 +119,9 @@ TEST(ThreadPool, RefusesThreadCountsOutsideItsBounds) {
     EXPECT_EQ(num_threads(), kMaxThreads);
 }
 
-// Shapes that split by rows, by columns, not at all, with transposed operands, accumulating, and rows
-// over more columns than one packed block holds (1050 > NC = 1024, the last panel partly empty).
+// Shapes that split by rows, by columns, not at all, with transposed operands, accumulating, rows
+// over more columns than one packed block holds (1050 > NC = 1024, the last panel partly empty), and
+// one or two rows against a large matrix (a decoded token: column strips, N not a multiple of 4).
 TEST(ThreadedKernels, GemmIsBitIdenticalOnAnyThreadCount) {
     struct Case {
         int64_t M, N, K;
@@ -129,7 +130,8 @@ TEST(ThreadedKernels, GemmIsBitIdenticalOnAnyThreadCount) {
     for (const Case& c : {Case{517, 129, 301, false, false, false}, Case{37, 1031, 70, false, true, true},
                           Case{700, 700, 64, true, false, false}, Case{3, 2000, 128, false, true, false},
                           Case{300, 260, 1024, true, true, true}, Case{16, 16, 16, false, false, false},
-                          Case{1100, 1050, 40, false, true, true}}) {
+                          Case{1100, 1050, 40, false, true, true}, Case{1, 5003, 1300, false, false, true},
+                          Case{2, 4001, 900, true, true, false}}) {
         const std::vector<float> a = random_values(c.M * c.K, 1), b = random_values(c.K * c.N, 2),
                                  c0 = random_values(c.M * c.N, 3);
         const GemmOperand A{a.data(), c.ta ? c.M : c.K, c.ta}, B{b.data(), c.tb ? c.K : c.N, c.tb};
