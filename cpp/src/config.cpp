@@ -176,12 +176,13 @@ void GPTConfig::validate(const char* fn, Naming naming) const {
     if (qk_norm && norm_type == NormType::LayerNorm) refuse(name("qk_norm") + " normalises with RMSNorm: set " + name("norm_type") + " rms_norm or gemma_rms_norm");
     if (sandwich_norm && norm != NormPlacement::Pre) refuse(name("sandwich_norm") + " adds norms to a pre-norm block: set " + name("norm") + " pre");
     if (norm_type != NormType::LayerNorm && norm != NormPlacement::Pre) refuse("RMSNorm blocks are pre-norm here: set " + name("norm") + " pre");
-    // The parameter budget, checked before anything is allocated.
+    // The weight budget, checked before anything is allocated: at 16 bits a parameter, the least a model is kept in.
     const double params = matrix_parameters();
-    if (params > static_cast<double>(kMaxElements)) {
-        throw Error(std::string(fn) + ": a model of about " + std::to_string(static_cast<int64_t>(params)) + " parameters (" +
-                    format_bytes(4 * params) + " of float32) exceeds the library's limit of " + std::to_string(kMaxElements) +
-                    " parameters (" + format_bytes(4.0 * static_cast<double>(kMaxElements)) + ")");
+    if (2 * params > kMaxWeightBytes) {
+        const auto count = [](double n) { return std::to_string(static_cast<int64_t>(n)); };
+        throw Error(std::string(fn) + ": a model of about " + count(params) + " parameters (" + format_bytes(2 * params) +
+                    " in 16 bits) exceeds the library's limit of " + format_number(kMaxWeightBytes / (int64_t{1} << 30)) + " GiB of weights (" +
+                    count(kMaxWeightBytes / 2) + " parameters in 16 bits, " + count(kMaxWeightBytes / 4) + " in float32)");
     }
 }
 

@@ -65,9 +65,25 @@ void each_parameter(const GPTConfig& c, Model* m, F&& f) {
 }  // namespace
 
 void GPT::allocate(const std::function<Half(const std::string&)>& half) {
+    // The weights as they will be stored, counted before any is allocated (kMaxWeightBytes).
+    const auto kind_of = [&](const std::string& name, const Shape& shape) {
+        return half && shape.size() == 2 ? half(name) : Half::None;
+    };
+    double bytes = 0, params = 0;
+    each_parameter<const GPT>(config_, nullptr, [&](const std::string& name, bool present, const Shape& shape, bool, const Tensor*) {
+        if (!present) return;
+        params += static_cast<double>(numel(shape));
+        bytes += static_cast<double>(numel(shape)) * (kind_of(name, shape) == Half::None ? 4 : 2);
+    });
+    if (bytes > kMaxWeightBytes) {
+        throw Error("GPT: a model of " + std::to_string(static_cast<int64_t>(params)) + " parameters takes " + format_bytes(bytes) +
+                    " as stored, more than the library's limit of " + format_number(kMaxWeightBytes / (int64_t{1} << 30)) + " GiB of weights (" +
+                    std::to_string(static_cast<int64_t>(kMaxWeightBytes / 4)) + " parameters in float32, twice as many "
+                    "kept in 16 bits, as a bf16 or f16 file holds them)");
+    }
     h.resize(static_cast<size_t>(config_.n_layer));
     each_parameter(config_, this, [&](const std::string& name, bool present, const Shape& shape, bool one, Tensor* t) {
-        const Half kind = present && half && shape.size() == 2 ? half(name) : Half::None;
+        const Half kind = present ? kind_of(name, shape) : Half::None;
         if (kind != Half::None) {
             *t = Tensor();
             t->shape = shape;

@@ -194,7 +194,13 @@ describe('GPT', () => {
     assert.throws(() => new attn.GPT({ nHead: 0 }), { message: 'GPT: expected nHead to be an integer in [1, 4096], got 0' });
     assert.throws(() => new attn.GPT({ norm: 'middle' }), { message: 'GPT: expected norm to be one of post|pre, got "middle"' });
     assert.throws(() => new attn.GPT({ nLayers: 2 }), { message: 'GPT: unknown config field "nLayers"; did you mean "nLayer"?' });
-    assert.throws(() => new attn.GPT({ vocabSize: 1 << 18, nEmbd: 4096, nHead: 1 }), /exceeds the library's limit/);
+    assert.throws(() => new attn.GPT({ vocabSize: 1 << 18, nEmbd: 4096, nHead: 1 }), {
+      message: "GPT: a model of about 2286157824 parameters (4.3 GiB in 16 bits) exceeds the library's limit of 1.25 GiB of " +
+        'weights (671088640 parameters in 16 bits, 335544320 in float32)' });
+    // Within the limit in 16 bits, beyond it in float32, which a model made here is kept in: refused before allocating.
+    assert.throws(() => new attn.GPT({ vocabSize: 50257, nEmbd: 1024, nLayer: 28, nHead: 16, nInner: 4096 }), {
+      message: "GPT: a model of 455688192 parameters takes 1.7 GiB as stored, more than the library's limit of 1.25 GiB of " +
+        'weights (335544320 parameters in float32, twice as many kept in 16 bits, as a bf16 or f16 file holds them)' });
     assert.throws(() => new attn.GPT({ vocabSize: 1e7 }), { message: 'GPT: expected vocabSize to be an integer in [1, 262144], got 10000000' });
     const model = own(new attn.GPT({ vocabSize: 5, nEmbd: 8, nHead: 2, nLayer: 1, nInner: 8, blockSize: 4 }));
     assert.throws(() => model.forward([1, 2, 5]), { message: 'GPT.forward: expected token ids in [0, 5), got 5 at index 2' });

@@ -206,7 +206,7 @@ describe('a model folder that is wrong is an Error naming the file and what was 
     ['an embedding that disagrees with config.json\'s vocabulary', withConfig((c) => { c.vocab_size = 50304; }),
       'loadPretrained: model.safetensors: tensor "transformer.wte.weight" has shape [50257, 32], but config.json means [50304, 32]'],
     ['a model far beyond memory (GPT-2 XL)', withConfig((c) => Object.assign(c, { n_embd: 1600, n_layer: 48, n_head: 25 })),
-      'loadPretrained: config.json: a model of about 1555022400 parameters (5.8 GiB of float32) exceeds the library\'s limit of 268435456 parameters (1.0 GiB)'],
+      'loadPretrained: config.json: a model of about 1555022400 parameters (2.9 GiB in 16 bits) exceeds the library\'s limit of 1.25 GiB of weights (671088640 parameters in 16 bits, 335544320 in float32)'],
     ['an unsupported dtype', withHeader((h) => { Object.assign(h['transformer.ln_f.bias'], { dtype: 'I16', shape: [64] }); }),
       'loadPretrained: model.safetensors: tensor "transformer.ln_f.bias" has dtype "I16", expected F32, F16 or BF16'],
     ['overlapping tensors', withHeader((h) => { h['transformer.ln_f.bias'].data_offsets = h['transformer.ln_f.weight'].data_offsets; }),

@@ -121,6 +121,12 @@ struct GPTConfig {
     double matrix_parameters() const;
 };
 
+// The most a model's weights may take in memory: 1.25 GiB of WebAssembly's 2 GiB, the rest left for a pass
+// and the page. That is 335,544,320 float32 parameters, or twice as many kept in 16 bits as a bf16 or f16
+// file holds them (Qwen3-0.6B's 596 M fit; Llama-3.2-1B's 1.24 G do not). GPTConfig::validate refuses a
+// config that could not fit even in 16 bits; GPT refuses, before allocating, weights that do not fit as stored.
+constexpr double kMaxWeightBytes = 5.0 * (int64_t{1} << 28);
+
 // torch.optim.AdamW's hyper-parameters.
 struct AdamWOptions {
     float beta1 = 0.9f;
