@@ -182,12 +182,14 @@ val attention(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsA
     });
 }
 
-val explain_score(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsTensor& w, double i, double j) {
+val explain_score(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsTensor& w, double i, double j,
+                  const val& divisor) {
     constexpr const char* fn = "explainScore";
     return guarded(fn, [&] {
+        const std::optional<float> d = divisor.isNull() ? std::nullopt : std::optional<float>(divisor.as<float>());
         return to_js(attn::explain_score(to_tensor(q, fn, "queries"), to_tensor(k, fn, "keys"), to_tensor(v, fn, "values"),
                                          to_tensor(w, fn, "weights"), to_count(i, fn, "the query index"),
-                                         to_count(j, fn, "the key index"), fn));
+                                         to_count(j, fn, "the key index"), fn, d));
     });
 }
 

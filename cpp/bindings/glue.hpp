@@ -56,7 +56,8 @@ val causal_mask(double T);
 val padding_mask(const val& lengths, double T_k);
 val scaled_dot_product_attention(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttentionOptions& o);
 val attention(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttentionOptions& o);
-val explain_score(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsTensor& w, double i, double j);
+val explain_score(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsTensor& w, double i, double j,
+                  const val& divisor);
 
 // Layers: constructors return the new object (JS owns it) or an Error.
 val make_self_attention_v1(double d_in, double d_out);
@@ -172,7 +173,7 @@ val pretrained_config(const std::string& config_json);
 val character_vocabulary(const val& tokenizer_json);
 val pretrained_header_length(const val& first_bytes, double file_size, const std::string& file);
 val pretrained_shard_files(const val& index_json);
-val make_pretrained_loader(const std::string& config_json, const val& files);
+val make_pretrained_loader(const std::string& config_json, const val& files, const std::string& index_json);
 val pretrained_loader_tensors(const PretrainedLoader& l);
 val pretrained_loader_read(PretrainedLoader& l, double i, double offset, const val& bytes);
 val pretrained_loader_finish(PretrainedLoader& l);

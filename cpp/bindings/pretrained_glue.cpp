@@ -62,8 +62,8 @@ val pretrained_shard_files(const val& index_json) {
     return guarded("loadPretrained", [&] { return strings_to_js(PretrainedLoader::shard_files(text_from_js(index_json))); });
 }
 
-// files: [{name, header (bytes), size}], one per safetensors file.
-val make_pretrained_loader(const std::string& config_json, const val& files) {
+// files: [{name, header (bytes), size}], one per safetensors file; index_json: the shards' index, or "".
+val make_pretrained_loader(const std::string& config_json, const val& files, const std::string& index_json) {
     return guarded("loadPretrained", [&] {
         std::vector<SafetensorsHeader> headers;
         const auto n = files["length"].as<size_t>();
@@ -72,7 +72,7 @@ val make_pretrained_loader(const std::string& config_json, const val& files) {
             headers.push_back({f["name"].as<std::string>(), bytes_from_js(f["header"], "loadPretrained"),
                                static_cast<uint64_t>(f["size"].as<double>())});
         }
-        return owned_by_js(new PretrainedLoader(config_json, headers));
+        return owned_by_js(new PretrainedLoader(config_json, headers, index_json));
     });
 }
 

@@ -96,7 +96,8 @@ val to_js(const HeadSummary& s) {
 }
 
 val to_js(const HeadMap& m) {
-    return object({{"queries", tensor(m.queries)}, {"keys", tensor(m.keys)}, {"values", tensor(m.values)}, {"weights", tensor(m.weights)}});
+    return object({{"queries", tensor(m.queries)}, {"keys", tensor(m.keys)}, {"values", tensor(m.values)}, {"weights", tensor(m.weights)},
+                   {"divisor", number(m.divisor)}});
 }
 
 val to_js(const RepeatedSequences& s) {

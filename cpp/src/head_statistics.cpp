@@ -70,6 +70,7 @@ HeadMap head_attention(const GPT& model, const std::vector<int64_t>& ids, int64_
     const int64_t T = static_cast<int64_t>(ids.size()), d = c.head_size(), HD = c.q_width(), KD = c.kv_width();
     const int64_t kv = head / (c.n_head / c.kv_heads());  // the key/value head this query head reads (GQA)
     HeadMap out;
+    out.divisor = std::sqrt(static_cast<float>(c.query_pre_attn_scalar > 0 ? c.query_pre_attn_scalar : static_cast<float>(d)));
     model.forward_observed(ids, 1, [&](int64_t l, const std::vector<float>& w, const Matrix& qkv) {  // qkv (T, HD + 2·KD)
         if (l != layer) return;
         out.weights = Tensor({T, T}, std::vector<float>(w.begin() + head * T * T, w.begin() + (head + 1) * T * T));

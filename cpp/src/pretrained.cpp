@@ -51,15 +51,18 @@ std::string shape_text(const Shape& s) {
 // the files, in F32, F16 or BF16, of the shape the table gives; none missing. Tensors the engine does not read
 // (buffers, a tied lm_head, a vision tower) are left unread, after the reader has checked them like the rest. The
 // tensors to read, file by file, each file's in order.
-std::vector<PretrainedTensor> check_headers(const hf::Format& format, const std::vector<SafetensorsHeader>& files) {
+std::vector<PretrainedTensor> check_headers(const hf::Format& format, const std::vector<SafetensorsHeader>& files,
+                                           const std::string& index_json) {
     std::map<std::string, std::string> found;  // canonical name -> where it was found
     std::vector<PretrainedTensor> out;
+    std::map<std::string, std::string> held;   // every entry of every file -> its file, for the index's check
     for (size_t f = 0; f < files.size(); ++f) {
         const std::string file = files[f].name;
         safetensors::Header h = safetensors::read_header(files[f].header, files[f].size, "loadPretrained: " + file + ": ");
         safetensors::check_entries(h, "loadPretrained: " + file + ": ");
         std::vector<PretrainedTensor> in_file;
         for (const auto& [name, e] : h.entries) {
+            held.emplace(name, file);
             const std::string where = file + ": tensor \"" + name.substr(0, 80) + "\"";
             const std::string canonical = format.canonical(name);
             if (canonical.empty()) continue;
@@ -91,6 +94,18 @@ std::vector<PretrainedTensor> check_headers(const hf::Format& format, const std:
         }
         std::sort(in_file.begin(), in_file.end(), [](const PretrainedTensor& a, const PretrainedTensor& b) { return a.begin < b.begin; });
         out.insert(out.end(), std::make_move_iterator(in_file.begin()), std::make_move_iterator(in_file.end()));
+    }
+    // The index's map from tensors to shards agrees with the shards: a shard that lost a tensor, or an index from
+    // another download, is named here rather than as a parameter found missing.
+    if (!index_json.empty()) {
+        const json index = parse_bounded(index_json, "loadPretrained: model.safetensors.index.json");  // (shard_files checked it)
+        for (const auto& [tensor, file] : index["weight_map"].items()) {
+            const auto it = held.find(tensor);
+            if (it == held.end() || it->second != file.get<std::string>()) {
+                fail("model.safetensors.index.json puts tensor \"" + tensor.substr(0, 80) + "\" in " + file.get<std::string>() + ", but " +
+                     (it == held.end() ? "no shard holds it" : it->second + " holds it"));
+            }
+        }
     }
     for (const auto& [name, target] : format.tensors) {
         if (!found.count(name)) {
@@ -127,22 +142,44 @@ std::vector<std::string> PretrainedLoader::shard_files(const std::string& index_
 }
 
 namespace {
-std::vector<PretrainedTensor> checked(const hf::Format& format, const std::vector<SafetensorsHeader>& files) {
+std::vector<PretrainedTensor> checked(const hf::Format& format, const std::vector<SafetensorsHeader>& files,
+                                     const std::string& index_json) {
     if (files.empty()) fail("no safetensors file was given");
-    return check_headers(format, files);
+    if (!index_json.empty()) {
+        // The files are the ones the index names, each once.
+        const std::vector<std::string> shards = PretrainedLoader::shard_files(index_json);
+        std::vector<std::string> given;
+        for (const SafetensorsHeader& f : files) given.push_back(f.name);
+        if (given != shards) fail("the files given are not the shards model.safetensors.index.json lists");
+    }
+    return check_headers(format, files, index_json);
 }
 }  // namespace
 
 // (config.json is read twice, for the config and for the table: a few kilobytes, before anything is allocated.)
 namespace {
+std::vector<std::string> names_of(const std::vector<SafetensorsHeader>& files) {
+    std::vector<std::string> out;
+    for (const SafetensorsHeader& f : files) out.push_back(f.name);
+    return out;
+}
+
 // The 16-bit format each weight matrix keeps: its file's, when every tensor filling it is float16, or every one
 // bfloat16 (widening is exact, so the model computes what float32 weights would; it takes half the memory).
-std::function<Half(const std::string&)> half_formats(const std::vector<PretrainedTensor>& tensors) {
+std::function<Half(const std::string&)> half_formats(const std::vector<PretrainedTensor>& tensors,
+                                                    const std::vector<std::string>& files) {
+    static const char* const kDtypes[] = {"F32", "F16", "BF16"};
+    std::map<std::string, const PretrainedTensor*> first_of;  // the first tensor filling each parameter
     std::map<std::string, Half> kinds;
     for (const PretrainedTensor& t : tensors) {
-        const Half kind = t.dtype == Dtype::F16 ? Half::F16 : t.dtype == Dtype::BF16 ? Half::BF16 : Half::None;
-        const auto [it, first] = kinds.emplace(t.parameter, kind);
-        if (!first && it->second != kind) it->second = Half::None;
+        const auto [it, first] = first_of.emplace(t.parameter, &t);
+        if (!first && it->second->dtype != t.dtype) {
+            const PretrainedTensor& a = *it->second;
+            fail("tensors \"" + a.name + "\" (" + kDtypes[static_cast<int>(a.dtype)] + ", in " + files[a.file] + ") and \"" + t.name +
+                 "\" (" + kDtypes[static_cast<int>(t.dtype)] + ", in " + files[t.file] + ") fill one matrix, " + t.parameter +
+                 ": expected one dtype");
+        }
+        kinds.emplace(t.parameter, t.dtype == Dtype::F16 ? Half::F16 : t.dtype == Dtype::BF16 ? Half::BF16 : Half::None);
     }
     return [kinds](const std::string& parameter) {
         // The position table stays float32: the embedding step reads it row by row with the token embeddings.
@@ -152,12 +189,13 @@ std::function<Half(const std::string&)> half_formats(const std::vector<Pretraine
 }
 }  // namespace
 
-PretrainedLoader::PretrainedLoader(const std::string& config_json, const std::vector<SafetensorsHeader>& files)
+PretrainedLoader::PretrainedLoader(const std::string& config_json, const std::vector<SafetensorsHeader>& files,
+                                   const std::string& index_json)
     : config_(hf::format_from_config(config_json).config),
-      tensors_(checked(hf::format_from_config(config_json), files)),
+      tensors_(checked(hf::format_from_config(config_json), files, index_json)),
       done_(tensors_.size(), 0),
-      model_(GPT::zeros(config_, half_formats(tensors_))) {
-    for (const SafetensorsHeader& f : files) file_names_.push_back(f.name);
+      file_names_(names_of(files)),
+      model_(GPT::zeros(config_, half_formats(tensors_, file_names_))) {
     std::map<std::string, Tensor*> by_name;
     for (auto& [name, t] : model_.named_parameters()) by_name.emplace(name, t);
     for (const PretrainedTensor& t : tensors_) target_.push_back(by_name.at(t.parameter));
@@ -334,7 +372,7 @@ Pretrained load(const Files& files) {
         files.read(name, 8, header.data(), header.size());
         headers.push_back({name, std::move(header), file_size});
     }
-    PretrainedLoader loader(config, headers);
+    PretrainedLoader loader(config, headers, files.has("model.safetensors") ? "" : files.text("model.safetensors.index.json"));
     std::string chunk;
     for (size_t i = 0; i < loader.tensors().size(); ++i) {
         const PretrainedTensor& t = loader.tensors()[i];

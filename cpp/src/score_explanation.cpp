@@ -7,7 +7,7 @@
 namespace attn {
 
 ScoreExplanation explain_score(const Tensor& queries, const Tensor& keys, const Tensor& values, const Tensor& weights,
-                               int64_t i, int64_t j, const char* fn) {
+                               int64_t i, int64_t j, const char* fn, std::optional<float> divisor) {
     const auto need_2d = [&](const Tensor& t, const char* name, const std::string& expected) {
         if (t.dim() != 2) throw_shape(fn, name, expected, t.shape);
     };
@@ -21,6 +21,9 @@ ScoreExplanation explain_score(const Tensor& queries, const Tensor& keys, const 
     if (weights.shape != Shape{T_q, T_k}) throw_shape(fn, "weights", shape_str({T_q, T_k}) + " (T_q, T_k)", weights.shape);
     for (const auto& [t, name] : {std::pair{&queries, "queries"}, {&keys, "keys"}, {&values, "values"}, {&weights, "weights"}})
         check_finite(*t, fn, name);
+    if (divisor && !(std::isfinite(*divisor) && *divisor > 0)) {
+        throw Error(std::string(fn) + ": expected a divisor that is a positive number, got " + format_number(*divisor));
+    }
     if (i < 0 || i >= T_q || j < 0 || j >= T_k) {
         throw Error(std::string(fn) + ": expected a query in [0, " + std::to_string(T_q) + ") and a key in [0, " +
                     std::to_string(T_k) + "), got (" + std::to_string(i) + ", " + std::to_string(j) + ")");
@@ -33,8 +36,9 @@ ScoreExplanation explain_score(const Tensor& queries, const Tensor& keys, const 
         e.products[d] = e.query[d] * e.key[d];
         e.score += e.products[d];
     }
-    // Divided, not multiplied by the reciprocal, as the notebooks and the kernels do it.
-    e.divisor = std::sqrt(static_cast<float>(d_k));
+    // Divided, not multiplied by the reciprocal, as the notebooks and the kernels do it (Gemma's model multiplies
+    // by the float nearest 1/√query_pre_attn_scalar: the two may differ in the last bit).
+    e.divisor = divisor ? *divisor : std::sqrt(static_cast<float>(d_k));
     e.scaled_score = e.score / e.divisor;
     e.weights = Tensor({T_k}, std::vector<float>(weights.data.begin() + i * T_k, weights.data.begin() + (i + 1) * T_k));
     e.mixed = Tensor({T_k, d_v});

@@ -220,6 +220,20 @@ TEST(LoadPretrained, AShardIndexThatIsWrongIsNamed) {
     auto outside = files;
     outside["model.safetensors.index.json"] = R"({"weight_map": {"model.norm.weight": "../model.safetensors"}})";
     EXPECT_NE(error_of([&] { load_pretrained(outside); }).find("expected the name of a file in the model folder"), std::string::npos) << error_of([&] { load_pretrained(outside); });
+    // The index's tensor-to-shard map is held to the shards: an entry no shard holds, and one in the other shard.
+    const auto with_entry = [&](const std::string& tensor, const std::string& file) {
+        auto changed = files;
+        nlohmann::json index = nlohmann::json::parse(changed["model.safetensors.index.json"]);
+        index["weight_map"][tensor] = file;
+        changed["model.safetensors.index.json"] = index.dump();
+        return error_of([&] { load_pretrained(changed); });
+    };
+    EXPECT_EQ(with_entry("model.layers.7.mlp.up_proj.weight", "model-00001-of-00002.safetensors"),
+              "loadPretrained: model.safetensors.index.json puts tensor \"model.layers.7.mlp.up_proj.weight\" in "
+              "model-00001-of-00002.safetensors, but no shard holds it");
+    EXPECT_EQ(with_entry("model.norm.weight", "model-00001-of-00002.safetensors"),
+              "loadPretrained: model.safetensors.index.json puts tensor \"model.norm.weight\" in "
+              "model-00001-of-00002.safetensors, but model-00002-of-00002.safetensors holds it");
     auto none = files;
     none.erase("model.safetensors.index.json");
     EXPECT_NE(error_of([&] { load_pretrained(none); }).find("has no model.safetensors (the weights, or model.safetensors.index.json and its shards)"), std::string::npos) << error_of([&] { load_pretrained(none); });

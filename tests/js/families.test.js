@@ -84,6 +84,14 @@ describe("loadPretrained gives what today's families compute in PyTorch", TORCH,
       assert.ok(maxDiff(map.queries.data, slice(layer.queries, last, spec.heads)) <= 1e-6);
       assert.ok(maxDiff(map.keys.data, slice(layer.keys, kv, spec.kv_heads)) <= 1e-6);
       assert.ok(maxDiff(map.values.data, slice(layer.values, kv, spec.kv_heads)) <= 1e-6);
+      // Its weights taken apart divide the scores by what the head divided them by (Gemma 3: √query_pre_attn_scalar,
+      // not √head_dim): the softmax of the last row's scaled scores over the keys it sees is that row of weights.
+      assert.equal(map.divisor, Math.fround(Math.sqrt(spec.query_pre_attn_scalar ?? spec.head_dim)));
+      const row = map.weights.data.subarray((T - 1) * T, T * T);
+      const scaled = Array.from(row, (w, j) => (w > 0 ? attn.explainScore(map, T - 1, j).scaledScore : -Infinity));
+      const exps = scaled.map((s) => Math.exp(s - Math.max(...scaled)));
+      const total = exps.reduce((a, b) => a + b, 0);
+      assert.ok(maxDiff(exps.map((x) => x / total), row) <= 1e-5, 'the scaled scores give the weights');
       // Chapter 8's head table measures every head of these models too.
       const scores = attn.headScores(model, { batchSize: 2, length: 8 });
       for (const t of [scores.prefixMatching, scores.previousToken, scores.copying]) {
@@ -162,5 +170,28 @@ describe('a family folder that is wrong is refused by name, with nothing kept', 
     const twice = withConfig('llama-mqa-bf16-shards', () => {});
     cpSync(join(twice, 'model-00001-of-00003.safetensors'), join(twice, 'model-00002-of-00003.safetensors'));
     await assert.rejects(attn.loadPretrained(twice), /is listed twice/);
+  });
+
+  test('an index that puts a tensor where no shard holds it, and a matrix filled from two dtypes', async () => {
+    const lost = withConfig('llama-mqa-bf16-shards', () => {});
+    const indexPath = join(lost, 'model.safetensors.index.json');
+    const index = JSON.parse(readFileSync(indexPath, 'utf8'));
+    index.weight_map['model.layers.0.mlp.extra.weight'] = 'model-00001-of-00003.safetensors';
+    writeFileSync(indexPath, JSON.stringify(index));
+    await assert.rejects(attn.loadPretrained(lost), { message: 'loadPretrained: model.safetensors.index.json puts tensor ' +
+      '"model.layers.0.mlp.extra.weight" in model-00001-of-00003.safetensors, but no shard holds it' });
+    // k_proj relabelled float16 beside its bfloat16 q_proj and v_proj (the same bytes, so the header stays valid).
+    const mixed = withConfig('llama-mqa-bf16-shards', () => {});
+    const key = 'model.layers.0.self_attn.k_proj.weight';
+    const shard = index.weight_map[key];
+    const bytes = readFileSync(join(mixed, shard));
+    const length = Number(bytes.readBigUInt64LE(0));
+    const header = JSON.parse(bytes.subarray(8, 8 + length).toString('utf8'));
+    header[key].dtype = 'F16';
+    const text = Buffer.from(JSON.stringify(header));
+    const prefix = Buffer.alloc(8);
+    prefix.writeBigUInt64LE(BigInt(text.length));
+    writeFileSync(join(mixed, shard), Buffer.concat([prefix, text, bytes.subarray(8 + length)]));
+    await assert.rejects(attn.loadPretrained(mixed), (e) => /^loadPretrained: tensors "model\.layers\.0\.self_attn\.[qkv]_proj\.weight" \((BF16|F16), in model-0000\d-of-00003\.safetensors\) and "model\.layers\.0\.self_attn\.[qkv]_proj\.weight" \((BF16|F16), in model-0000\d-of-00003\.safetensors\) fill one matrix, transformer\.h\.0\.attn\.c_attn\.weight: expected one dtype$/.test(e.message) && e.message.includes(key));
   });
 });

@@ -103,7 +103,8 @@ export function attentionApi(M) {
 
   /**
    * Entry (query, key) of one attention map taken apart. `map` holds queries (T_q, d_k), keys
-   * (T_k, d_k), values (T_k, d_v) and weights (T_q, T_k): a 2-D trace as it is, or one head of one.
+   * (T_k, d_k), values (T_k, d_v) and weights (T_q, T_k): a 2-D trace as it is, or one head of one;
+   * and, when the scores were not divided by √d_k, the `divisor` they were (headAttention's maps carry it).
    */
   function explainScore(map, query, key) {
     const fn = 'explainScore';
@@ -112,7 +113,8 @@ export function attentionApi(M) {
       fail(fn, `a map with ${parts.join(', ')}`, map);
     }
     return M.explainScore(asTensor(map.queries, fn, 'queries'), asTensor(map.keys, fn, 'keys'), asTensor(map.values, fn, 'values'),
-      asTensor(map.weights, fn, 'weights'), number(query, fn, 'query'), number(key, fn, 'key'));
+      asTensor(map.weights, fn, 'weights'), number(query, fn, 'query'), number(key, fn, 'key'),
+      map.divisor === undefined ? null : number(map.divisor, fn, 'divisor'));
   }
 
   class MultiHeadAttention extends Module {

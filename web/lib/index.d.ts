@@ -261,9 +261,9 @@ export interface ScoreExplanation {
   products: Tensor;
   /** their sum: entry (i, j) of Q Kᵀ */
   score: number;
-  /** √d_k */
+  /** √d_k, or the map's `divisor` when it has one */
   divisor: number;
-  /** score / √d_k, before any mask */
+  /** score / divisor, before any mask */
   scaledScore: number;
   /** (T_k) row i of the weights, the mask included */
   weights: Tensor;
@@ -342,7 +342,7 @@ export interface Attention {
    * and how they mix the value rows into z_i. `map` is one head of a trace: queries (T_q, d_k),
    * keys (T_k, d_k), values (T_k, d_v), weights (T_q, T_k).
    */
-  explainScore(map: { queries: TensorLike; keys: TensorLike; values: TensorLike; weights: TensorLike }, query: number, key: number): ScoreExplanation;
+  explainScore(map: { queries: TensorLike; keys: TensorLike; values: TensorLike; weights: TensorLike; divisor?: number }, query: number, key: number): ScoreExplanation;
   /** notebook 001: SimpleLanguageModel(vocab_size, d_model, num_heads, d_ff, max_seq_length) */
   notebook001Config(vocabSize: number, dModel: number, numHeads: number, dFF: number, maxSeqLength: number): GPTConfig;
   /** nanoGPT's GPTConfig; bias defaults to false and tieEmbeddings to true, as in train_shakespeare_char. */

@@ -111,4 +111,6 @@ export interface HeadMap {
   values: Tensor;
   /** (T, T), each row summing to 1 (0 for a head switched off) */
   weights: Tensor;
+  /** what the head divided its scores by: √dHead, or √queryPreAttnScalar for Gemma 3 (explainScore reads it) */
+  divisor: number;
 }

@@ -101,6 +101,7 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
       }
       // The weights: model.safetensors, or the shards model.safetensors.index.json lists.
       let weightFiles;
+      let indexText = '';
       const single = await io(folder.find('model.safetensors'));
       if (single) {
         weightFiles = [['model.safetensors', single]];
@@ -114,7 +115,8 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
           await need('model.safetensors', 'the weights, or model.safetensors.index.json and its shards');
         }
         weightFiles = [];
-        for (const name of M.pretrainedShardFiles(await io(index.text()))) {
+        indexText = await io(index.text());
+        for (const name of M.pretrainedShardFiles(indexText)) {
           const file = await io(folder.find(name));
           if (!file) throw new Error(`${fn}: model.safetensors.index.json lists ${name}, which the model folder does not hold; ${folder.describe()}`);
           weightFiles.push([name, file]);
@@ -133,7 +135,7 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
         if (tokenizer.vocabSize > vocabSize) {
           throw new Error(`${fn}: the tokenizer has ${tokenizer.vocabSize} tokens, more than config.json's vocab_size ${vocabSize}`);
         }
-        loader = M.PretrainedLoader.create(config, headers);
+        loader = M.PretrainedLoader.create(config, headers, indexText);
         const tensors = loader.tensors();
         const total = tensors.reduce((sum, t) => sum + (t.end - t.begin), 0);
         let loaded = 0;

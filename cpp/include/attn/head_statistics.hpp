@@ -43,6 +43,7 @@ struct HeadMap {
     Tensor keys;     // (T, d_head)
     Tensor values;   // (T, d_head)
     Tensor weights;  // (T, T)
+    float divisor;   // what the head divided its scores by: √d_head, or √query_pre_attn_scalar (Gemma 3)
 };
 // layer and head count from 0.
 HeadMap head_attention(const GPT& model, const std::vector<int64_t>& ids, int64_t layer, int64_t head,

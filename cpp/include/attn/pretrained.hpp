@@ -66,10 +66,12 @@ public:
     static uint64_t header_length(const std::string& first_bytes, uint64_t file_size,
                                   const std::string& file = "model.safetensors");
 
-    // config.json's text and the model's files (model.safetensors, or every shard). Checks the config and every
-    // tensor the headers list (name, dtype, shape against the config, bounds, overlaps, none twice, nothing
-    // missing) and only then allocates the model; throws Error naming the file and the tensor or key.
-    PretrainedLoader(const std::string& config_json, const std::vector<SafetensorsHeader>& files);
+    // config.json's text and the model's files (model.safetensors, or every shard in the order shard_files gives
+    // them, with the index's text). Checks the config and every tensor the headers list (name, dtype, shape
+    // against the config, bounds, overlaps, none twice, nothing missing, one dtype per matrix, each where the
+    // index says) and only then allocates the model; throws Error naming the file and the tensor or key.
+    PretrainedLoader(const std::string& config_json, const std::vector<SafetensorsHeader>& files,
+                     const std::string& index_json = "");
     // One file, model.safetensors.
     PretrainedLoader(const std::string& config_json, const std::string& header, uint64_t file_size)
         : PretrainedLoader(config_json, {{"model.safetensors", header, file_size}}) {}

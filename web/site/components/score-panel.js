@@ -86,7 +86,10 @@ export function scorePanel(container, { hint }) {
         { total: ['sum', '', '', f(e.score)] },
       );
       products.dataset.part = 'products';
-      const scaling = cell('p', `2. Divided by √d_k = √${d} = ${f(e.divisor)}: ${f(e.score)} / ${f(e.divisor)} = ${f(e.scaledScore)}, ` +
+      // Gemma 3 divides by √query_pre_attn_scalar, which need not be d_k.
+      const square = Math.round(e.divisor ** 2);
+      const root = square === d ? `√d_k = √${d}` : `√${square} (this model's query_pre_attn_scalar, not √d_k)`;
+      const scaling = cell('p', `2. Divided by ${root} = ${f(e.divisor)}: ${f(e.score)} / ${f(e.divisor)} = ${f(e.scaledScore)}, ` +
         'the scaled score (a masked key’s score is replaced before the softmax).');
       scaling.dataset.part = 'scaling';
       // A long row (a real model's text) shows its MOST_KEYS largest weights, the traced key among them, in
