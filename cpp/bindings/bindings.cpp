@@ -137,8 +137,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("resumeTrainer", &js::resume_trainer);
 
     // ---- pretrained_glue.cpp
-    function("pretrainedConfig", &js::pretrained_config);
-    function("characterVocabulary", &js::character_vocabulary);
+    function("pretrainedTokenizer", &js::pretrained_tokenizer);
     function("pretrainedHeaderLength", &js::pretrained_header_length);
     function("pretrainedShardFiles", &js::pretrained_shard_files);
     class_<BPETokenizer>("BPETokenizer")

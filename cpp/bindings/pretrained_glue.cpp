@@ -38,15 +38,27 @@ val bpe_pieces(const BPETokenizer& t) {
 
 double bpe_vocab_size(const BPETokenizer& t) { return static_cast<double>(t.vocab_size()); }
 
-val pretrained_config(const std::string& config_json) {
-    return guarded("loadPretrained", [&] { return to_json(pretrained_config_from_json(config_json), Naming::Camel); });
-}
-
-// The characters of a character-level tokenizer.json (as text), or null for a BPE.
-val character_vocabulary(const val& tokenizer_json) {
+// The tokenizer of a model folder, {kind: 'bpe' | 'char', handle}: config.json's text and {tokenizerJson} or
+// {vocab, merges} (texts), checked against each other (pretrained_tokenizer).
+val pretrained_tokenizer(const std::string& config_json, const val& files) {
     return guarded("loadPretrained", [&] {
-        const std::optional<std::string> chars = attn::character_vocabulary(text_from_js(tokenizer_json));
-        return chars ? text_to_js(*chars) : val::null();
+        PretrainedTokenizerFiles f;
+        const auto text = [&](const char* key) {
+            return files[key].isUndefined() ? std::nullopt : std::optional<std::string>(text_from_js(files[key]));
+        };
+        f.tokenizer_json = text("tokenizerJson");
+        f.vocab_json = text("vocab");
+        f.merges_txt = text("merges");
+        auto tokenizer = attn::pretrained_tokenizer(f, pretrained_config_from_json(config_json));
+        val out = val::object();
+        if (auto* bpe = std::get_if<BPETokenizer>(&tokenizer)) {
+            out.set("kind", val("bpe"));
+            out.set("handle", owned_by_js(new BPETokenizer(std::move(*bpe))));
+        } else {
+            out.set("kind", val("char"));
+            out.set("handle", owned_by_js(new Tokenizer(std::move(std::get<Tokenizer>(tokenizer)))));
+        }
+        return out;
     });
 }
 

@@ -300,6 +300,26 @@ std::optional<std::string> character_vocabulary(const std::string& tokenizer_jso
     return out;
 }
 
+std::variant<BPETokenizer, Tokenizer> pretrained_tokenizer(const PretrainedTokenizerFiles& files, const GPTConfig& config) {
+    std::optional<std::variant<BPETokenizer, Tokenizer>> tokenizer;
+    if (files.tokenizer_json) {
+        if (const std::optional<std::string> chars = character_vocabulary(*files.tokenizer_json)) {
+            tokenizer.emplace(Tokenizer::from_vocabulary(TokenizerKind::Char, *chars, "loadPretrained: tokenizer.json"));
+        } else {
+            tokenizer.emplace(BPETokenizer::from_tokenizer_json(*files.tokenizer_json));
+        }
+    } else if (files.vocab_json && files.merges_txt) {
+        tokenizer.emplace(BPETokenizer::from_files(*files.vocab_json, *files.merges_txt));
+    } else {
+        fail("no tokenizer was given: expected tokenizer.json, or vocab.json and merges.txt");
+    }
+    const int64_t tokens = std::visit([](const auto& t) { return t.vocab_size(); }, *tokenizer);
+    if (tokens > config.vocab_size) {
+        fail("the tokenizer has " + std::to_string(tokens) + " tokens, more than config.json's vocab_size " + std::to_string(config.vocab_size));
+    }
+    return std::move(*tokenizer);
+}
+
 namespace {
 // A model folder's files, however they are held: what load_pretrained needs of them.
 struct Files {
@@ -330,23 +350,16 @@ Pretrained load(const Files& files) {
     need("config.json", "the model's shape");
     const std::string config = files.text("config.json");
     const GPTConfig shape = pretrained_config_from_json(config);  // checked before anything is read further
-    std::optional<std::variant<BPETokenizer, Tokenizer>> tokenizer;
+    PretrainedTokenizerFiles tokenizer_files;
     if (files.has("tokenizer.json")) {
-        const std::string text = files.text("tokenizer.json");
-        if (const std::optional<std::string> chars = character_vocabulary(text)) {
-            tokenizer.emplace(Tokenizer::from_vocabulary(TokenizerKind::Char, *chars, "loadPretrained: tokenizer.json"));
-        } else {
-            tokenizer.emplace(BPETokenizer::from_tokenizer_json(text));
-        }
+        tokenizer_files.tokenizer_json = files.text("tokenizer.json");
     } else if (files.has("vocab.json") && files.has("merges.txt")) {
-        tokenizer.emplace(BPETokenizer::from_files(files.text("vocab.json"), files.text("merges.txt")));
+        tokenizer_files.vocab_json = files.text("vocab.json");
+        tokenizer_files.merges_txt = files.text("merges.txt");
     } else {
         fail("the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; it holds " + files.listing());
     }
-    const int64_t tokens = std::visit([](const auto& t) { return t.vocab_size(); }, *tokenizer);
-    if (tokens > shape.vocab_size) {
-        fail("the tokenizer has " + std::to_string(tokens) + " tokens, more than config.json's vocab_size " + std::to_string(shape.vocab_size));
-    }
+    std::variant<BPETokenizer, Tokenizer> tokenizer = pretrained_tokenizer(tokenizer_files, shape);
     if (!files.has("model.safetensors") && files.has("pytorch_model.bin")) {
         fail("the model folder has pytorch_model.bin but no model.safetensors; this library reads safetensors (convert with "
              "transformers: model.save_pretrained(folder, safe_serialization=True))");
@@ -382,7 +395,7 @@ Pretrained load(const Files& files) {
             loader.read(i, at - t.begin, chunk.data(), chunk.size());
         }
     }
-    return Pretrained{loader.finish(), std::move(*tokenizer)};
+    return Pretrained{loader.finish(), std::move(tokenizer)};
 }
 }  // namespace
 

@@ -16,7 +16,7 @@ const CHUNK_BYTES = 16 << 20;
 // A file's text as it is written: ignoreBOM keeps a U+FEFF it begins with (TextDecoder drops it by default).
 const fileDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
-export function pretrainedApi(M, { GPT, Tokenizer }) {
+export function pretrainedApi(M, { GPT, CharTokenizer }) {
   /**
    * GPT-2's tokenizer: byte-level byte-pair encoding. `files` is
    * `{ vocab, merges }` (the texts of vocab.json and merges.txt) or
@@ -87,11 +87,9 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
       const config = await io((await need('config.json', "the model's shape")).text());
       const configObject = parseJson(config, 'config.json', fn);
       let tokenizerFiles;
-      let characters = null;
       const tokenizerJson = await io(folder.find('tokenizer.json'));
       if (tokenizerJson) {
         tokenizerFiles = { tokenizerJson: await io(tokenizerJson.text()) };
-        characters = M.characterVocabulary(tokenizerFiles.tokenizerJson); // null for a BPE
       } else {
         const [vocab, merges] = [await io(folder.find('vocab.json')), await io(folder.find('merges.txt'))];
         if (!vocab || !merges) {
@@ -122,18 +120,15 @@ export function pretrainedApi(M, { GPT, Tokenizer }) {
           weightFiles.push([name, file]);
         }
       }
-      // config.json checked, and the tokenizer against it, before anything is allocated.
-      const { vocabSize } = JSON.parse(M.pretrainedConfig(config));
-      const tokenizer = characters !== null ? Tokenizer.fromVocabulary('char', characters) : new BPETokenizer(tokenizerFiles);
+      // config.json checked, and the tokenizer (which kind it is, its size) against it, before the model is allocated.
+      const made = M.pretrainedTokenizer(config, tokenizerFiles);
+      const tokenizer = new (made.kind === 'bpe' ? BPETokenizer : CharTokenizer)(new AdoptedHandle(made.handle));
       let loader = null;
       try {
         const headers = [];
         for (const [name, file] of weightFiles) {
           const headerLength = M.pretrainedHeaderLength(await io(file.read(0, Math.min(8, file.size))), file.size, name);
           headers.push({ name, header: await io(file.read(8, 8 + headerLength)), size: file.size });
-        }
-        if (tokenizer.vocabSize > vocabSize) {
-          throw new Error(`${fn}: the tokenizer has ${tokenizer.vocabSize} tokens, more than config.json's vocab_size ${vocabSize}`);
         }
         loader = M.PretrainedLoader.create(config, headers, indexText);
         const tensors = loader.tensors();

@@ -103,6 +103,15 @@ private:
 // another model type (a BPE, which BPETokenizer reads). A WordLevel vocabulary of anything else is an Error.
 std::optional<std::string> character_vocabulary(const std::string& tokenizer_json);
 
+// The texts of a model folder's tokenizer files: tokenizer.json, or vocab.json and merges.txt (GPT-2's folders).
+struct PretrainedTokenizerFiles {
+    std::optional<std::string> tokenizer_json, vocab_json, merges_txt;
+};
+// The folder's tokenizer, decided here for every caller (load_pretrained, the JS loader): tokenizer.json as
+// characters when it is a character-level WordLevel vocabulary (character_vocabulary), else as a BPETokenizer;
+// without it, vocab.json + merges.txt. An Error when it has more tokens than config's vocab_size.
+std::variant<BPETokenizer, Tokenizer> pretrained_tokenizer(const PretrainedTokenizerFiles& files, const GPTConfig& config);
+
 struct Pretrained {
     GPT model;
     std::variant<BPETokenizer, Tokenizer> tokenizer;  // GPT-2's BPE, or characters (character_vocabulary)
