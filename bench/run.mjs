@@ -17,8 +17,8 @@
 //                                  its table replaces the 2-thread section of bench/results.md
 //   npm run bench -- --quick       fewer sizes and rounds (a smoke test)
 //   npm run bench -- --only gpt    one group of cases: attention, mha, linear, gpt, gpt2 (GPT-2 small's shape),
-//                                  smollm2 (SmolLM2-135M's shape, bfloat16), tokenizer
-//                                  or tokenizer (GPT-2's, beside js-tiktoken)
+//                                  smollm2 (SmolLM2-135M's shape, bfloat16),
+//                                  or tokenizer (GPT-2's, and cl100k_base as a tokenizer.json, beside js-tiktoken)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -31,6 +31,7 @@ import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import * as ort from 'onnxruntime-web';
 
 import { createAttention } from '../web/lib/index.js';
+import { tiktokenJson } from '../tests/fixtures/tiktoken-json.js';
 import { measure as measureRounds } from './timing.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -353,6 +354,15 @@ async function tokenizerCases({ attn }, table) {
   const peer = () => tiktoken.encode(text, 'all');
   agree('tokenizer/encode-1MB', ours(), { 'js-tiktoken': peer() }, 0);
   table.push({ name: 'tokenizer/encode-1MB', ...(await measure({ ours, 'js-tiktoken': peer }, quick ? 3 : 7)) });
+  // cl100k_base (Llama 3's pattern) as a tokenizer.json: the Split regex runs in this library's own engine.
+  const { file } = tiktokenJson((await import('js-tiktoken/ranks/cl100k_base')).default);
+  const cl100k = new attn.BPETokenizer({ tokenizerJson: JSON.stringify(file) });
+  const cl100kPeer = getEncoding('cl100k_base');
+  const oursCl100k = () => cl100k.encode(text);
+  const peerCl100k = () => cl100kPeer.encode(text, 'all');
+  agree('tokenizer/cl100k-encode-1MB', oursCl100k(), { 'js-tiktoken': peerCl100k() }, 0);
+  table.push({ name: 'tokenizer/cl100k-encode-1MB', ...(await measure({ ours: oursCl100k, 'js-tiktoken': peerCl100k }, quick ? 3 : 7)) });
+  cl100k.dispose();
   // Hostile text: one letter repeated is one piece of that many bytes, and GPT-2's special token repeated is a
   // special-token match every 13 bytes. Each time must grow with the size, not with its square (docs/limits.md).
   // js-tiktoken is left out: its merge loop rescans the piece, and a 1 MB piece does not end in minutes.

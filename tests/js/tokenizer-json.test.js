@@ -11,71 +11,15 @@ import { createRequire } from 'node:module';
 import { before, describe, test } from 'node:test';
 
 import { Tokenizer as HuggingFace } from '@huggingface/tokenizers';
-import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 
 import { generatedTexts } from '../fixtures/texts.js';
+import { BYTE, tiktokenJson } from '../fixtures/tiktoken-json.js';
 import { attn, own, useAttention } from './helpers.js';
 
 useAttention();
 const require = createRequire(import.meta.url);
-
-// GPT-2's printable alphabet for bytes (bytes_to_unicode), in which byte-level vocabularies spell their tokens.
-const BYTE = (() => {
-  const printable = (b) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
-  const out = [];
-  let next = 256;
-  for (let b = 0; b < 256; b++) out.push(String.fromCodePoint(printable(b) ? b : next++));
-  return out;
-})();
-const spell = (bytes) => Array.from(bytes, (b) => BYTE[b]).join('');
-
-/**
- * A tiktoken encoding as a tokenizer.json: its vocabulary spelled byte-level, its merges recovered from the ranks
- * (a token's merge is the last one BPE makes on its bytes with lower ranks only), its pattern as a Split, and
- * ignore_merges (tiktoken takes a piece that is a token whole).
- */
-function tiktokenJson(ranks) {
-  const enc = new Tiktoken(ranks);
-  const rankOf = new Map();
-  for (const [rank, bytes] of enc.textMap) rankOf.set(bytes.join(','), rank);
-  const vocab = {};
-  const merges = [];
-  const order = [...enc.textMap.keys()].sort((a, b) => a - b);
-  for (const rank of order) {
-    const bytes = enc.textMap.get(rank);
-    vocab[spell(bytes)] = rank;
-    if (bytes.length < 2) continue;
-    let parts = Array.from(bytes, (b) => [b]);
-    while (parts.length > 2) {
-      let best = -1;
-      let bestRank = Infinity;
-      for (let i = 0; i + 1 < parts.length; i++) {
-        const r = rankOf.get([...parts[i], ...parts[i + 1]].join(','));
-        if (r !== undefined && r < rank && r < bestRank) [best, bestRank] = [i, r];
-      }
-      parts.splice(best, 2, [...parts[best], ...parts[best + 1]]);
-    }
-    merges.push([spell(parts[0]), spell(parts[1])]);
-  }
-  const added = Object.entries(ranks.special_tokens).map(([content, id]) => ({
-    id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true,
-  }));
-  for (const a of added) vocab[a.content] = a.id;
-  return {
-    file: {
-      version: '1.0', truncation: null, padding: null, added_tokens: added, normalizer: null,
-      pre_tokenizer: { type: 'Sequence', pretokenizers: [
-        { type: 'Split', pattern: { Regex: ranks.pat_str }, behavior: 'Isolated', invert: false },
-        { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: false }] },
-      post_processor: null, decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
-      model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null,
-        fuse_unk: false, byte_fallback: false, ignore_merges: true, vocab, merges },
-    },
-    enc,
-  };
-}
 
 const TEXTS = generatedTexts(5000);
 const references = (file) => new HuggingFace(file, {});
