@@ -150,7 +150,14 @@ std::vector<PretrainedTensor> checked(const hf::Format& format, const std::vecto
         const std::vector<std::string> shards = PretrainedLoader::shard_files(index_json);
         std::vector<std::string> given;
         for (const SafetensorsHeader& f : files) given.push_back(f.name);
-        if (given != shards) fail("the files given are not the shards model.safetensors.index.json lists");
+        if (given != shards) {
+            const auto list = [](const std::vector<std::string>& names) {
+                std::string out;
+                for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+                return out;
+            };
+            fail("model.safetensors.index.json lists the shards " + list(shards) + "; the files given are " + list(given));
+        }
     }
     return check_headers(format, files, index_json);
 }
@@ -164,8 +171,9 @@ std::vector<std::string> names_of(const std::vector<SafetensorsHeader>& files) {
     return out;
 }
 
-// The 16-bit format each weight matrix keeps: its file's, when every tensor filling it is float16, or every one
-// bfloat16 (widening is exact, so the model computes what float32 weights would; it takes half the memory).
+// The format each weight matrix keeps: its tensors' dtype, which they must share (an Error names two that do not).
+// Float16 and bfloat16 stay 16-bit: widening is exact, so the model computes what float32 weights would, in half
+// the memory.
 std::function<Half(const std::string&)> half_formats(const std::vector<PretrainedTensor>& tensors,
                                                     const std::vector<std::string>& files) {
     static const char* const kDtypes[] = {"F32", "F16", "BF16"};

@@ -234,6 +234,18 @@ TEST(LoadPretrained, AShardIndexThatIsWrongIsNamed) {
     EXPECT_EQ(with_entry("model.norm.weight", "model-00001-of-00002.safetensors"),
               "loadPretrained: model.safetensors.index.json puts tensor \"model.norm.weight\" in "
               "model-00001-of-00002.safetensors, but model-00002-of-00002.safetensors holds it");
+    // A loader given the shards in another order than the index lists them (or not all of them) says so.
+    const auto header_of = [&](const std::string& name) {
+        const std::string& bytes = files.at(name);
+        const uint64_t n = PretrainedLoader::header_length(bytes.substr(0, 8), bytes.size(), name);
+        return SafetensorsHeader{name, bytes.substr(8, static_cast<size_t>(n)), bytes.size()};
+    };
+    const std::string first = "model-00001-of-00002.safetensors", second = "model-00002-of-00002.safetensors";
+    EXPECT_EQ(error_of([&] {
+                  PretrainedLoader(files.at("config.json"), {header_of(second), header_of(first)}, files.at("model.safetensors.index.json"));
+              }),
+              "loadPretrained: model.safetensors.index.json lists the shards " + first + ", " + second + "; the files given are " +
+                  second + ", " + first);
     auto none = files;
     none.erase("model.safetensors.index.json");
     EXPECT_NE(error_of([&] { load_pretrained(none); }).find("has no model.safetensors (the weights, or model.safetensors.index.json and its shards)"), std::string::npos) << error_of([&] { load_pretrained(none); });
