@@ -276,15 +276,7 @@ std::string save_checkpoint(const GPT& model, const Tokenizer& tokenizer, const 
     }
     header["__metadata__"] = meta;
     header["__metadata__"]["digest"] = digest_of(header, data.data(), data.size());
-    std::string text = header.dump();
-    text.append((8 - text.size() % 8) % 8, ' ');  // align the data to 8 bytes
-    std::string out(8, '\0');
-    const uint64_t n = text.size();
-    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xFF);
-    out.reserve(out.size() + text.size() + data.size());
-    out += text;
-    out += data;
-    return out;
+    return safetensors::assemble(header, data);
 }
 
 Checkpoint load_checkpoint(const std::string& bytes) {

@@ -101,4 +101,16 @@ void check_entries(Header& h, const std::string& where) {
     }
 }
 
+std::string assemble(const nlohmann::json& header, const std::string& data) {
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    std::string out(8, '\0');
+    const uint64_t n = text.size();
+    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xFF);
+    out.reserve(out.size() + text.size() + data.size());
+    out += text;
+    out += data;
+    return out;
+}
+
 }  // namespace attn::safetensors

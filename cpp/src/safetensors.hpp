@@ -48,4 +48,8 @@ Header read_header(const std::string& text, uint64_t file_size, const std::strin
 // spanning exactly shape × dtype bytes; no two overlapping.
 void check_entries(Header& h, const std::string& where);
 
+// A file of `header` (entries and any __metadata__, as the caller built them) and its data section: the 8-byte
+// length, the header's JSON padded with spaces to a multiple of 8 bytes (so that the data is aligned), the data.
+std::string assemble(const nlohmann::json& header, const std::string& data);
+
 }  // namespace attn::safetensors
