@@ -89,6 +89,7 @@ const Table<TrainConfig>& train_fields() {
         ATTN_INTEGER("seed", seed, 0, kMaxSafeInteger, "torch.manual_seed for the weights, batches and dropout"),
         ATTN_CHOICE("tokenizer", tokenizer, kTokenizers, "how a fresh run splits its text"),
         ATTN_CHOICE("task", task, kTasks, "text: windows of the text; repeats: random tokens of its vocabulary with a segment repeated"),
+        ATTN_INTEGER("context", context, 0, kMaxSafeInteger, "tokens a training window holds, at most the model's block size (0: the block size)"),
     }};
     return table;
 }

@@ -5,13 +5,31 @@
 namespace attn {
 
 TextDataset::TextDataset(const std::string& text, Tokenizer tokenizer, Task task, double train_fraction)
-    : tokenizer_(std::move(tokenizer)), task_(task) {
+    : tokenizer_(std::move(tokenizer)), vocab_size_(tokenizer_->vocab_size()), task_(task) {
     // A corpus costs its text and 4 bytes a token: the ids are encoded once and split in place.
     if (text.size() > static_cast<size_t>(kMaxElements)) {
         throw Error("TextDataset: a text of " + std::to_string(text.size()) + " bytes is longer than the " +
                     std::to_string(kMaxElements) + " bytes the library takes (docs/limits.md)");
     }
-    split(tokenizer_.encode_corpus(text), train_fraction);
+    split(tokenizer_->encode_corpus(text), train_fraction);
+}
+
+TextDataset::TextDataset(std::vector<int32_t> ids, int64_t vocab_size, double train_fraction) : vocab_size_(vocab_size) {
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] < 0 || ids[i] >= vocab_size) {
+            throw Error("TextDataset: expected token ids in [0, " + std::to_string(vocab_size) + "), got " + std::to_string(ids[i]) +
+                        " at index " + std::to_string(i));
+        }
+    }
+    split(std::move(ids), train_fraction);
+}
+
+const Tokenizer& TextDataset::tokenizer() const {
+    if (!tokenizer_) {
+        throw Error("TextDataset: the text was encoded by a model folder's tokenizer, which a checkpoint cannot hold "
+                    "(checkpoints hold character and word tokenizers): save the model as a folder");
+    }
+    return *tokenizer_;
 }
 
 void TextDataset::split(std::vector<int32_t> ids, double train_fraction) {
@@ -44,7 +62,7 @@ void TextDataset::check_block_size(int64_t T, const char* fn) const {
 
 Batch TextDataset::get_batch(Split split, int64_t B, int64_t T, Generator& gen) const {
     if (task_ == Task::Repeats) {
-        const RepeatedSequences s = repeated_sequences(B, T + 1, tokenizer_.vocab_size(), gen, "getBatch");
+        const RepeatedSequences s = repeated_sequences(B, T + 1, vocab_size_, gen, "getBatch");
         Batch batch;
         batch.B = B;
         batch.T = T;

@@ -64,6 +64,19 @@ void each_parameter(const GPTConfig& c, Model* m, F&& f) {
 }
 }  // namespace
 
+namespace {
+// kMaxWeightBytes against a model's weights as they would be stored.
+void check_weight_bytes(double params, double bytes, const char* fn) {
+    if (bytes > kMaxWeightBytes) {
+        throw Error(std::string(fn) + ": a model of " + std::to_string(static_cast<int64_t>(params)) + " parameters takes " +
+                    format_bytes(bytes) + " as stored, more than the library's limit of " +
+                    format_number(kMaxWeightBytes / (int64_t{1} << 30)) + " GiB of weights (" +
+                    std::to_string(static_cast<int64_t>(kMaxWeightBytes / 4)) +
+                    " parameters in float32, twice as many kept in 16 bits, as a bf16 or f16 file holds them)");
+    }
+}
+}  // namespace
+
 void GPT::allocate(const std::function<Half(const std::string&)>& half) {
     // The weights as they will be stored, counted before any is allocated (kMaxWeightBytes).
     const auto kind_of = [&](const std::string& name, const Shape& shape) {
@@ -75,12 +88,7 @@ void GPT::allocate(const std::function<Half(const std::string&)>& half) {
         params += static_cast<double>(numel(shape));
         bytes += static_cast<double>(numel(shape)) * (kind_of(name, shape) == Half::None ? 4 : 2);
     });
-    if (bytes > kMaxWeightBytes) {
-        throw Error("GPT: a model of " + std::to_string(static_cast<int64_t>(params)) + " parameters takes " + format_bytes(bytes) +
-                    " as stored, more than the library's limit of " + format_number(kMaxWeightBytes / (int64_t{1} << 30)) + " GiB of weights (" +
-                    std::to_string(static_cast<int64_t>(kMaxWeightBytes / 4)) + " parameters in float32, twice as many "
-                    "kept in 16 bits, as a bf16 or f16 file holds them)");
-    }
+    check_weight_bytes(params, bytes, "GPT");
     h.resize(static_cast<size_t>(config_.n_layer));
     each_parameter(config_, this, [&](const std::string& name, bool present, const Shape& shape, bool one, Tensor* t) {
         const Half kind = present ? kind_of(name, shape) : Half::None;
@@ -100,6 +108,15 @@ bool GPT::has_half_weights() const {
         if (t->is_half()) return true;
     }
     return false;
+}
+
+void GPT::widen_weights() {
+    double params = 0;
+    for (const auto& [name, t] : std::as_const(*this).named_parameters()) params += static_cast<double>(t->numel());
+    check_weight_bytes(params, 4 * params, "GPT.widenWeights");
+    for (auto& [name, t] : named_parameters()) {
+        if (t->is_half()) *t = Tensor(t->shape, float_values(*t));
+    }
 }
 
 std::vector<std::pair<std::string, const Tensor*>> GPT::named_parameters() const {

@@ -12,13 +12,23 @@
 namespace attn {
 
 namespace {
+// The windows a run trains on (TrainConfig::context, at most the block size) against the text and the step's memory.
+void check_windows(const GPTConfig& c, const TextDataset& data, const TrainConfig& t) {
+    if (t.context > c.block_size) {
+        throw Error("Trainer: expected a context of at most the model's block size " + std::to_string(c.block_size) + ", got " +
+                    std::to_string(t.context));
+    }
+    const int64_t T = t.context > 0 ? t.context : c.block_size;
+    data.check_block_size(T, "Trainer");
+    GPT::check_pass_fits(c, t.batch_size, T, T, "Trainer");
+}
+
 // The model's config for the text's vocabulary, checked against the text and the step before the model is
 // allocated (a word vocabulary of 1.3 M pieces once made a model before the step was found too large).
-GPTConfig for_data(GPTConfig c, const TextDataset& data, int64_t batch_size) {
-    c.vocab_size = data.tokenizer().vocab_size();
+GPTConfig for_data(GPTConfig c, const TextDataset& data, const TrainConfig& t) {
+    c.vocab_size = data.vocab_size();
     c.validate("Trainer");
-    data.check_block_size(c.block_size, "Trainer");
-    GPT::check_pass_fits(c, batch_size, c.block_size, c.block_size, "Trainer");
+    check_windows(c, data, t);
     return c;
 }
 }  // namespace
@@ -37,10 +47,10 @@ Trainer::Trainer(GPTConfig model_config, const TrainConfig& config, const std::s
     : config_((config.validate("Trainer"), config)),
       gen_(config.seed),
       data_(text, Tokenizer(config.tokenizer, text), config.task),
-      model_(for_data(model_config, data_, config.batch_size), gen_),
+      model_(for_data(model_config, data_, config_), gen_),
       grads_(model_.zeros_like()),
       optimizer_(model_, config.adamw) {
-    next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
+    next_ = data_.get_batch(Split::Train, config_.batch_size, context(), gen_);
     prepare_micro_batches();
 }
 
@@ -60,15 +70,40 @@ Trainer::Trainer(GPT model, AdamW optimizer, int64_t iter, Tokenizer tokenizer, 
       grads_(model_.zeros_like()),
       optimizer_(std::move(optimizer)),
       iter_(iter) {
-    if (data_.tokenizer().vocab_size() != model_.config().vocab_size) {
-        throw Error("Trainer: the vocabulary has " + std::to_string(data_.tokenizer().vocab_size()) +
+    if (data_.vocab_size() != model_.config().vocab_size) {
+        throw Error("Trainer: the vocabulary has " + std::to_string(data_.vocab_size()) +
                     " pieces but the model expects " + std::to_string(model_.config().vocab_size));
     }
     optimizer_.options = config.adamw;
     config_.tokenizer = data_.tokenizer().kind();
-    data_.check_block_size(model_.config().block_size, "Trainer");
-    GPT::check_pass_fits(model_.config(), config_.batch_size, model_.config().block_size, model_.config().block_size, "Trainer");
-    next_ = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
+    check_windows(model_.config(), data_, config_);
+    next_ = data_.get_batch(Split::Train, config_.batch_size, context(), gen_);
+    prepare_micro_batches();
+}
+
+namespace {
+const TrainConfig& fine_tuning(const TrainConfig& config) {
+    config.validate("Trainer");
+    if (config.task != Task::Text) throw Error("Trainer: a loaded model is fine-tuned on a text (task text), got task repeats");
+    return config;
+}
+
+// The model in float32, checked against the text's windows before its gradients are allocated.
+GPT widened(GPT model, const TextDataset& data, const TrainConfig& config) {
+    check_windows(model.config(), data, config);
+    model.widen_weights();
+    return model;
+}
+}  // namespace
+
+Trainer::Trainer(GPT model, const TrainConfig& config, std::vector<int32_t> ids)
+    : config_(fine_tuning(config)),
+      gen_(config.seed),
+      data_(std::move(ids), model.config().vocab_size),
+      model_(widened(std::move(model), data_, config_)),
+      grads_(model_.zeros_like()),
+      optimizer_(model_, config.adamw) {
+    next_ = data_.get_batch(Split::Train, config_.batch_size, context(), gen_);
     prepare_micro_batches();
 }
 
@@ -134,7 +169,7 @@ StepResult Trainer::step() {
     const Generator gen_before = gen_;
     // The order of train.py: forward (dropout draws) and backward, then the next batch.
     r.loss = forward_backward(next_);
-    Batch upcoming = data_.get_batch(Split::Train, config_.batch_size, model_.config().block_size, gen_);
+    Batch upcoming = data_.get_batch(Split::Train, config_.batch_size, context(), gen_);
     const auto refuse = [&](const std::string& what) {
         gen_ = gen_before;
         diverged(what);
@@ -177,7 +212,7 @@ std::optional<EvalResult> Trainer::evaluate(int64_t eval_iters, const std::funct
             if (stop && stop()) return std::nullopt;
             const int64_t n = std::min(group, eval_iters - first);
             std::vector<Batch> batches;
-            for (int64_t k = 0; k < n; ++k) batches.push_back(data_.get_batch(split, config_.batch_size, model_.config().block_size, gen_));
+            for (int64_t k = 0; k < n; ++k) batches.push_back(data_.get_batch(split, config_.batch_size, context(), gen_));
             std::vector<double> losses(static_cast<size_t>(n));
             parallel_for(n, [&](int64_t k) { losses[static_cast<size_t>(k)] = loss(batches[static_cast<size_t>(k)]); });
             for (double l : losses) sum += l;

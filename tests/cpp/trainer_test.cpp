@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 using namespace attn;
 using namespace fixtures;
@@ -211,4 +212,59 @@ TEST(Trainer, AStepTooLargeForTheLibraryIsRefusedAtTheStartNotACrash) {
     EXPECT_EQ(error_of([&] { Trainer(model, big, varied); }),
               "Trainer: a pass of 65536 × 64 tokens needs logits of 377487360 elements (sequences × tokens × vocabulary = 65536 × 64 × "
               "90), more than the library's limit of 268435456; use fewer or shorter sequences or a smaller vocabulary");
+}
+
+// Fine-tuning a loaded model: a Llama-shaped one kept in bfloat16 (as a bf16 folder loads) is widened to float32,
+// trains on ids its folder's tokenizer made, in windows of the run's context rather than its block size, and
+// learns them; what cannot be is refused before anything is allocated.
+TEST(Trainer, FineTuningALoadedModelWidensItAndLearnsItsText) {
+    const Tokenizer characters(TokenizerKind::Char, text());
+    GPTConfig c = tiny();
+    c.vocab_size = characters.vocab_size();
+    c.block_size = 64;
+    c.norm_type = NormType::RMSNorm;
+    c.positions = Positions::Rope;
+    c.n_kv_head = 1;
+    c.gated_mlp = true;
+    c.activation = Activation::SiLU;
+    c.attention_bias = c.bias = false;
+    const GPT source(c);
+    GPT narrow = GPT::zeros(c, [](const std::string&) { return Half::BF16; });
+    auto from = source.named_parameters();
+    auto to = narrow.named_parameters();
+    for (size_t i = 0; i < from.size(); ++i) {
+        Tensor& t = *to[i].second;
+        if (!t.is_half()) {
+            t.data = from[i].second->data;
+            continue;
+        }
+        for (size_t k = 0; k < t.half.size(); ++k) {  // bfloat16 is float32's top half: truncated here
+            uint32_t bits;
+            std::memcpy(&bits, &from[i].second->data[k], 4);
+            t.half[k] = static_cast<uint16_t>(bits >> 16);
+        }
+    }
+    const std::vector<int64_t> encoded = characters.encode(text());
+    const std::vector<int32_t> ids(encoded.begin(), encoded.end());
+    TrainConfig t = quick();
+    t.context = 16;
+    Trainer run(GPT(narrow), t, ids);
+    EXPECT_FALSE(run.model().has_half_weights());
+    EXPECT_EQ(run.context(), 16);
+    const float first = run.evaluate().val;
+    for (int i = 0; i < 60; ++i) run.step();
+    EXPECT_LT(run.evaluate().val, first - 0.4f);
+    EXPECT_EQ(error_of([&] { run.data().tokenizer(); }).rfind("TextDataset: the text was encoded by a model folder's tokenizer", 0), 0u);
+
+    TrainConfig too_long = t;
+    too_long.context = 65;
+    EXPECT_EQ(error_of([&] { Trainer(GPT(narrow), too_long, ids); }),
+              "Trainer: expected a context of at most the model's block size 64, got 65");
+    TrainConfig repeats = t;
+    repeats.task = Task::Repeats;
+    EXPECT_EQ(error_of([&] { Trainer(GPT(narrow), repeats, ids); }),
+              "Trainer: a loaded model is fine-tuned on a text (task text), got task repeats");
+    const int32_t V = static_cast<int32_t>(c.vocab_size);
+    EXPECT_EQ(error_of([&] { Trainer(GPT(narrow), t, {1, 2, V}); }),
+              "TextDataset: expected token ids in [0, " + std::to_string(V) + "), got " + std::to_string(V) + " at index 2");
 }

@@ -210,6 +210,8 @@ export interface TrainConfig {
    * on), when the text only gives the vocabulary (each character a token, e.g. "abcdefghijklmnopqrstuvwxyzABCDEF").
    */
   task: 'text' | 'repeats';
+  /** tokens a training window holds, at most the model's blockSize; 0 (default): the blockSize */
+  context: number;
 }
 
 export interface StepResult {

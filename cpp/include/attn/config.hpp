@@ -145,6 +145,7 @@ struct TrainConfig {
     uint64_t seed = 1337;
     TokenizerKind tokenizer = TokenizerKind::Char;      // how a fresh run splits its text
     Task task = Task::Text;
+    int64_t context = 0;                                // tokens a training window holds; 0: the model's block size
 
     // How GPTConfig::induction is trained: the repeats task, batches of 32, AdamW at a constant 3e-3 with
     // PyTorch's defaults (β₂ 0.999, decay 0.01), no clipping.

@@ -182,6 +182,9 @@ public:
     // Whether any weight is kept in 16 bits: such a model runs forward passes, not training (backward needs
     // float32 weights to update).
     bool has_half_weights() const;
+    // Widens every 16-bit weight to the float32 values it stands for, in place (exactly): training updates float32
+    // weights, so fine-tuning a bfloat16 model widens it first, to twice its memory (within kMaxWeightBytes).
+    void widen_weights();
 
     const GPTConfig& config() const { return config_; }
     // nanoGPT's get_num_params: shared (tied) tensors once; non_embedding

@@ -55,6 +55,10 @@ public:
     // bitwise, the continuation).
     Trainer(GPT model, AdamW optimizer, int64_t iter, Tokenizer tokenizer, const TrainConfig& config,
             const std::string& text);
+    // Fine-tuning a loaded model (load_pretrained) on a text its folder's tokenizer encoded: ids each below the
+    // model's vocab_size. 16-bit weights are widened to float32 first (GPT::widen_weights); AdamW starts fresh.
+    // The text task only; windows of config.context tokens (a loaded model's block size is often thousands).
+    Trainer(GPT model, const TrainConfig& config, std::vector<int32_t> ids);
 
     // One optimisation step. A step whose loss, gradient norm or new weights
     // are not finite throws Error and leaves the run as it was before it.
@@ -72,6 +76,8 @@ public:
     const TextDataset& data() const { return data_; }
     const TrainConfig& config() const { return config_; }
     int64_t iter() const { return iter_; }
+    // The tokens of a training window: config().context, or the model's block size when that is 0.
+    int64_t context() const { return config_.context > 0 ? config_.context : model_.config().block_size; }
 
 private:
     float loss(const Batch& batch) const;
