@@ -3,6 +3,7 @@
 //
 //   attn-train train --data FILE --out CKPT [--n-layer 4 --learning-rate 1e-3 ...]
 //   attn-train train --data FILE --resume CKPT --out CKPT [--max-iters N]
+//   attn-train train --data FILE --model DIR --out DIR [--context 256 ...]   (fine-tuning a model folder)
 //   attn-train generate --checkpoint CKPT | --model DIR [--prompt TEXT] [--max-new-tokens N]
 //   attn-train help
 //
@@ -28,9 +29,11 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -118,9 +121,38 @@ std::string snapshot_path(const std::string& dir, int64_t step) {
     return dir + name;
 }
 
+// A fine-tuning run's output: the model folder it started from, with its weights replaced. The folder's other files
+// (config.json, the tokenizer's, generation settings) are read before the first step and copied as they are.
+class FolderOut {
+public:
+    FolderOut(const std::string& source, const std::string& out) : out_(out) {
+        if (same_file(source, out)) throw UsageError("--out \"" + out + "\" is the --model folder; saving would overwrite the model");
+        std::error_code error;
+        std::filesystem::create_directory(out, error);  // an existing folder is kept; a bad path is named next
+        check_directory(out, "--out");
+        for (const char* name : {"config.json", "tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json",
+                                 "special_tokens_map.json", "generation_config.json"}) {
+            const std::string path = source + "/" + name;
+            if (!std::filesystem::is_regular_file(path, error)) continue;
+            files_.emplace_back(name, read_file(path, kMaxTextBytes, "--model"));
+            check_writable(out + "/" + name, "--out");
+        }
+        check_writable(out + "/model.safetensors", "--out");
+    }
+    void save(const GPT& model) const {
+        const std::string weights = pretrained_weights_file(model, files_.front().second);  // config.json: load_pretrained needed it
+        for (const auto& [name, bytes] : files_) write_file(out_ + "/" + name, bytes);
+        write_file(out_ + "/model.safetensors", weights);
+    }
+
+private:
+    std::string out_;
+    std::vector<std::pair<std::string, std::string>> files_;  // name, bytes
+};
+
 int train(const Args& a) {
-    const std::string data_path = a.str("--data"), out = a.str("--out");
-    if (data_path.empty() || out.empty()) throw UsageError("train needs --data FILE and --out CKPT");
+    const std::string data_path = a.str("--data"), out = a.str("--out"), model_dir = a.str("--model");
+    if (data_path.empty() || out.empty()) throw UsageError("train needs --data FILE and --out CKPT (with --model: --out DIR)");
     // Ctrl-C and a polite kill (SIGTERM) both save the run before exiting, from the moment there is a run to save
     // (caught from here, so that one arriving while the model is built is not the default's exit).
     std::signal(SIGINT, on_stop_signal);
@@ -141,6 +173,13 @@ int train(const Args& a) {
     const std::set<int64_t> snapshots = steps_of(a.str("--snapshots"), "--snapshots");
     const std::string snapshot_dir = a.str("--snapshot-dir");
     if (snapshots.empty() != snapshot_dir.empty()) throw UsageError("--snapshots and --snapshot-dir go together");
+    if (!model_dir.empty()) {
+        if (a.has("--resume") || a.has("--recipe")) throw UsageError("--model starts a fine-tuning run; --resume and --recipe start other runs");
+        if (!a.model.empty()) throw UsageError(a.model.front().first + " cannot change a loaded model");
+        if (!snapshot_dir.empty()) {
+            throw UsageError("--snapshots write checkpoints, which cannot hold a model folder's tokenizer; use --save-every");
+        }
+    }
     const GPTConfig fresh_model = a.has("--resume") ? GPTConfig{} : model_config(a);
     if (a.has("--resume") && a.has("--recipe")) throw UsageError("--recipe starts a run; a resumed run keeps its settings");
     const TrainConfig fresh_training =
@@ -148,7 +187,12 @@ int train(const Args& a) {
     if (a.has("--final-eval-iters")) a.integer("--final-eval-iters", 0, 1);
     // Every path too, before the first step: a bad --out or --snapshot-dir once failed only when the run saved,
     // and the trained model was lost.
-    check_writable(out, "--out");
+    std::optional<FolderOut> folder_out;
+    if (model_dir.empty()) {
+        check_writable(out, "--out");
+    } else {
+        folder_out.emplace(model_dir, out);
+    }
     if (same_file(out, data_path)) throw UsageError("--out \"" + out + "\" is the --data file; saving would overwrite the corpus");
     if (!snapshot_dir.empty()) {
         check_directory(snapshot_dir, "--snapshot-dir");
@@ -163,6 +207,13 @@ int train(const Args& a) {
         TrainConfig t = train_config(a, ck.training->config);
         trainer = std::make_unique<Trainer>(std::move(ck.model), std::move(ck.training->optimizer), ck.training->iter,
                                             std::move(ck.tokenizer), t, text);
+    } else if (!model_dir.empty()) {
+        Pretrained p = load_pretrained(model_dir);
+        std::vector<int32_t> ids = std::visit([&](const auto& tok) {
+            const std::vector<int64_t> wide = tok.encode(text);
+            return std::vector<int32_t>(wide.begin(), wide.end());
+        }, p.tokenizer);
+        trainer = std::make_unique<Trainer>(std::move(p.model), fresh_training, std::move(ids));
     } else {
         trainer = std::make_unique<Trainer>(fresh_model, fresh_training, text);
     }
@@ -176,6 +227,7 @@ int train(const Args& a) {
     std::fflush(stdout);
 
     auto save = [&] {
+        if (folder_out) return folder_out->save(trainer->model());
         write_file(out, save_checkpoint(trainer->model(), trainer->data().tokenizer(), trainer.get()));
     };
     const auto start = std::chrono::steady_clock::now();

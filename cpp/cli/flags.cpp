@@ -16,7 +16,9 @@ const std::vector<Command>& commands() {
     static const std::vector<Command> list = {
         {"train", "train a model on a text file (nanoGPT's loop); Ctrl-C saves a checkpoint",
          {{"--data", "FILE", "the UTF-8 text to train on"},
-          {"--out", "CKPT", "where to write the checkpoint"},
+          {"--out", "CKPT", "where to write the checkpoint (with --model: the folder to write, made if missing)"},
+          {"--model", "DIR", "fine-tune a Hugging Face model folder (GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 3) on --data, "
+                             "which its tokenizer encodes; saved as a folder of the same files in float32 (AdamW starts afresh)"},
           {"--resume", "CKPT", "continue the run saved in CKPT (its model and settings; training flags override)"},
           {"--recipe", "NAME", "start from a recipe's model and training settings (flags override): induction, the "
                                "attention-only model that forms induction heads on the repeats task"},

@@ -308,6 +308,38 @@ std::optional<std::string> character_vocabulary(const std::string& tokenizer_jso
     return out;
 }
 
+std::string pretrained_weights_file(const GPT& model, const std::string& config_json) {
+    const hf::Format format = hf::format_from_config(config_json);
+    if (GPT::parameter_layout(format.config) != GPT::parameter_layout(model.config())) {
+        fail("config.json describes a model of other shapes than the one to save");
+    }
+    std::map<std::string, const Tensor*> parameters;
+    for (const auto& [name, t] : model.named_parameters()) parameters.emplace(name, t);
+    json header = json::object();
+    std::string data;
+    for (const auto& [canonical, target] : format.tensors) {
+        const Tensor& p = *parameters.at(target.parameter);
+        const std::vector<float> values = float_values(p);
+        const int64_t n = numel(target.stored);
+        std::vector<float> stored(static_cast<size_t>(n));
+        if (target.transposed) {  // stored (in, out), kept (out, in)
+            const int64_t rows = target.stored[0], cols = target.stored[1];
+            for (int64_t i = 0; i < rows; ++i)
+                for (int64_t j = 0; j < cols; ++j) stored[static_cast<size_t>(i * cols + j)] = values[static_cast<size_t>(j * rows + i)];
+        } else {
+            std::copy_n(values.begin() + target.offset, n, stored.begin());
+        }
+        // The names a family's own save_pretrained writes: the decoder's under "model.", lm_head beside it.
+        const std::string name = format.model_type == "gpt2" || canonical == "lm_head.weight" ? canonical : "model." + canonical;
+        if (first_non_finite(stored.data(), n) >= 0) fail("tensor \"" + name + "\" holds a non-finite value; it cannot be saved");
+        const uint64_t offset = data.size(), bytes = static_cast<uint64_t>(n) * 4;
+        header[name] = {{"dtype", "F32"}, {"shape", target.stored}, {"data_offsets", {offset, offset + bytes}}};
+        data.append(reinterpret_cast<const char*>(stored.data()), bytes);
+    }
+    header["__metadata__"] = {{"format", "pt"}};
+    return safetensors::assemble(header, data);
+}
+
 std::variant<BPETokenizer, Tokenizer> pretrained_tokenizer(const PretrainedTokenizerFiles& files, const GPTConfig& config) {
     std::optional<std::variant<BPETokenizer, Tokenizer>> tokenizer;
     if (files.tokenizer_json) {

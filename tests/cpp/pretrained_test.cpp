@@ -280,3 +280,25 @@ TEST(LoadPretrained, SixteenBitWeightsComputeTheirFloatValuesAndRefuseTraining) 
     EXPECT_NE(error_of([&] { narrow.forward_train({1, 2}, 1, acts, nullptr); }).find("GPT.forwardTrain: the model's weights are kept in 16 bits"),
               std::string::npos);
 }
+
+// What a fine-tuning run saves (pretrained_weights_file) loads back as the same model, in both layouts: GPT-2's
+// Conv1D weights transposed back to (in, out), and Llama's q/k/v rows split into q_proj, k_proj and v_proj
+// (shards read, one file written). Values are float32, so the logits are bit for bit the same.
+TEST(LoadPretrained, ASavedModelLoadsBackBitForBit) {
+    GPT gpt2(gpt2_shaped(5));
+    auto gpt2_folder = hugging_face_files(gpt2);
+    gpt2_folder["tokenizer.json"] = character_tokenizer("abcde");
+    GPT llama(llama_shaped());
+    for (auto files : {gpt2_folder, llama_files(llama, 3)}) {
+        const Pretrained loaded = load_pretrained(files);
+        std::map<std::string, std::string> saved = {{"config.json", files.at("config.json")},
+                                                    {"tokenizer.json", files.at("tokenizer.json")},
+                                                    {"model.safetensors", pretrained_weights_file(loaded.model, files.at("config.json"))}};
+        const Pretrained again = load_pretrained(saved);
+        EXPECT_EQ(logits_of(again.model), logits_of(loaded.model));
+    }
+    // A config.json of other shapes is refused, not written beside weights it does not describe.
+    const std::string other = llama_files(llama, 1).at("config.json");
+    EXPECT_EQ(error_of([&] { pretrained_weights_file(gpt2, other); }),
+              "loadPretrained: config.json describes a model of other shapes than the one to save");
+}

@@ -131,6 +131,48 @@ test('attn-train generate --model DIR continues a prompt as the library does', T
   assert.equal(r.stdout, `${prompt}${expected}\n`);
 });
 
+test('attn-train train --model DIR fine-tunes a folder: saved unchanged at step 0, learning its text after', TORCH, async () => {
+  const folder = join(dir, 'gemma3-bf16-shards');  // bfloat16 shards: widened to float32 to train
+  const work = mkdtempSync(join(tmpdir(), 'attn-fine-tune-'));
+  const cli = new URL('../../build/portable/attn-train', import.meta.url).pathname;
+  const train = (...args) => spawnSync(cli, ['train', '--model', folder, '--data', join(work, 'text.txt'), '--context', '16',
+    '--batch-size', '4', '--eval-iters', '4', ...args], { encoding: 'utf8' });
+  try {
+    writeFileSync(join(work, 'text.txt'), 'the cat sat on the mat. '.repeat(200));
+    // No step: the folder written holds the model read (bfloat16 widened is exact), so the logits are the same bits.
+    const same = train('--out', join(work, 'same'), '--max-iters', '0');
+    assert.equal(same.status, 0, same.stderr);
+    const ids = [[1, 5, 9, 2, 7, 3]];
+    const [before, saved] = [await attn.loadPretrained(folder), await attn.loadPretrained(join(work, 'same'))];
+    for (const loaded of [before, saved]) own(loaded.model), own(loaded.tokenizer);
+    assert.deepEqual(saved.model.forward(ids).logits.data, before.model.forward(ids).logits.data);
+    assert.equal(readFileSync(join(work, 'same', 'tokenizer.json'), 'utf8'), readFileSync(join(folder, 'tokenizer.json'), 'utf8'));
+    // Forty steps on a repeated sentence: the validation loss falls, and the folder loads and differs.
+    const tuned = train('--out', join(work, 'tuned'), '--max-iters', '40', '--eval-interval', '40', '--learning-rate', '3e-3',
+      '--warmup-iters', '0', '--no-decay-lr');
+    assert.equal(tuned.status, 0, tuned.stderr);
+    const losses = [...tuned.stdout.matchAll(/^step (\d+): train loss [\d.]+, val loss ([\d.]+)/gm)].map((m) => [Number(m[1]), Number(m[2])]);
+    assert.deepEqual(losses.map(([step]) => step), [0, 40], tuned.stdout);
+    assert.ok(losses[1][1] < losses[0][1] - 1, `val loss ${losses[0][1]} -> ${losses[1][1]}`);
+    const after = await attn.loadPretrained(join(work, 'tuned'));
+    own(after.model), own(after.tokenizer);
+    assert.ok(maxDiff(after.model.forward(ids).logits.data, before.model.forward(ids).logits.data) > 1e-3);
+    // What a fine-tuning run cannot do is refused before any work.
+    const refusals = [
+      [['--out', join(work, 'x'), '--resume', join(work, 'x')], '--model starts a fine-tuning run; --resume and --recipe start other runs'],
+      [['--out', join(work, 'x'), '--n-layer', '3'], '--n-layer cannot change a loaded model'],
+      [['--out', folder], `--out "${folder}" is the --model folder; saving would overwrite the model`],
+    ];
+    for (const [args, message] of refusals) {
+      const r = train(...args);
+      assert.notEqual(r.status, 0);
+      assert.ok(r.stderr.includes(message), r.stderr);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 describe('a family folder that is wrong is refused by name, with nothing kept', TORCH, () => {
   let scratch;
   before(() => {

@@ -103,6 +103,12 @@ private:
 // another model type (a BPE, which BPETokenizer reads). A WordLevel vocabulary of anything else is an Error.
 std::optional<std::string> character_vocabulary(const std::string& tokenizer_json);
 
+// The model's weights as the model.safetensors of the family config_json describes (hf_formats.hpp's table read
+// backwards: q/k/v rows split into q_proj, k_proj and v_proj, GPT-2's Conv1D weights transposed), in float32:
+// what a fine-tuned model is saved as, beside its folder's config.json and tokenizer. An Error when config_json
+// describes a model of other shapes, or a weight is not finite (load_pretrained would refuse the file).
+std::string pretrained_weights_file(const GPT& model, const std::string& config_json);
+
 // The texts of a model folder's tokenizer files: tokenizer.json, or vocab.json and merges.txt (GPT-2's folders).
 struct PretrainedTokenizerFiles {
     std::optional<std::string> tokenizer_json, vocab_json, merges_txt;
