@@ -100,6 +100,19 @@ describe('Trainer', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  test('a run trains on windows of its context: 0 and the block size are the same run, a longer one is refused', () => {
+    const run = (context) => {
+      const trainer = own(new attn.Trainer({ model: SMALL, training: { batchSize: 4, seed: 3, context }, text: TEXT }));
+      return { trainer, losses: Array.from({ length: 3 }, () => trainer.step().loss) };
+    };
+    assert.deepEqual(run(SMALL.blockSize).losses, run(0).losses);
+    const short = run(SMALL.blockSize / 2);
+    assert.equal(short.trainer.config.context, SMALL.blockSize / 2);
+    assert.notDeepEqual(short.losses, run(0).losses);
+    assert.throws(() => new attn.Trainer({ model: SMALL, training: { context: SMALL.blockSize + 1 }, text: TEXT }), {
+      message: `Trainer: expected a context of at most the model's block size ${SMALL.blockSize}, got ${SMALL.blockSize + 1}` });
+  });
+
   test('a word-level run: vocabulary from the text\'s words, kept through a checkpoint', () => {
     const trainer = own(new attn.Trainer({ model: SMALL, training: { batchSize: 4, tokenizer: 'word' }, text: TEXT }));
     const words = own(new attn.WordTokenizer(TEXT));
