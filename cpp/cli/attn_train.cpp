@@ -127,11 +127,13 @@ class FolderOut {
 public:
     FolderOut(const std::string& source, const std::string& out) : out_(out) {
         if (same_file(source, out)) throw UsageError("--out \"" + out + "\" is the --model folder; saving would overwrite the model");
+        config_json_ = read_file(source + "/config.json", kMaxTextBytes, "--model");
         std::error_code error;
         std::filesystem::create_directory(out, error);  // an existing folder is kept; a bad path is named next
         check_directory(out, "--out");
-        for (const char* name : {"config.json", "tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json",
-                                 "special_tokens_map.json", "generation_config.json"}) {
+        check_writable(out + "/config.json", "--out");
+        for (const char* name : {"tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json", "special_tokens_map.json",
+                                 "generation_config.json"}) {
             const std::string path = source + "/" + name;
             if (!std::filesystem::is_regular_file(path, error)) continue;
             files_.emplace_back(name, read_file(path, kMaxTextBytes, "--model"));
@@ -140,14 +142,15 @@ public:
         check_writable(out + "/model.safetensors", "--out");
     }
     void save(const GPT& model) const {
-        const std::string weights = pretrained_weights_file(model, files_.front().second);  // config.json: load_pretrained needed it
+        const std::string weights = pretrained_weights_file(model, config_json_);
+        write_file(out_ + "/config.json", config_json_);
         for (const auto& [name, bytes] : files_) write_file(out_ + "/" + name, bytes);
         write_file(out_ + "/model.safetensors", weights);
     }
 
 private:
-    std::string out_;
-    std::vector<std::pair<std::string, std::string>> files_;  // name, bytes
+    std::string out_, config_json_;
+    std::vector<std::pair<std::string, std::string>> files_;  // the other files copied: name, bytes
 };
 
 int train(const Args& a) {
