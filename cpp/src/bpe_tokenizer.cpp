@@ -212,7 +212,7 @@ BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::
 }
 
 BPETokenizer BPETokenizer::from_tokenizer_json(const std::string& text) {
-    const json j = parse_bounded(text, "BPETokenizer: tokenizer.json");
+    const json j = parse_bounded(text, "BPETokenizer: tokenizer.json", kMaxTokenizerJsonValues);
     const auto fail = [](const std::string& what) { throw Error("BPETokenizer: tokenizer.json: " + what); };
     const auto need = [&](const json& parent, const char* key, const char* where) -> const json& {
         if (!parent.is_object() || !parent.contains(key)) fail(std::string(where) + " has no \"" + key + "\"");

@@ -27,14 +27,18 @@ constexpr int kMaxJsonDepth = 32;
 // Values (scalars, arrays, objects and keys, each counted once) in one JSON text. The largest the library
 // reads are a vocabulary of kMaxVocabulary strings and a header of kMaxTensors entries of ~10 values.
 constexpr int64_t kMaxJsonValues = int64_t{1} << 20;
+// A tokenizer.json's bound, 4× that: Hugging Face's files list the vocabulary and every merge, and recent ones
+// write a merge as a pair (three values), so Llama 3's (128,256 tokens, 280,147 merges) holds ~1.1 M values and
+// Gemma 3's (262,144 tokens and their merges) ~2 M. Parsed, such a file costs some 100-200 MB while it is read.
+constexpr int64_t kMaxTokenizerJsonValues = int64_t{1} << 22;
 
 namespace detail {
 // A SAX pass that stops at the first key an object holds twice, or at the value past kMaxJsonValues.
 struct Bounds : nlohmann::json::json_sax_t {
     std::vector<std::set<std::string>> objects;
     std::string duplicate;
-    int64_t values = 0;
-    bool counted() { return ++values <= kMaxJsonValues; }
+    int64_t values = 0, limit = kMaxJsonValues;
+    bool counted() { return ++values <= limit; }
     bool null() override { return counted(); }
     bool boolean(bool) override { return counted(); }
     bool number_integer(number_integer_t) override { return counted(); }
@@ -64,10 +68,10 @@ struct Bounds : nlohmann::json::json_sax_t {
 
 // The JSON text [first, last) parsed, or a discarded value (is_discarded())
 // when it is not JSON. Throws Error "<what> nests deeper than 32 levels",
-// "<what> holds more than 1048576 values" or "<what> holds the key "k" twice in
-// one object" first when it would.
+// "<what> holds more than 1048576 values" (max_values) or "<what> holds the key
+// "k" twice in one object" first when it would.
 template <typename It>
-nlohmann::json parse_bounded(It first, It last, const std::string& what) {
+nlohmann::json parse_bounded(It first, It last, const std::string& what, int64_t max_values = kMaxJsonValues) {
     int depth = 0;
     bool in_string = false, escaped = false;
     for (It it = first; it != last; ++it) {
@@ -88,10 +92,11 @@ nlohmann::json parse_bounded(It first, It last, const std::string& what) {
         }
     }
     detail::Bounds bounds;
+    bounds.limit = max_values;
     nlohmann::json::sax_parse(first, last, &bounds, nlohmann::json::input_format_t::json, false);
-    if (bounds.values > kMaxJsonValues) {
-        throw Error(what + " holds more than " + std::to_string(kMaxJsonValues) +
-                    " values (arrays, objects, keys and scalars; not a file this library writes)");
+    if (bounds.values > max_values) {
+        throw Error(what + " holds more than " + std::to_string(max_values) + " values (arrays, objects, keys and scalars" +
+                    (max_values == kMaxJsonValues ? "; not a file this library writes)" : ")"));
     }
     if (!bounds.duplicate.empty()) {
         throw Error(what + " holds the key \"" + bounds.duplicate.substr(0, 60) + "\" twice in one object");
@@ -99,8 +104,8 @@ nlohmann::json parse_bounded(It first, It last, const std::string& what) {
     return nlohmann::json::parse(first, last, nullptr, false);
 }
 
-inline nlohmann::json parse_bounded(const std::string& text, const std::string& what) {
-    return parse_bounded(text.begin(), text.end(), what);
+inline nlohmann::json parse_bounded(const std::string& text, const std::string& what, int64_t max_values = kMaxJsonValues) {
+    return parse_bounded(text.begin(), text.end(), what, max_values);
 }
 
 }  // namespace attn

@@ -283,7 +283,7 @@ GPT PretrainedLoader::finish() {
 namespace attn {
 
 std::optional<std::string> character_vocabulary(const std::string& tokenizer_json) {
-    const json j = parse_bounded(tokenizer_json, "loadPretrained: tokenizer.json");
+    const json j = parse_bounded(tokenizer_json, "loadPretrained: tokenizer.json", kMaxTokenizerJsonValues);
     if (j.is_discarded()) fail("tokenizer.json is not valid JSON");
     if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || j["model"].value("type", json()) != "WordLevel") {
         return std::nullopt;

@@ -167,6 +167,17 @@ test("Digits splits every \\p{N}, as Rust's char::is_numeric does, not only ASCI
   assert.notDeepEqual(ours.encode(' ٣'), ours.encode(' ').concat(ours.encode('٣')).slice(0, 1));
 });
 
+test('a tokenizer.json may hold the values real ones do (Gemma 3: ~2 M), and one beyond 2^22 is refused by name', () => {
+  // 256 byte tokens and no merges; the values are in a key the reader does not use, counted like any others.
+  const file = (values) => JSON.stringify({ model: { type: 'BPE', vocab: Object.fromEntries(BYTE.map((c, b) => [c, b])), merges: [] },
+    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, use_regex: false }, decoder: { type: 'ByteLevel' },
+    filler: new Array(values).fill(0) });
+  const tokenizer = own(new attn.BPETokenizer({ tokenizerJson: file(2_100_000) }));
+  assert.deepEqual(tokenizer.encode('hi'), [104, 105]);
+  assert.throws(() => new attn.BPETokenizer({ tokenizerJson: file(1 << 22) }), {
+    message: 'BPETokenizer: tokenizer.json holds more than 4194304 values (arrays, objects, keys and scalars)' });
+});
+
 describe("NFC and NFD are String.prototype.normalize's", () => {
   // Bytes in, bytes out: 256 byte tokens and no merges, so decode(encode(text)) is the normalized text itself.
   const bytesOnly = (form) => {
