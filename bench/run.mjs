@@ -19,6 +19,7 @@
 //   npm run bench -- --only gpt    one group of cases: attention, mha, linear, gpt, gpt2 (GPT-2 small's shape),
 //                                  smollm2 (SmolLM2-135M's shape, bfloat16),
 //                                  or tokenizer (GPT-2's, and cl100k_base as a tokenizer.json, beside js-tiktoken)
+//   npm run bench -- --only qwen3  Qwen3-0.6B's shape in bfloat16 (1.1 GiB; run only when named)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -339,6 +340,39 @@ async function smollm2Cases({ attn }, table) {
   tokenizer.dispose();
 }
 
+/**
+ * Qwen3-0.6B's shape (28 layers × 1,024, 16 query / 8 key-value heads of 128, SwiGLU 3,072, vocabulary 151,936,
+ * q/k norms, tied; random weights, 1.1 GiB in bfloat16): the largest family model the weight limit admits (docs/
+ * limits.md). Load time and heap against the file, logits and greedy ids against PyTorch's, a generated token's
+ * time. Only with --only qwen3: writing the folder takes minutes and 5 GB of memory in PyTorch.
+ */
+async function qwen3Cases({ attn }, table) {
+  const folder = join(WORK, 'qwen3', 'qwen3-0.6b');
+  const script = join(ROOT, 'tools', 'llama_reference.py');
+  if (!existsSync(join(folder, 'expected.json')) || statSync(join(folder, 'expected.json')).mtimeMs < statSync(script).mtimeMs) {
+    console.log('bench: writing a Qwen3-0.6B-shaped model (tools/llama_reference.py, a few minutes)');
+    run('/usr/bin/python3', [script, dirname(folder), JSON.stringify([{ name: 'qwen3-0.6b', family: 'qwen3', n_layer: 28,
+      hidden: 1024, heads: 16, kv_heads: 8, head_dim: 128, inner: 3072, vocab: 151936, tie: true, theta: 1000000.0,
+      context: 40960, dtype: 'BF16', std: 0.02 }])]);
+  }
+  const fileBytes = statSync(join(folder, 'model.safetensors')).size;
+  const heapBefore = attn.memoryUsage().heapBytes;
+  const t0 = performance.now();
+  const { model, tokenizer } = await attn.loadPretrained(folder);
+  const loadMs = performance.now() - t0;
+  const heap = attn.memoryUsage().heapBytes - heapBefore;
+  table.push({ name: 'qwen3-0.6b/load', ours: loadMs, note: `heap ${(heap / fileBytes).toFixed(2)}× the bf16 file` });
+  const expected = JSON.parse(readFileSync(join(folder, 'expected.json'), 'utf8'));
+  agree('qwen3-0.6b/pytorch', model.forward(expected.ids).logits.data, { PyTorch: expected.logits.flat(Infinity) }, 1e-4);
+  const greedy = Array.from(model.generate([expected.ids[0]], { maxNewTokens: expected.greedy.length, temperature: 0 }).data).slice(-expected.greedy.length);
+  agree('qwen3-0.6b/greedy', greedy, { PyTorch: expected.greedy }, 0);
+  const prompt = Array.from({ length: 64 }, (_, i) => (i * 104729) % 151936);
+  const generated = await measure({ ours: () => model.generate([prompt], { maxNewTokens: 16, temperature: 0 }) }, quick ? 1 : 3);
+  table.push({ name: 'qwen3-0.6b/generate-token', ours: generated.ours / 16 });
+  model.dispose();
+  tokenizer.dispose();
+}
+
 /** GPT-2's tokenizer on 1 MB of mixed text (this repository's README and docs, repeated) beside js-tiktoken. */
 async function tokenizerCases({ attn }, table) {
   const { getEncoding } = await import('js-tiktoken');
@@ -445,8 +479,12 @@ async function main() {
   console.log(`bench: ${ROUNDS} interleaved rounds per case, medians in ms per call`);
   const groups = { attention: attentionCases, mha: mhaCases, linear: linearCases, gpt: gptCases, gpt2: gpt2Cases,
     smollm2: smollm2Cases, tokenizer: tokenizerCases };
-  if (only && !(only in groups)) throw new Error(`bench: --only takes one of ${Object.keys(groups).join(', ')}, got ${only}`);
+  const onlyWhenNamed = { qwen3: qwen3Cases };
+  if (only && !(only in groups) && !(only in onlyWhenNamed)) {
+    throw new Error(`bench: --only takes one of ${[...Object.keys(groups), ...Object.keys(onlyWhenNamed)].join(', ')}, got ${only}`);
+  }
   for (const [name, group] of Object.entries(groups)) if (!only || only === name) await group(runtimes, table, text);
+  if (only in onlyWhenNamed) await onlyWhenNamed[only](runtimes, table, text);
   runtimes.native.close();
   const markdown = report(table, pytorch(path));
   console.log(markdown);
