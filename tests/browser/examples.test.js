@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { createAttention } from '../../web/lib/index.js';
-import { launchBrowser, withServedPage } from './harness.js';
+import { ISOLATION_HEADERS, launchBrowser, withServedPage } from './harness.js';
 import { buildCppProject, installCppLibrary, installProject, packTarball, ROOT, run, WORK } from '../fixtures/package.js';
 import { gpt2References } from '../fixtures/torch-cache.js';
 import { notebook } from '../js/helpers.js';
@@ -60,6 +60,39 @@ const attn = await createAttention();
 document.querySelector('#weights').value = attn.format(attn.softmax([1, 2, 3]));
 `);
   return copy;
+}
+
+/**
+ * A copy of an installed example whose app runs causal attention (T = 256, d = 64, enough to split over threads) in
+ * createAttention({ worker: true, threads: 2 }), and shows the plan and the output.
+ */
+function withThreads(dir, name, main) {
+  const copy = join(WORK, name);
+  rmSync(copy, { recursive: true, force: true });
+  cpSync(dir, copy, { recursive: true });
+  rmSync(join(copy, 'dist'), { recursive: true, force: true });
+  writeFileSync(join(copy, main), `import { createAttention } from 'attention-step-by-step';
+${ATTENTION_INPUTS}
+const attn = await createAttention({ worker: true, threads: 2 });
+const y = await attn.attention(inputs(1), inputs(2), inputs(3), { causal: true });
+document.querySelector('#weights').value = JSON.stringify({ threads: attn.threads.count, output: Array.from(y.data) });
+document.querySelector('#next-word').value = 'done';
+`);
+  return copy;
+}
+const ATTENTION_INPUTS = 'const inputs = (seed) => ({ data: Float32Array.from({ length: 256 * 64 }, (_, i) => Math.sin(seed * 1000 + i * 0.37)), shape: [256, 64] });';
+
+/** What a withThreads app shows on a cross-origin-isolated page (under the strict CSP too). */
+const threaded = (dir) => withServedPage(browser, dir, { headers: { ...ISOLATION_HEADERS, 'content-security-policy': CSP } }, async (page) => {
+  await page.waitForFunction(() => document.querySelector('#next-word').value === 'done', null, { timeout: 30000 });
+  return JSON.parse(await page.evaluate(() => document.querySelector('#weights').value));
+});
+
+/** The same attention on one thread, here: what the threaded app must show, bit for bit. */
+async function oneThreadOutput() {
+  const attn = await createAttention({ threads: 1 });
+  const inputs = new Function(`${ATTENTION_INPUTS} return inputs;`)();
+  return Array.from(attn.attention(inputs(1), inputs(2), inputs(3), { causal: true }).data);
 }
 
 /** Serves an example's page and returns the two results it shows. */
@@ -121,6 +154,19 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
     const bare = withoutModel(dir, 'webpack-no-model', 'src/main.js');
     build(bare);
     assert.deepEqual(shipped(join(bare, 'dist')), ['.wasm']);
+  });
+
+  // Vite inlined the threaded module's 3 KB worker file as a data: URL, from which a worker cannot import the
+  // module on an isolated page: 30 s of waiting, then one thread. Both bundlers now ship it as a file, unconfigured.
+  test('vite and webpack: threads on a cross-origin-isolated page without configuration, with the numbers of one thread', async () => {
+    const expectedOutput = await oneThreadOutput();
+    for (const [name, main, served] of [['vite', 'main.js', 'dist'], ['webpack', 'src/main.js', '.']]) {
+      const dir = withThreads(installProject(name, tarball, example(name)), `${name}-threads`, main);
+      build(dir);
+      const shownThreaded = await threaded(join(dir, served));
+      assert.equal(shownThreaded.threads, 2, name);
+      assert.deepEqual(shownThreaded.output, expectedOutput, name);
+    }
   });
 
   test('esbuild: the .wasm and the model through their export names and the file loader', async () => {
