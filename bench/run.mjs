@@ -298,19 +298,17 @@ async function gpt2Cases({ attn }, table) {
 }
 
 /**
- * SmolLM2-135M's shape (30 layers × 576, 9 query / 3 key-value heads of 64, SwiGLU 1,536, vocabulary 49,152, RoPE
- * θ 100,000, tied; random weights) as a bfloat16 Hugging Face folder and an ONNX graph of the same weights
- * (tools/llama_reference.py): load time and heap against the file, logits against PyTorch's, prefill at 128 and
- * 512 tokens beside onnxruntime-web, and a generated token's time with the KV cache.
+ * A random bfloat16 model of a family's shape (tools/llama_reference.py writes its folder once, with what PyTorch
+ * computes on it, and an ONNX graph when spec.onnx), loaded: its load time and heap against the file go in the
+ * table, and its logits must equal PyTorch's. Returns { model, tokenizer, expected, folder }.
  */
-async function smollm2Cases({ attn }, table) {
-  const folder = join(WORK, 'smollm2', 'smollm2-135m');
+async function familyModel(attn, table, spec) {
+  const folder = join(WORK, spec.name, spec.name);
   const script = join(ROOT, 'tools', 'llama_reference.py');
-  if (!existsSync(join(folder, 'model.onnx')) || statSync(join(folder, 'model.onnx')).mtimeMs < statSync(script).mtimeMs) {
-    console.log('bench: writing a SmolLM2-135M-shaped model and its ONNX graph (tools/llama_reference.py, a few minutes)');
-    run('/usr/bin/python3', [script, dirname(folder), JSON.stringify([{ name: 'smollm2-135m', family: 'llama', n_layer: 30,
-      hidden: 576, heads: 9, kv_heads: 3, head_dim: 64, inner: 1536, vocab: 49152, tie: true, theta: 100000.0,
-      context: 8192, dtype: 'BF16', std: 0.02, onnx: true }])]);
+  const marker = join(folder, spec.onnx ? 'model.onnx' : 'expected.json');
+  if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(script).mtimeMs) {
+    console.log(`bench: writing a ${spec.name}-shaped model (tools/llama_reference.py, a few minutes)`);
+    run('/usr/bin/python3', [script, dirname(folder), JSON.stringify([{ ...spec, dtype: 'BF16', std: 0.02 }])]);
   }
   const fileBytes = statSync(join(folder, 'model.safetensors')).size;
   const heapBefore = attn.memoryUsage().heapBytes;
@@ -318,11 +316,29 @@ async function smollm2Cases({ attn }, table) {
   const { model, tokenizer } = await attn.loadPretrained(folder);
   const loadMs = performance.now() - t0;
   const heap = attn.memoryUsage().heapBytes - heapBefore;
-  console.log(`bench: smollm2-135m loaded in ${(loadMs / 1000).toFixed(2)} s; the heap grew ${(heap / 2 ** 20).toFixed(0)} MiB ` +
+  console.log(`bench: ${spec.name} loaded in ${(loadMs / 1000).toFixed(2)} s; the heap grew ${(heap / 2 ** 20).toFixed(0)} MiB ` +
     `for a ${(fileBytes / 2 ** 20).toFixed(0)} MiB bfloat16 file (${(heap / fileBytes).toFixed(2)}×)`);
-  table.push({ name: 'smollm2-135m/load', ours: loadMs, note: `heap ${(heap / fileBytes).toFixed(2)}× the bf16 file` });
+  table.push({ name: `${spec.name}/load`, ours: loadMs, note: `heap ${(heap / fileBytes).toFixed(2)}× the bf16 file` });
   const expected = JSON.parse(readFileSync(join(folder, 'expected.json'), 'utf8'));
-  agree('smollm2-135m/pytorch', model.forward(expected.ids).logits.data, { PyTorch: expected.logits }, 1e-4);
+  agree(`${spec.name}/pytorch`, model.forward(expected.ids).logits.data, { PyTorch: expected.logits.flat(Infinity) }, 1e-4);
+  return { model, tokenizer, expected, folder };
+}
+
+/** The time of one token generated with the KV cache after a 64-token prompt, into the table. */
+async function generatedToken(name, model, vocab, table, tokens = 32) {
+  const prompt = Array.from({ length: 64 }, (_, i) => (i * 104729) % vocab);
+  const generated = await measure({ ours: () => model.generate([prompt], { maxNewTokens: tokens, temperature: 0 }) }, quick ? 1 : 3);
+  table.push({ name: `${name}/generate-token`, ours: generated.ours / tokens });
+}
+
+/**
+ * SmolLM2-135M's shape (30 layers × 576, 9 query / 3 key-value heads of 64, SwiGLU 1,536, vocabulary 49,152, RoPE
+ * θ 100,000, tied; random weights) in bfloat16, with an ONNX graph of the same weights: load and heap, logits
+ * against PyTorch's, prefill at 128 and 512 tokens beside onnxruntime-web, and a generated token.
+ */
+async function smollm2Cases({ attn }, table) {
+  const { model, tokenizer, folder } = await familyModel(attn, table, { name: 'smollm2-135m', family: 'llama', n_layer: 30,
+    hidden: 576, heads: 9, kv_heads: 3, head_dim: 64, inner: 1536, vocab: 49152, tie: true, theta: 100000.0, context: 8192, onnx: true });
   const graph = await session(join(folder, 'model.onnx'));
   for (const T of [128, 512]) {
     const ids = Array.from({ length: T }, (_, i) => (i * 7919) % 49152);
@@ -332,9 +348,7 @@ async function smollm2Cases({ attn }, table) {
     agree(`smollm2-135m/prefill/${T}`, ours(), { 'onnxruntime-web': await onnx() }, 1e-3);
     table.push({ name: `smollm2-135m/prefill/${T}`, ...(await measure({ ours, 'onnxruntime-web': onnx }, quick ? 1 : 3)) });
   }
-  const prompt = Array.from({ length: 64 }, (_, i) => (i * 104729) % 49152);
-  const generated = await measure({ ours: () => model.generate([prompt], { maxNewTokens: 32, temperature: 0 }) }, quick ? 1 : 3);
-  table.push({ name: 'smollm2-135m/generate-token', ours: generated.ours / 32 });
+  await generatedToken('smollm2-135m', model, 49152, table);
   await graph.release();
   model.dispose();
   tokenizer.dispose();
@@ -343,32 +357,15 @@ async function smollm2Cases({ attn }, table) {
 /**
  * Qwen3-0.6B's shape (28 layers × 1,024, 16 query / 8 key-value heads of 128, SwiGLU 3,072, vocabulary 151,936,
  * q/k norms, tied; random weights, 1.1 GiB in bfloat16): the largest family model the weight limit admits (docs/
- * limits.md). Load time and heap against the file, logits and greedy ids against PyTorch's, a generated token's
- * time. Only with --only qwen3: writing the folder takes minutes and 5 GB of memory in PyTorch.
+ * limits.md). Load and heap, logits and greedy ids against PyTorch's, a generated token. Only with --only qwen3:
+ * writing the folder takes minutes and 5 GB of memory in PyTorch.
  */
 async function qwen3Cases({ attn }, table) {
-  const folder = join(WORK, 'qwen3', 'qwen3-0.6b');
-  const script = join(ROOT, 'tools', 'llama_reference.py');
-  if (!existsSync(join(folder, 'expected.json')) || statSync(join(folder, 'expected.json')).mtimeMs < statSync(script).mtimeMs) {
-    console.log('bench: writing a Qwen3-0.6B-shaped model (tools/llama_reference.py, a few minutes)');
-    run('/usr/bin/python3', [script, dirname(folder), JSON.stringify([{ name: 'qwen3-0.6b', family: 'qwen3', n_layer: 28,
-      hidden: 1024, heads: 16, kv_heads: 8, head_dim: 128, inner: 3072, vocab: 151936, tie: true, theta: 1000000.0,
-      context: 40960, dtype: 'BF16', std: 0.02 }])]);
-  }
-  const fileBytes = statSync(join(folder, 'model.safetensors')).size;
-  const heapBefore = attn.memoryUsage().heapBytes;
-  const t0 = performance.now();
-  const { model, tokenizer } = await attn.loadPretrained(folder);
-  const loadMs = performance.now() - t0;
-  const heap = attn.memoryUsage().heapBytes - heapBefore;
-  table.push({ name: 'qwen3-0.6b/load', ours: loadMs, note: `heap ${(heap / fileBytes).toFixed(2)}× the bf16 file` });
-  const expected = JSON.parse(readFileSync(join(folder, 'expected.json'), 'utf8'));
-  agree('qwen3-0.6b/pytorch', model.forward(expected.ids).logits.data, { PyTorch: expected.logits.flat(Infinity) }, 1e-4);
+  const { model, tokenizer, expected } = await familyModel(attn, table, { name: 'qwen3-0.6b', family: 'qwen3', n_layer: 28,
+    hidden: 1024, heads: 16, kv_heads: 8, head_dim: 128, inner: 3072, vocab: 151936, tie: true, theta: 1000000.0, context: 40960 });
   const greedy = Array.from(model.generate([expected.ids[0]], { maxNewTokens: expected.greedy.length, temperature: 0 }).data).slice(-expected.greedy.length);
   agree('qwen3-0.6b/greedy', greedy, { PyTorch: expected.greedy }, 0);
-  const prompt = Array.from({ length: 64 }, (_, i) => (i * 104729) % 151936);
-  const generated = await measure({ ours: () => model.generate([prompt], { maxNewTokens: 16, temperature: 0 }) }, quick ? 1 : 3);
-  table.push({ name: 'qwen3-0.6b/generate-token', ours: generated.ours / 16 });
+  await generatedToken('qwen3-0.6b', model, 151936, table, 16);
   model.dispose();
   tokenizer.dispose();
 }

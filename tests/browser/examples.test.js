@@ -49,38 +49,36 @@ function build(dir) {
 const shipped = (dist) => [...new Set(readdirSync(dist, { recursive: true }).map(String)
   .map((f) => /\.(wasm|safetensors)$/.exec(f)?.[0]).filter(Boolean))].sort();
 
-/** A copy of an installed example whose app computes without ever loading the model. */
-function withoutModel(dir, name, main) {
+/** A copy of an installed example whose app (its file `main`) is `source` instead. */
+function withApp(dir, name, main, source) {
   const copy = join(WORK, name);
   rmSync(copy, { recursive: true, force: true });
   cpSync(dir, copy, { recursive: true });
   rmSync(join(copy, 'dist'), { recursive: true, force: true });
-  writeFileSync(join(copy, main), `import { createAttention } from 'attention-step-by-step';
+  writeFileSync(join(copy, main), source);
+  return copy;
+}
+
+/** A copy of an installed example whose app computes without ever loading the model. */
+const withoutModel = (dir, name, main) => withApp(dir, name, main, `import { createAttention } from 'attention-step-by-step';
 const attn = await createAttention();
 document.querySelector('#weights').value = attn.format(attn.softmax([1, 2, 3]));
 `);
-  return copy;
-}
+
+// Inputs of the threads apps and of their one-thread reference: (256, 64), the same on both sides.
+const ATTENTION_INPUTS = 'const inputs = (seed) => ({ data: Float32Array.from({ length: 256 * 64 }, (_, i) => Math.sin(seed * 1000 + i * 0.37)), shape: [256, 64] });';
 
 /**
  * A copy of an installed example whose app runs causal attention (T = 256, d = 64, enough to split over threads) in
  * createAttention({ worker: true, threads: 2 }), and shows the plan and the output.
  */
-function withThreads(dir, name, main) {
-  const copy = join(WORK, name);
-  rmSync(copy, { recursive: true, force: true });
-  cpSync(dir, copy, { recursive: true });
-  rmSync(join(copy, 'dist'), { recursive: true, force: true });
-  writeFileSync(join(copy, main), `import { createAttention } from 'attention-step-by-step';
+const withThreads = (dir, name, main) => withApp(dir, name, main, `import { createAttention } from 'attention-step-by-step';
 ${ATTENTION_INPUTS}
 const attn = await createAttention({ worker: true, threads: 2 });
 const y = await attn.attention(inputs(1), inputs(2), inputs(3), { causal: true });
 document.querySelector('#weights').value = JSON.stringify({ threads: attn.threads.count, output: Array.from(y.data) });
 document.querySelector('#next-word').value = 'done';
 `);
-  return copy;
-}
-const ATTENTION_INPUTS = 'const inputs = (seed) => ({ data: Float32Array.from({ length: 256 * 64 }, (_, i) => Math.sin(seed * 1000 + i * 0.37)), shape: [256, 64] });';
 
 /** What a withThreads app shows on a cross-origin-isolated page (under the strict CSP too). */
 const threaded = (dir) => withServedPage(browser, dir, { headers: { ...ISOLATION_HEADERS, 'content-security-policy': CSP } }, async (page) => {
