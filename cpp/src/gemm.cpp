@@ -311,7 +311,8 @@ void split(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOper
 
 // few_rows on strips of C's columns, one per thread when the product is worth it: a token being decoded
 // multiplies one row by every weight matrix, and the threads each read their part of the matrix. Strips are
-// whole multiples of 4 columns, so each column falls on the same vector or scalar step as unsplit.
+// whole register tiles of NR = 8 columns (so multiples of few_rows' 4-wide vectors): each column falls on the
+// same vector or scalar step as unsplit.
 void few_rows_split(int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C,
                     int64_t ldc, bool accumulate) {
     const int64_t parts = parts_for_work(static_cast<double>(M) * N * K, (N + NR - 1) / NR);
