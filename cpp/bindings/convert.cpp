@@ -103,7 +103,11 @@ val shape_to_js(const Shape& s) {
 
 std::string js_message(const char* fn, const std::string& what) { return js_names(as_said_by(fn, what)); }
 
-val js_error(const std::string& message) { return val::global("Error").new_(val(message)); }
+val js_error(const std::string& message, const char* code) {
+    val error = val::global("Error").new_(val(message));
+    error.set("code", val(code));
+    return error;
+}
 
 Shape to_shape(const val& shape, const char* fn, const char* name) {
     Shape s;

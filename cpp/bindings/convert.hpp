@@ -28,6 +28,7 @@
 //   to the JS API's (dModel, numHeads) by `js_message`. docs/conventions.md.
 #pragma once
 
+#include "attn/error.hpp"
 #include "attn/tensor.hpp"
 
 #include <emscripten/bind.h>
@@ -52,7 +53,9 @@ using emscripten::val;
 // simpleSelfAttention reads "simpleSelfAttention: ..."), with C++ parameter
 // names spelled as the JS API spells them.
 std::string js_message(const char* fn, const std::string& what);
-val js_error(const std::string& message);
+// A JS Error with the stable `code` an app can branch on; web/lib/errors.js lists the codes (and
+// tests/js/errors.test.js holds this file's to that list).
+val js_error(const std::string& message, const char* code);
 
 // f's result as a JS value, or the Error describing why it failed.
 template <typename F>
@@ -65,13 +68,15 @@ val guarded(const char* fn, F&& f) {
             return val(f());
         }
     } catch (const std::bad_alloc&) {
-        return js_error(std::string(fn) + ": out of memory");
+        return js_error(std::string(fn) + ": out of memory", "ERR_ATTN_OUT_OF_MEMORY");
     } catch (const std::length_error&) {  // a std::vector longer than WASM's 32-bit size_t can count says only "vector"
-        return js_error(std::string(fn) + ": out of memory");
+        return js_error(std::string(fn) + ": out of memory", "ERR_ATTN_OUT_OF_MEMORY");
+    } catch (const FormatError& e) {
+        return js_error(js_message(fn, e.what()), "ERR_ATTN_INVALID_FILE");
     } catch (const std::exception& e) {
-        return js_error(js_message(fn, e.what()));
+        return js_error(js_message(fn, e.what()), "ERR_ATTN_INVALID_ARGUMENT");
     } catch (...) {
-        return js_error(std::string(fn) + ": unexpected C++ exception");
+        return js_error(std::string(fn) + ": unexpected C++ exception", "ERR_ATTN_INTERNAL");
     }
 }
 

@@ -46,7 +46,7 @@ std::string token_to_bytes(const std::string& spelled, const std::string& where)
     for (char32_t c : utf8_decode(spelled, ("BPETokenizer: " + where).c_str())) {
         const auto it = alphabet().to_byte.find(c);
         if (it == alphabet().to_byte.end()) {
-            throw Error("BPETokenizer: " + where + ": the token \"" + spelled.substr(0, 40) + "\" holds a character that is not one of the 256 that stand for bytes");
+            throw FormatError("BPETokenizer: " + where + ": the token \"" + spelled.substr(0, 40) + "\" holds a character that is not one of the 256 that stand for bytes");
         }
         out += static_cast<char>(it->second);
     }
@@ -132,7 +132,7 @@ void check_text_size(const std::string& text, const char* fn) {
 
 int32_t to_id(const json& id, const std::string& where) {
     if (!id.is_number_unsigned() || id.get<uint64_t>() >= static_cast<uint64_t>(kMaxVocabulary)) {
-        throw Error("BPETokenizer: " + where + " must be an id in [0, " + std::to_string(kMaxVocabulary) + "), got " + id.dump().substr(0, 40));
+        throw FormatError("BPETokenizer: " + where + " must be an id in [0, " + std::to_string(kMaxVocabulary) + "), got " + id.dump().substr(0, 40));
     }
     return static_cast<int32_t>(id.get<uint64_t>());
 }
@@ -140,18 +140,18 @@ int32_t to_id(const json& id, const std::string& where) {
 
 void BPETokenizer::add_merge(int32_t left, int32_t right, int32_t rank, const std::string& where) {
     const auto merged = ids_.find(bytes_[static_cast<size_t>(left)] + bytes_[static_cast<size_t>(right)]);
-    if (merged == ids_.end()) throw Error("BPETokenizer: " + where + ": the merged token is not in the vocabulary");
+    if (merged == ids_.end()) throw FormatError("BPETokenizer: " + where + ": the merged token is not in the vocabulary");
     // A pair listed twice keeps its first (lowest) rank, as a dict built from merges.txt would.
     merges_.emplace((static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right), Merge{rank, merged->second});
 }
 
 // Checks the vocabulary is complete (ids 0..V-1, every byte a token) and finds the special tokens.
 void BPETokenizer::finish(const std::string& where) {
-    if (bytes_.empty()) throw Error("BPETokenizer: " + where + ": the vocabulary is empty");
+    if (bytes_.empty()) throw FormatError("BPETokenizer: " + where + ": the vocabulary is empty");
     for (int b = 0; b < 256; ++b) {
         const auto it = ids_.find(std::string(1, static_cast<char>(b)));
         if (it == ids_.end()) {
-            throw Error("BPETokenizer: " + where + ": the vocabulary has no token for the byte " + std::to_string(b) + " (not a byte-level BPE)");
+            throw FormatError("BPETokenizer: " + where + ": the vocabulary has no token for the byte " + std::to_string(b) + " (not a byte-level BPE)");
         }
         byte_ids_[static_cast<size_t>(b)] = it->second;
     }
@@ -160,10 +160,10 @@ void BPETokenizer::finish(const std::string& where) {
 BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::string& merges_txt) {
     BPETokenizer t;
     const json vocab = parse_bounded(vocab_json, "BPETokenizer: vocab.json");
-    if (vocab.is_discarded()) throw Error("BPETokenizer: vocab.json is not valid JSON");
-    if (!vocab.is_object()) throw Error("BPETokenizer: vocab.json: expected a JSON object {\"token\": id}, got " + std::string(vocab.type_name()));
+    if (vocab.is_discarded()) throw FormatError("BPETokenizer: vocab.json is not valid JSON");
+    if (!vocab.is_object()) throw FormatError("BPETokenizer: vocab.json: expected a JSON object {\"token\": id}, got " + std::string(vocab.type_name()));
     if (static_cast<int64_t>(vocab.size()) > kMaxVocabulary) {
-        throw Error("BPETokenizer: vocab.json: a vocabulary holds at most " + std::to_string(kMaxVocabulary) + " tokens, got " + std::to_string(vocab.size()));
+        throw FormatError("BPETokenizer: vocab.json: a vocabulary holds at most " + std::to_string(kMaxVocabulary) + " tokens, got " + std::to_string(vocab.size()));
     }
     t.bytes_.assign(vocab.size(), std::string());
     std::vector<bool> seen(vocab.size(), false);
@@ -172,11 +172,11 @@ BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::
         const std::string where = "vocab.json: the id of \"" + spelled.substr(0, 40) + "\"";
         const int32_t id = to_id(id_j, where);
         if (static_cast<size_t>(id) >= vocab.size() || seen[static_cast<size_t>(id)]) {
-            throw Error("BPETokenizer: " + where + " is " + std::to_string(id) + ": the ids must be 0 to " + std::to_string(vocab.size() - 1) + ", each once");
+            throw FormatError("BPETokenizer: " + where + " is " + std::to_string(id) + ": the ids must be 0 to " + std::to_string(vocab.size() - 1) + ", each once");
         }
         seen[static_cast<size_t>(id)] = true;
         std::string bytes = token_to_bytes(spelled, "vocab.json");
-        if (!t.ids_.emplace(bytes, id).second) throw Error("BPETokenizer: vocab.json: two tokens stand for the same bytes \"" + spelled.substr(0, 40) + "\"");
+        if (!t.ids_.emplace(bytes, id).second) throw FormatError("BPETokenizer: vocab.json: two tokens stand for the same bytes \"" + spelled.substr(0, 40) + "\"");
         t.bytes_[static_cast<size_t>(id)] = std::move(bytes);
         if (spelled.size() > 4 && spelled.rfind("<|", 0) == 0 && spelled.compare(spelled.size() - 2, 2, "|>") == 0) {
             special.emplace_back(spelled, id);
@@ -195,13 +195,13 @@ BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::
         const std::string where = "merges.txt line " + std::to_string(line_no);
         const size_t space = line.find(' ');
         if (space == std::string::npos || space == 0 || space + 1 == line.size() || line.find(' ', space + 1) != std::string::npos) {
-            throw Error("BPETokenizer: " + where + ": expected two tokens separated by one space, got \"" + line.substr(0, 40) + "\"");
+            throw FormatError("BPETokenizer: " + where + ": expected two tokens separated by one space, got \"" + line.substr(0, 40) + "\"");
         }
         int32_t pair[2];
         const std::string halves[2] = {line.substr(0, space), line.substr(space + 1)};
         for (int k = 0; k < 2; ++k) {
             const auto it = t.ids_.find(token_to_bytes(halves[k], where));
-            if (it == t.ids_.end()) throw Error("BPETokenizer: " + where + ": \"" + halves[k].substr(0, 40) + "\" is not in vocab.json");
+            if (it == t.ids_.end()) throw FormatError("BPETokenizer: " + where + ": \"" + halves[k].substr(0, 40) + "\" is not in vocab.json");
             pair[k] = it->second;
         }
         t.add_merge(pair[0], pair[1], rank++, where);
@@ -213,12 +213,12 @@ BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::
 
 BPETokenizer BPETokenizer::from_tokenizer_json(const std::string& text) {
     const json j = parse_bounded(text, "BPETokenizer: tokenizer.json", kMaxTokenizerJsonValues);
-    const auto fail = [](const std::string& what) { throw Error("BPETokenizer: tokenizer.json: " + what); };
+    const auto fail = [](const std::string& what) { throw FormatError("BPETokenizer: tokenizer.json: " + what); };
     const auto need = [&](const json& parent, const char* key, const char* where) -> const json& {
         if (!parent.is_object() || !parent.contains(key)) fail(std::string(where) + " has no \"" + key + "\"");
         return parent[key];
     };
-    if (j.is_discarded()) throw Error("BPETokenizer: tokenizer.json is not valid JSON");
+    if (j.is_discarded()) throw FormatError("BPETokenizer: tokenizer.json is not valid JSON");
     const json& model = need(j, "model", "the file");
     const json& type = need(model, "type", "model");
     if (type != "BPE") fail("model.type is " + type.dump().substr(0, 40) + ", expected \"BPE\"");
@@ -272,7 +272,7 @@ BPETokenizer BPETokenizer::from_tokenizer_json(const std::string& text) {
         const std::string* halves[2] = {&merges[r].first, &merges[r].second};
         for (int k = 0; k < 2; ++k) {
             const auto it = t.ids_.find(t.byte_level_ ? token_to_bytes(*halves[k], where) : *halves[k]);
-            if (it == t.ids_.end()) throw Error("BPETokenizer: " + where + ": \"" + halves[k]->substr(0, 40) + "\" is not in model.vocab");
+            if (it == t.ids_.end()) throw FormatError("BPETokenizer: " + where + ": \"" + halves[k]->substr(0, 40) + "\" is not in model.vocab");
             pair[k] = it->second;
         }
         t.add_merge(pair[0], pair[1], static_cast<int32_t>(r), where);

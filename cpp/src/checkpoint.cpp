@@ -24,7 +24,7 @@ namespace {
 using nlohmann::json;
 constexpr const char* kFormat = "attention-step-by-step";
 
-[[noreturn]] void fail(const std::string& what) { throw Error("loadCheckpoint: " + what); }
+[[noreturn]] void fail(const std::string& what) { throw FormatError("loadCheckpoint: " + what); }
 
 // parse_bounded under loadCheckpoint's name.
 template <typename... Text>

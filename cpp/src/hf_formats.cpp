@@ -14,7 +14,7 @@ namespace attn::hf {
 namespace {
 using json = nlohmann::json;
 
-[[noreturn]] void fail(const std::string& what) { throw Error("loadPretrained: config.json: " + what); }
+[[noreturn]] void fail(const std::string& what) { throw FormatError("loadPretrained: config.json: " + what); }
 [[noreturn]] void refuse(const std::string& key, const json& value, const std::string& why) {
     fail(key + " is " + value.dump().substr(0, 80) + "; " + why);
 }
@@ -291,7 +291,7 @@ std::string Format::canonical(const std::string& name) const {
 
 Format format_from_config(const std::string& text) {
     const json j = parse_bounded(text, "loadPretrained: config.json");
-    if (j.is_discarded() || !j.is_object()) throw Error("loadPretrained: config.json is not a JSON object");
+    if (j.is_discarded() || !j.is_object()) throw FormatError("loadPretrained: config.json is not a JSON object");
     Format f;
     const json type = j.value("model_type", json());
     const json* body = &j;

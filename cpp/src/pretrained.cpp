@@ -21,7 +21,7 @@ namespace attn {
 namespace {
 using json = nlohmann::json;
 
-[[noreturn]] void fail(const std::string& what) { throw Error("loadPretrained: " + what); }
+[[noreturn]] void fail(const std::string& what) { throw FormatError("loadPretrained: " + what); }
 
 uint64_t dtype_size(Dtype d) { return d == Dtype::F32 ? 4 : 2; }
 
@@ -311,7 +311,7 @@ std::optional<std::string> character_vocabulary(const std::string& tokenizer_jso
 std::string pretrained_weights_file(const GPT& model, const std::string& config_json) {
     const hf::Format format = hf::format_from_config(config_json);
     if (GPT::parameter_layout(format.config) != GPT::parameter_layout(model.config())) {
-        fail("config.json describes a model of other shapes than the one to save");
+        throw Error("loadPretrained: config.json describes a model of other shapes than the one to save");
     }
     std::map<std::string, const Tensor*> parameters;
     for (const auto& [name, t] : model.named_parameters()) parameters.emplace(name, t);
@@ -331,7 +331,7 @@ std::string pretrained_weights_file(const GPT& model, const std::string& config_
         }
         // The names a family's own save_pretrained writes: the decoder's under "model.", lm_head beside it.
         const std::string name = format.model_type == "gpt2" || canonical == "lm_head.weight" ? canonical : "model." + canonical;
-        if (first_non_finite(stored.data(), n) >= 0) fail("tensor \"" + name + "\" holds a non-finite value; it cannot be saved");
+        if (first_non_finite(stored.data(), n) >= 0) throw Error("loadPretrained: tensor \"" + name + "\" holds a non-finite value; it cannot be saved");
         const uint64_t offset = data.size(), bytes = static_cast<uint64_t>(n) * 4;
         header[name] = {{"dtype", "F32"}, {"shape", target.stored}, {"data_offsets", {offset, offset + bytes}}};
         data.append(reinterpret_cast<const char*>(stored.data()), bytes);

@@ -103,7 +103,7 @@ private:
             if (shown.size() > 80) break;
             shown += c < 0x80 ? static_cast<char>(c) : '?';
         }
-        throw Error(where_ + ": the pattern \"" + shown + "\" at character " + std::to_string(i_) + ": " + what +
+        throw FormatError(where_ + ": the pattern \"" + shown + "\" at character " + std::to_string(i_) + ": " + what +
                     " (this library's engine takes literals, classes, \\p{…}, groups, alternation, look-ahead and greedy quantifiers)");
     }
     bool more() const { return i_ < p_.size(); }

@@ -16,7 +16,7 @@ size_t gpt2_piece_at(const unsigned char* s, size_t n, size_t i);  // bpe_tokeni
 namespace {
 using json = nlohmann::json;
 
-[[noreturn]] void fail(const std::string& what) { throw Error("BPETokenizer: tokenizer.json: " + what); }
+[[noreturn]] void fail(const std::string& what) { throw FormatError("BPETokenizer: tokenizer.json: " + what); }
 
 // The code points of a text with the byte each starts at (and one past the end): a byte that is not UTF-8 stands
 // as U+FFFD, one byte long, so that any bytes split and rejoin unchanged.

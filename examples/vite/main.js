@@ -1,4 +1,6 @@
-import { createAttention } from 'attention-step-by-step';
+// A page's main thread runs one thread (it may not wait for others), so this app imports the entry that is
+// only that: it ships the single-threaded module alone (examples/web-worker runs threads in a worker).
+import { createAttention } from 'attention-step-by-step/single-thread';
 // The model is shipped only by apps that ask for it: its URL, through Vite's ?url.
 import modelUrl from 'attention-step-by-step/model?url';
 

@@ -49,6 +49,11 @@ function build(dir) {
 const shipped = (dist) => [...new Set(readdirSync(dist, { recursive: true }).map(String)
   .map((f) => /\.(wasm|safetensors)$/.exec(f)?.[0]).filter(Boolean))].sort();
 
+/** The package's files a bundle holds, by their names in the package (a bundler adds a hash to each), sorted. */
+const packageFiles = (dist) => readdirSync(dist, { recursive: true }).map(String)
+  .map((f) => /(attention_wasm[\w.]*?|agreement|induction|worker)(?:-[\w-]{8})?\.(wasm|mjs|js|safetensors)$/.exec(f.split('/').at(-1)))
+  .filter(Boolean).map((m) => `${m[1]}.${m[2]}`).sort();
+
 /** A copy of an installed example whose app (its file `main`) is `source` instead. */
 function withApp(dir, name, main, source) {
   const copy = join(WORK, name);
@@ -93,13 +98,11 @@ async function oneThreadOutput() {
   return Array.from(attn.attention(inputs(1), inputs(2), inputs(3), { causal: true }).data);
 }
 
-/** Serves an example's page and returns the two results it shows. */
-const shown = (dir, headers) => withServedPage(browser, dir, { headers }, async (page) => {
+/** Serves an example's page and returns the two results it shows, and the outputs of the ids in `more`. */
+const shown = (dir, headers, more = []) => withServedPage(browser, dir, { headers }, async (page) => {
   await page.waitForFunction(() => document.querySelector('#next-word').value !== '…', null, { timeout: 30000 });
-  return page.evaluate(() => ({
-    weights: document.querySelector('#weights').value,
-    nextWord: document.querySelector('#next-word').value,
-  }));
+  return page.evaluate((ids) => Object.fromEntries([['weights', 'weights'], ['nextWord', 'next-word'], ...ids.map((id) => [id, id])]
+    .map(([key, id]) => [key, document.querySelector(`#${id}`).value])), more);
 });
 
 describe('examples/', () => {
@@ -131,13 +134,14 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
       problems.consoleErrors = problems.consoleErrors.filter((m) => !/status of 404/.test(m));
       return page.evaluate(() => document.querySelector('#weights').value);
     });
-    assert.match(message, /^createAttention: could not load the WebAssembly module from http:\/\/127\.0\.0\.1:\d+\/node_modules\/attention-step-by-step\/web\/lib\/wasm\/attention_wasm\.wasm: HTTP 404; a bundler that does not copy it can be given its URL: import wasmUrl from 'attention-step-by-step\/wasm', then createAttention\(\{ wasmUrl \}\)$/);
+    assert.match(message, /^createAttention: could not load the WebAssembly module from http:\/\/127\.0\.0\.1:\d+\/node_modules\/attention-step-by-step\/web\/lib\/wasm\/attention_wasm\.wasm: HTTP 404; a bundler that does not copy it can be given its URL: import wasmUrl from 'attention-step-by-step\/wasm', then createAttention\(\{ wasmUrl \}\), or the folder it serves the package's wasm\/ files from: createAttention\(\{ wasmPaths \}\)$/);
   });
 
-  test('vite: built with no warning, runs under a strict CSP; an app that never loads the model ships none', async () => {
+  test('vite: built with no warning, runs under a strict CSP; the single-thread entry ships one module; an app that never loads the model ships none', async () => {
     const dir = installProject('vite', tarball, example('vite'));
     build(dir);
     assert.deepEqual(shipped(join(dir, 'dist')), ['.safetensors', '.wasm']);
+    assert.deepEqual(packageFiles(join(dir, 'dist')), ['agreement.safetensors', 'attention_wasm.wasm']);
     assert.deepEqual(await shown(join(dir, 'dist'), { 'content-security-policy': CSP }), expected);
     const bare = withoutModel(dir, 'vite-no-model', 'main.js');
     build(bare);
@@ -167,10 +171,17 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
     }
   });
 
-  test('esbuild: the .wasm and the model through their export names and the file loader', async () => {
+  test('esbuild: the worker bundled as an entry and the wasm/ folder copied, named by workerUrl and wasmPaths: 2 threads on an isolated page', async () => {
     const dir = installProject('esbuild', tarball, example('esbuild'));
     build(dir);
-    assert.deepEqual(await shown(dir, { 'content-security-policy': CSP }), expected);
+    // Not isolated: one thread, and the page says why.
+    const { threads: one, ...plain } = await shown(dir, { 'content-security-policy': CSP }, ['threads']);
+    assert.deepEqual(plain, expected);
+    assert.match(one, /^1: the page is not cross-origin isolated/);
+    // Isolated: two threads, the same numbers.
+    const { threads: two, ...isolated } = await shown(dir, { ...ISOLATION_HEADERS, 'content-security-policy': CSP }, ['threads']);
+    assert.deepEqual(isolated, expected);
+    assert.equal(two, '2: 2 threads were asked for');
   });
 
   test('web-worker: createAttention({ worker: true }) streams and trains, and the page\'s own thread never holds the module (Vite)', async () => {

@@ -1,11 +1,13 @@
 // Every public function checks its own arguments: a wrong type, a wrong shape,
 // a value out of range or an unknown option is an Error whose message starts
-// with the function the caller called and says what it expected and what it got.
+// with the function the caller called and says what it expected and what it got,
+// and whose code says which (a TypeError for a wrong type; errors.js).
 // Nothing is coerced ("3" is not 3, "no" is not true). One row per case; after
 // each, the module still computes notebook 000's weights.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
+import { ERROR_CODES } from '../../web/lib/errors.js';
 import { assertClose, attn, createAttention, notebook, useAttention } from './helpers.js';
 
 useAttention();
@@ -131,7 +133,8 @@ describe('bad input is an Error naming the function called, what it expected and
   for (const [fn, call, message] of ROWS) {
     test(`${fn}: ${message instanceof RegExp ? message.source : message}`, () => {
       assert.throws(call, (error) => {
-        assert.ok(error instanceof Error && !(error instanceof TypeError) && !(error instanceof RangeError), `${error?.constructor?.name}: ${error?.message}`);
+        // The package's own error (errors.js), not one the engine threw from inside it ("Cannot read properties of …").
+        assert.ok(error?.code in ERROR_CODES && error.constructor === ERROR_CODES[error.code], `${error?.constructor?.name} ${error?.code}: ${error?.message}`);
         assert.ok(error.message.startsWith(`${fn}: `), error.message);
         if (message instanceof RegExp) assert.match(error.message, message);
         else assert.equal(error.message, message);

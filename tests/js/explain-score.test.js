@@ -46,7 +46,7 @@ test('explainScore refuses a partial map, an index outside it, and non-finite va
   attn.manualSeed(1);
   const q = attn.randn(3, 2);
   const map = { queries: q, keys: attn.randn(4, 2), values: attn.randn(4, 5), weights: attn.rand(3, 4) };
-  assert.throws(() => attn.explainScore({ queries: q }, 0, 0), /^Error: explainScore: expected a map with queries, keys, values, weights/);
+  assert.throws(() => attn.explainScore({ queries: q }, 0, 0), { name: 'Error', code: 'ERR_ATTN_INVALID_ARGUMENT', message: /^explainScore: expected a map with queries, keys, values, weights/ });
   assert.throws(() => attn.explainScore(map, 0, 4), { message: 'explainScore: expected a query in [0, 3) and a key in [0, 4), got (0, 4)' });
   assert.throws(() => attn.explainScore(map, -1, 0), { message: 'explainScore: expected the query index to be a non-negative integer, got -1' });
   const nan = { ...map, weights: { data: Float32Array.of(NaN, ...new Array(11).fill(0)), shape: [3, 4] } };

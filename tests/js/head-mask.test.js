@@ -115,6 +115,6 @@ describe('headMask', () => {
     const nan = headMask(nLayer, nHead, [[0, 2, NaN]]);
     assert.throws(() => model.forward(ids, { headMask: nan }),
       { message: 'GPT.forward: expected finite values in headMask, got NaN at flat index 2' });
-    assert.throws(() => attn.probeAgreement(model, tokenizer, { headMask: 'all' }), /^Error: probeAgreement: expected headMask/);
+    assert.throws(() => attn.probeAgreement(model, tokenizer, { headMask: 'all' }), /^TypeError: probeAgreement: expected headMask/);
   });
 });

@@ -3,13 +3,15 @@
 // never Aborted() or an unhandled rejection.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import * as library from '../../web/lib/index.js';
-import { createAttention } from './helpers.js';
+import { createAttention, fullTier } from './helpers.js';
 
 const WASM = new URL('../../web/lib/wasm/attention_wasm.wasm', import.meta.url);
 const MODEL = new URL('../../web/lib/models/agreement.safetensors', import.meta.url);
@@ -29,6 +31,47 @@ describe('createAttention finds the WebAssembly module', () => {
       { wasmBinary: new Uint8Array(bytes) }, { wasmBinary: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) }]) {
       assert.equal(await works(options), SOFTMAX_1_2);
     }
+  });
+
+  test('wasmPaths: every module from a folder the app serves itself, threads included, with the numbers of one thread', fullTier('the threaded module'), async () => {
+    // The folder an app copies the package's wasm/ files into (esbuild copies none); served over HTTP, as a
+    // page would be, and read from disk in Node as a path and as a file: URL.
+    const folder = mkdtempSync(join(tmpdir(), 'attn-wasm-paths-'));
+    cpSync(fileURLToPath(new URL('../../web/lib/wasm/', import.meta.url)), folder, { recursive: true });
+    const x = { data: Float32Array.from({ length: 64 * 32 }, (_, i) => Math.sin(i)), shape: [64, 32] };
+    const one = (await library.createAttention({ threads: 1 })).attention(x, x, x, { causal: true });
+    for (const wasmPaths of [folder, pathToFileURL(folder)]) {
+      const attn = await library.createAttention({ wasmPaths, threads: 2 });
+      assert.equal(attn.threads.count, 2);
+      assert.deepEqual(attn.attention(x, x, x, { causal: true }), one);
+    }
+    // The threaded files missing from the folder: one thread, and the plan says which file was not found.
+    rmSync(join(folder, 'attention_wasm_threads.wasm'));
+    const warned = [];
+    const warn = console.warn;
+    console.warn = (text) => warned.push(text);
+    try {
+      const attn = await library.createAttention({ wasmPaths: folder, threads: 2 });
+      assert.equal(attn.threads.count, 1);
+      assert.match(attn.threads.reason, /could not load the threaded WebAssembly module from file:.*attention_wasm_threads\.wasm: ENOENT/);
+      assert.equal(attn.softmax([1, 2]).data[0], SOFTMAX_1_2);
+    } finally {
+      console.warn = warn;
+    }
+    assert.equal(warned.length, 1);
+    rmSync(folder, { recursive: true });
+  });
+
+  test("the single-thread entry: one thread, the same API, the same options but threads and worker", async () => {
+    const single = await import('../../web/lib/single-thread.js');
+    const attn = await single.createAttention();
+    assert.equal(attn.threads.count, 1);
+    assert.match(attn.threads.reason, /^attention-step-by-step\/single-thread runs on one thread/);
+    assert.equal(attn.softmax([1, 2]).data[0], SOFTMAX_1_2);
+    assert.deepEqual(Object.keys(attn).sort(), Object.keys(await createAttention({ threads: 1 })).sort());
+    assert.equal((await single.createAttention({ wasmUrl: WASM })).softmax([1, 2]).data[0], SOFTMAX_1_2);
+    await assert.rejects(single.createAttention({ worker: true }),
+      { code: 'ERR_ATTN_INVALID_ARGUMENT', message: 'createAttention: unknown option "worker"; expected one of wasmBinary, wasmUrl, wasmPaths' });
   });
 
   test('a URL the caller gave that the server does not have: the status, and no hint (the URL is theirs to fix)', async () => {
@@ -56,11 +99,11 @@ describe('createAttention finds the WebAssembly module', () => {
     // The library's own createAttention: the quick tier's would add its threads option to the keys named.
     const { createAttention } = library;
     await assert.rejects(createAttention({ wasmUrl: 'a.wasm', wasmBinary: new Uint8Array(8) }),
-      { message: 'createAttention: expected either wasmBinary or wasmUrl, not both, got an object with keys [wasmUrl, wasmBinary]' });
+      { message: 'createAttention: expected one of wasmBinary, wasmUrl and wasmPaths, not two, got an object with keys [wasmUrl, wasmBinary]' });
     await assert.rejects(createAttention({ wasmUrl: 5 }), { message: 'createAttention: expected wasmUrl as a string or a URL, got number 5' });
     await assert.rejects(createAttention({ wasmBinary: 'bytes' }),
       { message: 'createAttention: expected wasmBinary as a Uint8Array or an ArrayBuffer, got the string "bytes"' });
-    await assert.rejects(createAttention({ wasm: 1 }), { message: 'createAttention: unknown option "wasm"; expected one of wasmBinary, wasmUrl, worker, workerUrl, threads' });
+    await assert.rejects(createAttention({ wasm: 1 }), { message: 'createAttention: unknown option "wasm"; expected one of wasmBinary, wasmUrl, wasmPaths, worker, workerUrl, threads' });
   });
 });
 

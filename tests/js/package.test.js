@@ -20,8 +20,8 @@ test('the packed tarball installs and works from a fresh project', fullTier('a p
   // needs; nothing else (no sources, tests or build files).
   assert.deepEqual(listing, [
     'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json',
-    'web/lib/abort.js', 'web/lib/arguments.js', 'web/lib/asset-url.d.ts', 'web/lib/attention.js', 'web/lib/core.js', 'web/lib/format.js', 'web/lib/handles.js', 'web/lib/index.cjs', 'web/lib/index.d.cts', 'web/lib/index.d.ts',
-    'web/lib/index.js', 'web/lib/induction-url.js', 'web/lib/loading.js', 'web/lib/messages.js', 'web/lib/model-url.js', 'web/lib/model.d.ts', 'web/lib/model.js', 'web/lib/models/agreement.safetensors', 'web/lib/models/induction.safetensors', 'web/lib/pretrained.d.ts', 'web/lib/pretrained.js', 'web/lib/remote.d.ts', 'web/lib/remote.js', 'web/lib/tensors.js', 'web/lib/threads.js', 'web/lib/wasm-url.js', 'web/lib/wasm/attention_wasm.mjs', 'web/lib/wasm/attention_wasm.wasm',
+    'web/lib/abort.js', 'web/lib/arguments.js', 'web/lib/asset-url.d.ts', 'web/lib/attention.js', 'web/lib/core.js', 'web/lib/errors.js', 'web/lib/format.js', 'web/lib/handles.js', 'web/lib/index.cjs', 'web/lib/index.d.cts', 'web/lib/index.d.ts',
+    'web/lib/index.js', 'web/lib/induction-url.js', 'web/lib/loading.js', 'web/lib/messages.js', 'web/lib/model-url.js', 'web/lib/model.d.ts', 'web/lib/model.js', 'web/lib/models/agreement.safetensors', 'web/lib/models/induction.safetensors', 'web/lib/pretrained.d.ts', 'web/lib/pretrained.js', 'web/lib/remote.d.ts', 'web/lib/remote.js', 'web/lib/single-thread.d.ts', 'web/lib/single-thread.js', 'web/lib/tensors.js', 'web/lib/threaded-module.js', 'web/lib/threads.js', 'web/lib/wasm-url.js', 'web/lib/wasm/attention_wasm.mjs', 'web/lib/wasm/attention_wasm.wasm',
     'web/lib/wasm/attention_wasm_threads.mjs', 'web/lib/wasm/attention_wasm_threads.wasm', 'web/lib/wasm/attention_wasm_threads.worker.js',
     'web/lib/wasm/package.json', 'web/lib/worker.js',
   ].map((f) => `package/${f}`));

@@ -11,7 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { createAttention } from '../../web/lib/index.js';
-import { AUTO_THREADS, MAX_THREADS, startThreadedModule } from '../../web/lib/threads.js';
+import { startThreadedModule } from '../../web/lib/threaded-module.js';
+import { AUTO_THREADS, MAX_THREADS } from '../../web/lib/threads.js';
 import { fullTier } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -56,7 +56,7 @@ test('what type-checks runs: the node16 build of the usage files', THREADED, () 
   const inWorker = execFileSync(process.execPath, [`${out}/tests/types/worker.js`], { cwd: ROOT, encoding: 'utf8' });
   assert.deepEqual(JSON.parse(inWorker), { text: true, loss: true, iter: 5, weights: [2, 2], nLayer: 1 });
   const assets = execFileSync(process.execPath, [`${out}/tests/types/assets.js`], { cwd: ROOT, encoding: 'utf8' });
-  assert.deepEqual(JSON.parse(assets), { heads: '4', layers: 2 });
+  assert.deepEqual(JSON.parse(assets), { heads: '4', layers: 2, threads: 1 });
 });
 
 test('what type-checks runs: a CommonJS file requires the package (Node ≥ 20.19 loads its ES module)', THREADED, () => {

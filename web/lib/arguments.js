@@ -4,6 +4,7 @@
 // failure is an Error naming the function called, what it expected and what
 // it got. The rules themselves (limits, divisibility, names of config and
 // generation fields) belong to the C++ library; this file checks types.
+import { attnError } from './errors.js';
 
 /** A value as an error message names it. */
 function describe(value) {
@@ -25,17 +26,27 @@ function describe(value) {
   }
 }
 
-export function fail(fn, expected, value) {
-  throw new Error(`${fn}: expected ${expected}, got ${describe(value)}`);
+/**
+ * Throws the Error for an argument refused: a TypeError (ERR_ATTN_INVALID_TYPE) unless `code` says the value,
+ * not its type, is what is wrong (ERR_ATTN_INVALID_ARGUMENT). errors.js lists the codes.
+ */
+export function fail(fn, expected, value, code = 'ERR_ATTN_INVALID_TYPE') {
+  throw attnError(code, `${fn}: expected ${expected}, got ${describe(value)}`);
 }
 
+/** `fail` for a value of the right type refused for what it is (a shape, a range, NaN). */
+export const refuse = (fn, expected, value) => fail(fn, expected, value, 'ERR_ATTN_INVALID_ARGUMENT');
+
+/** The code of an argument that should have been a number: a wrong type, or a number of a refused value. */
+const numberCode = (value) => (typeof value === 'number' ? 'ERR_ATTN_INVALID_ARGUMENT' : 'ERR_ATTN_INVALID_TYPE');
+
 export function number(value, fn, name) {
-  if (typeof value !== 'number' || Number.isNaN(value)) fail(fn, `${name} as a number`, value);
+  if (typeof value !== 'number' || Number.isNaN(value)) fail(fn, `${name} as a number`, value, numberCode(value));
   return value;
 }
 
 export function integer(value, fn, name) {
-  if (!Number.isSafeInteger(value)) fail(fn, `${name} as an integer`, value);
+  if (!Number.isSafeInteger(value)) fail(fn, `${name} as an integer`, value, numberCode(value));
   return value;
 }
 
@@ -56,7 +67,7 @@ export function string(value, fn, name) {
 export function wellFormed(value, fn, name) {
   const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.exec(string(value, fn, name));
   if (lone) {
-    throw new Error(`${fn}: expected ${name} as well-formed text, got a lone surrogate (half of a UTF-16 character, U+${lone[0]
+    throw attnError('ERR_ATTN_INVALID_ARGUMENT', `${fn}: expected ${name} as well-formed text, got a lone surrogate (half of a UTF-16 character, U+${lone[0]
       .charCodeAt(0).toString(16).toUpperCase()}) at index ${lone.index}`);
   }
   return value;
@@ -78,7 +89,7 @@ export function options(value, allowed, fn, what = 'options') {
   }
   for (const k of Object.keys(value)) {
     if (!allowed.includes(k)) {
-      throw new Error(`${fn}: unknown ${what === 'config' ? 'config field' : 'option'} "${k}"; expected one of ${allowed.join(', ')}`);
+      throw attnError('ERR_ATTN_INVALID_ARGUMENT', `${fn}: unknown ${what === 'config' ? 'config field' : 'option'} "${k}"; expected one of ${allowed.join(', ')}`);
     }
   }
   return value;
@@ -93,7 +104,7 @@ function float32(data, fn, name) {
   if (!Array.isArray(data)) fail(fn, `${name} as a Float32Array or an array of numbers`, data);
   const out = new Float32Array(data.length);
   for (let i = 0; i < data.length; i++) {
-    if (typeof data[i] !== 'number') throw new Error(`${fn}: expected ${name} to hold numbers, got ${describe(data[i])} at index ${i}`);
+    if (typeof data[i] !== 'number') throw attnError('ERR_ATTN_INVALID_TYPE', `${fn}: expected ${name} to hold numbers, got ${describe(data[i])} at index ${i}`);
     out[i] = data[i];
   }
   return out;
@@ -118,7 +129,7 @@ export function flatten(nested, fn, name) {
       return;
     }
     if (!Array.isArray(node) || node.length !== shape[depth]) {
-      throw new Error(`${fn}: expected ${name} to be a rectangular nested array of shape [${shape.join(', ')}], ` +
+      throw attnError('ERR_ATTN_INVALID_ARGUMENT', `${fn}: expected ${name} to be a rectangular nested array of shape [${shape.join(', ')}], ` +
         `got ${describe(node)} at depth ${depth}`);
     }
     for (const child of node) walk(child, depth + 1);
@@ -135,7 +146,7 @@ export function asTensor(value, fn, name) {
     const shape = shapeOf(value.shape, fn, `${name}.shape`);
     const data = float32(value.data, fn, `${name}.data`);
     const n = shape.reduce((a, b) => a * b, 1);
-    if (data.length !== n) throw new Error(`${fn}: ${name} of shape [${shape.join(', ')}] needs ${n} values, got ${data.length}`);
+    if (data.length !== n) throw attnError('ERR_ATTN_INVALID_ARGUMENT', `${fn}: ${name} of shape [${shape.join(', ')}] needs ${n} values, got ${data.length}`);
     return { data, shape };
   }
   return fail(fn, `${name} as a tensor {data, shape} or a nested array of numbers`, value);
@@ -148,7 +159,7 @@ export function integers(values, fn, name) {
   }
   const out = new Float64Array(values.length);
   for (let i = 0; i < values.length; i++) {
-    if (!Number.isSafeInteger(values[i])) throw new Error(`${fn}: expected ${name} to hold integers, got ${describe(values[i])} at index ${i}`);
+    if (!Number.isSafeInteger(values[i])) throw attnError(numberCode(values[i]), `${fn}: expected ${name} to hold integers, got ${describe(values[i])} at index ${i}`);
     out[i] = values[i];
   }
   return out;
@@ -163,9 +174,9 @@ export function shapeFromArgs(args, fn) {
 /** A dimension index as torch takes it: -D ≤ dim < D, negative counting from the end. */
 export function dimension(dim, x, fn) {
   const D = x.shape.length;
-  if (D === 0) fail(fn, 'x of shape [..., T] with T > 0', x.shape);
+  if (D === 0) refuse(fn, 'x of shape [..., T] with T > 0', x.shape);
   if (!Number.isSafeInteger(dim) || dim < -D || dim >= D) {
-    fail(fn, `dim as an integer in [${-D}, ${D - 1}] for a ${D}-D tensor`, dim);
+    fail(fn, `dim as an integer in [${-D}, ${D - 1}] for a ${D}-D tensor`, dim, numberCode(dim));
   }
   return dim;
 }
@@ -201,10 +212,10 @@ export function idsArg(ids, fn, name = 'ids') {
   if (Array.isArray(ids) || ArrayBuffer.isView(ids)) return { data: integers(ids, fn, name), batch: 1 };
   if (ids && typeof ids === 'object' && 'data' in ids && 'shape' in ids) {
     const shape = shapeOf(ids.shape, fn, `${name}.shape`);
-    if (shape.length > 2) fail(fn, `${name} of shape [T] or [B, T]`, shape);
+    if (shape.length > 2) refuse(fn, `${name} of shape [T] or [B, T]`, shape);
     const data = integers(ids.data, fn, `${name}.data`);
     const n = shape.reduce((a, b) => a * b, 1);
-    if (data.length !== n) throw new Error(`${fn}: ${name} of shape [${shape.join(', ')}] need ${n} values, got ${data.length}`);
+    if (data.length !== n) throw attnError('ERR_ATTN_INVALID_ARGUMENT', `${fn}: ${name} of shape [${shape.join(', ')}] need ${n} values, got ${data.length}`);
     return { data, batch: shape.length === 2 ? shape[0] : 1 };
   }
   return fail(fn, `${name} as an array of token ids (nested for a batch) or {data, shape}`, ids);
@@ -221,7 +232,7 @@ export function configJson(config, fn, what = 'config') {
   }
   return JSON.stringify(config, (key, value) => {
     if (key === '' || value === undefined || value === null) return value;
-    if (typeof value === 'number' && !Number.isFinite(value)) fail(fn, `${key} as a finite number`, value);
+    if (typeof value === 'number' && !Number.isFinite(value)) refuse(fn, `${key} as a finite number`, value);
     if (!['number', 'boolean', 'string'].includes(typeof value)) fail(fn, `${key} as a number, true or false, or a string`, value);
     return value;
   });

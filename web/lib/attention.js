@@ -110,7 +110,7 @@ export function attentionApi(M) {
     const fn = 'explainScore';
     const parts = ['queries', 'keys', 'values', 'weights'];
     if (map === null || typeof map !== 'object' || parts.some((p) => map[p] === undefined)) {
-      fail(fn, `a map with ${parts.join(', ')}`, map);
+      fail(fn, `a map with ${parts.join(', ')}`, map, map !== null && typeof map === 'object' ? 'ERR_ATTN_INVALID_ARGUMENT' : undefined);
     }
     return M.explainScore(asTensor(map.queries, fn, 'queries'), asTensor(map.keys, fn, 'keys'), asTensor(map.values, fn, 'values'),
       asTensor(map.weights, fn, 'weights'), number(query, fn, 'query'), number(key, fn, 'key'),

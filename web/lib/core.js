@@ -1,43 +1,71 @@
 // The API on the thread that calls it: loads the WebAssembly module and builds the
 // JS API over it (index.js says what the layers are; worker.js runs this same API
-// in a worker for createAttention({ worker: true })).
+// in a worker for createAttention({ worker: true })). The threaded module is not
+// imported here but handed in by the entries that may run it (index.js, worker.js),
+// so that the single-threaded entry (single-thread.js) never ships it.
+import { fail, options, refuse } from './arguments.js';
 import { attentionApi } from './attention.js';
+import { attnError } from './errors.js';
 import { throwingErrors } from './handles.js';
-import { checkEngine, compile, loadBytes } from './loading.js';
+import { checkEngine, compile, folderUrl, isUrlLike, loadBytes } from './loading.js';
 import { modelApi } from './model.js';
 import { pretrainedApi } from './pretrained.js';
 import { format, tensor, toArray } from './tensors.js';
-import { planThreads, startThreadedModule } from './threads.js';
+import { planThreads } from './threads.js';
 import createAttentionModule from './wasm/attention_wasm.mjs';
 
 // The WebAssembly module, found next to this file. Vite and webpack see this
 // `new URL(…, import.meta.url)` and ship the file with a bundle; other bundlers
-// (esbuild) need `wasmUrl`, for which package.json exports the file
+// (esbuild) need `wasmUrl` or `wasmPaths`, for which package.json exports the file
 // ("attention-step-by-step/wasm"). The model is shipped only by apps that import
 // it ("attention-step-by-step/model"; model.js says why).
 const WASM_URL = new URL('./wasm/attention_wasm.wasm', import.meta.url);
+const WASM_FILE = 'attention_wasm.wasm';
 
 /**
- * Loads the WASM module and returns the API. With more than one thread planned (threads.js) that is the
- * threaded module, which falls back to the single-threaded one, with a warning, when it cannot start. The
- * single-threaded module is the .wasm file next to this one (read from disk in Node, fetched in a browser)
- * unless `wasmUrl` says where it is or `wasmBinary` hands over its bytes (index.js has checked them).
+ * The options of every entry's createAttention that say where the module is, checked: at most one of
+ * `wasmBinary` (its bytes), `wasmUrl` (the single-threaded .wasm) and `wasmPaths` (the folder of all the
+ * package's wasm/ files, for an app that serves them itself), with `extra` keys allowed beside them.
  */
-export async function createAttentionHere({ wasmBinary, wasmUrl, threads = 'auto' }) {
+export function moduleOptions(opts, extra, fn) {
+  const all = options(opts, ['wasmBinary', 'wasmUrl', 'wasmPaths', ...extra], fn);
+  const { wasmBinary, wasmUrl, wasmPaths } = all;
+  if ([wasmBinary, wasmUrl, wasmPaths].filter((v) => v !== undefined).length > 1) {
+    refuse(fn, 'one of wasmBinary, wasmUrl and wasmPaths, not two', opts);
+  }
+  if (wasmUrl !== undefined && !isUrlLike(wasmUrl)) fail(fn, 'wasmUrl as a string or a URL', wasmUrl);
+  if (wasmPaths !== undefined && !isUrlLike(wasmPaths)) fail(fn, 'wasmPaths as a string or a URL (the folder holding the .wasm files)', wasmPaths);
+  if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer || ArrayBuffer.isView(wasmBinary))) {
+    fail(fn, 'wasmBinary as a Uint8Array or an ArrayBuffer', wasmBinary);
+  }
+  return all;
+}
+
+/**
+ * Loads the WASM module and returns the API. With more than one thread planned (threads.js) and a
+ * `startThreaded` to start it (threaded-module.js), that is the threaded module, which falls back to the
+ * single-threaded one, with a warning, when it cannot start. The single-threaded module is the .wasm file next
+ * to this one (read from disk in Node, fetched in a browser) unless `wasmUrl` or `wasmPaths` says where it is or
+ * `wasmBinary` hands over its bytes (moduleOptions has checked them).
+ */
+export async function createAttentionHere({ wasmBinary, wasmUrl, wasmPaths, threads = 'auto' }, startThreaded = null) {
   const fn = 'createAttention';
   checkEngine(fn);
+  const folder = wasmPaths === undefined ? undefined : folderUrl(wasmPaths);
   let plan = planThreads(threads, { ownModule: wasmBinary !== undefined || wasmUrl !== undefined }, fn);
   let M = null;
-  if (plan.count > 1) {
+  if (plan.count > 1 && startThreaded) {
     try {
-      M = await startThreadedModule(plan.count, print, fn);
+      M = await startThreaded(plan.count, print, fn, folder);
     } catch (e) {
       const why = `the threaded module did not start: ${e?.message ?? e}`;
       console.warn(`${fn}: running on one thread; ${why}`);
       plan = { count: 1, requested: plan.requested, reason: why };
     }
+  } else if (plan.count > 1) {
+    plan = { count: 1, requested: plan.requested, reason: "attention-step-by-step/single-thread runs on one thread; the package's main entry runs more" };
   }
-  M ??= await startModule({ wasmBinary, wasmUrl }, fn);
+  M ??= await startModule({ wasmBinary, wasmUrl: wasmUrl ?? (folder && new URL(WASM_FILE, folder)) }, fn);
   return makeApi(throwingErrors(M), Object.freeze(plan));
 }
 
@@ -46,10 +74,11 @@ const print = (text) => console.warn(text);
 
 async function startModule({ wasmBinary, wasmUrl }, fn) {
   const bytes = wasmBinary ?? (await loadBytes(wasmUrl ?? WASM_URL, fn, 'the WebAssembly module', wasmUrl ? '' :
-    "a bundler that does not copy it can be given its URL: import wasmUrl from 'attention-step-by-step/wasm', then createAttention({ wasmUrl })"));
+    "a bundler that does not copy it can be given its URL: import wasmUrl from 'attention-step-by-step/wasm', then createAttention({ wasmUrl }), " +
+    "or the folder it serves the package's wasm/ files from: createAttention({ wasmPaths })"));
   const wasmModule = await compile(bytes, fn);
   return new Promise((resolve, reject) => {
-    const failed = (e) => reject(new Error(
+    const failed = (e) => reject(attnError('ERR_ATTN_INVALID_FILE',
       `${fn}: could not start the WebAssembly module (is it the .wasm of this version of the package?): ${e?.message ?? e}`));
     createAttentionModule({
       instantiateWasm(imports, done) {

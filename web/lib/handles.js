@@ -2,6 +2,8 @@
 // contract: the bindings return an Error instead of throwing it
 // (cpp/bindings/convert.hpp explains why), and throwingErrors makes every
 // function of the module throw it once the call has returned.
+import { attnError } from './errors.js';
+
 export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
 // ---- the boundary with WASM ------------------------------------------------------
@@ -24,12 +26,13 @@ export function throwingErrors(M) {
         // its own message names neither the call nor the cause.
         if (/Cannot pass deleted object/.test(error?.message)) {
           const what = label.includes('.') ? `the ${label.split('.')[0]}` : 'an object passed to it';
-          throw new Error(`${label}: ${what} was disposed during this call (by a getter of one of its arguments); ` +
+          throw attnError('ERR_ATTN_DISPOSED', `${label}: ${what} was disposed during this call (by a getter of one of its arguments); ` +
             'nothing was computed');
         }
         throw error;
       }
-      if (result instanceof Error) throw new Error(result.message);
+      // A new Error, thrown here, for a stack that shows the caller; the bindings gave it its code.
+      if (result instanceof Error) throw attnError(result.code, result.message);
       return result;
     };
   // embind marks what it exports with an argCount; a class's prototype
@@ -70,7 +73,7 @@ export class Module {
   }
   /** The embind object; throws after dispose(). */
   get _handle() {
-    if (!this.#handle) throw new Error(`${this.#name}: used after dispose()`);
+    if (!this.#handle) throw attnError('ERR_ATTN_DISPOSED', `${this.#name}: used after dispose()`);
     return this.#handle;
   }
   /** Runs fn(handle) with dispose() refused meanwhile: for calls that run the user's callbacks. */
@@ -91,7 +94,8 @@ export class Module {
   dispose() {
     if (!this.#handle) return;
     if (this.#runningCall) {
-      throw new Error(
+      throw attnError(
+        'ERR_ATTN_DISPOSED',
         `${this.#name}.dispose: cannot dispose while ${this.#runningCall} is running; ` +
           `stop it first (return false from onToken) and dispose after it returns`,
       );

@@ -458,14 +458,25 @@ export interface Attention {
 export type UrlLike = string | { readonly href: string };
 
 /** Where createAttention finds the WebAssembly module (give at most one of wasmUrl and wasmBinary), and where it runs. */
-export interface CreateAttentionOptions {
+/** Where the WebAssembly module comes from: at most one of these; by default, from beside the package's files. */
+export interface ModuleSource {
   /**
-   * The .wasm file's URL or (in Node) path, for bundlers that do not copy it themselves:
-   * `import wasmUrl from 'attention-step-by-step/wasm'` with esbuild's `--loader:.wasm=file`.
+   * The single-threaded .wasm file's URL or (in Node) path, for bundlers that do not copy it themselves:
+   * `import wasmUrl from 'attention-step-by-step/wasm'` with esbuild's `--loader:.wasm=file`. One thread.
    */
   wasmUrl?: UrlLike;
-  /** The .wasm file's bytes. */
+  /** The single-threaded .wasm file's bytes. One thread. */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /**
+   * The folder (URL, or path in Node) an app serves the package's `web/lib/wasm/` files from, as they are
+   * named there: the single-threaded module and, for threads, the threaded module's three files. For
+   * bundlers that copy none of them (esbuild), a CDN, or a site that serves them under its own paths, like
+   * onnxruntime-web's `env.wasm.wasmPaths`. A relative URL is resolved against the page.
+   */
+  wasmPaths?: UrlLike;
+}
+
+export interface CreateAttentionOptions extends ModuleSource {
   /**
    * true: run the module in a Web Worker (a worker_thread in Node) and return {@link AsyncAttention},
    * whose every call returns a Promise, so that a page's main thread never waits for a computation.
@@ -484,7 +495,8 @@ export interface CreateAttentionOptions {
    * `Cross-Origin-Embedder-Policy: require-corp`), in a worker: a page's main thread may not wait for
    * other threads, so there it runs behind `worker: true`. Where it cannot, the API runs on one thread
    * and {@link Attention.threads} says why; a threaded module that fails to start does the same, with a
-   * console warning. `wasmUrl` and `wasmBinary` name the single-threaded module, so they mean one thread.
+   * console warning. `wasmUrl` and `wasmBinary` name the single-threaded module, so they mean one thread;
+   * `wasmPaths` names both.
    */
   threads?: 'auto' | number;
 }
@@ -501,8 +513,8 @@ export interface Threads {
  * in Node and fetched in a browser. Rejects with an Error naming what is missing
  * on an engine without WebAssembly SIMD or exception handling, and with the
  * Content-Security-Policy a page needs when compiling is refused.
- * Every function of the API throws an `Error` whose message names the function,
- * what it expected and what it got.
+ * Every function of the API throws an {@link AttentionError}: its message names the function,
+ * what it expected and what it got, and its `code` says which kind of failure it is.
  */
 export function createAttention(options: CreateAttentionOptions & { worker: true }): Promise<AsyncAttention>;
 /**
@@ -524,3 +536,35 @@ export function format(t: TensorLike | IntTensor, options?: { precision?: number
 
 /** torch.tensor without loading WASM. */
 export function tensor(data: TensorLike | ArrayLike<number>, shape?: number[]): Tensor;
+
+/**
+ * The `code` of every Error this package throws (docs/errors.md): stable across versions, unlike the
+ * messages, so an app can branch on it. Codes cross the worker boundary of `{ worker: true }` unchanged.
+ * - `ERR_ATTN_INVALID_TYPE` (a `TypeError`): an argument of the wrong JavaScript type.
+ * - `ERR_ATTN_INVALID_ARGUMENT`: an argument refused for its value (a shape, a range, NaN, an unknown option).
+ * - `ERR_ATTN_INVALID_FILE`: a file's contents refused (not its format, truncated, damaged, beyond a limit).
+ * - `ERR_ATTN_LOAD_FAILED`: a file or URL could not be read.
+ * - `ERR_ATTN_OUT_OF_MEMORY`: the WebAssembly heap is full.
+ * - `ERR_ATTN_DISPOSED`: an object used after `dispose()`, or disposed during one of its calls.
+ * - `ERR_ATTN_WORKER`: the worker could not start, or has stopped.
+ * - `ERR_ATTN_UNSUPPORTED`: this engine or page cannot do it (no WebAssembly SIMD, a policy refusing WebAssembly).
+ * - `ERR_ATTN_INTERNAL`: a bug in the library; please report it.
+ *
+ * An aborted call rejects with its `AbortSignal`'s reason instead, as `fetch` does: by default a
+ * `DOMException` named `'AbortError'`.
+ */
+export type AttentionErrorCode =
+  | 'ERR_ATTN_INVALID_TYPE'
+  | 'ERR_ATTN_INVALID_ARGUMENT'
+  | 'ERR_ATTN_INVALID_FILE'
+  | 'ERR_ATTN_LOAD_FAILED'
+  | 'ERR_ATTN_OUT_OF_MEMORY'
+  | 'ERR_ATTN_DISPOSED'
+  | 'ERR_ATTN_WORKER'
+  | 'ERR_ATTN_UNSUPPORTED'
+  | 'ERR_ATTN_INTERNAL';
+
+/** An Error thrown by this package (a `TypeError` for `ERR_ATTN_INVALID_TYPE`). */
+export interface AttentionError extends Error {
+  readonly code: AttentionErrorCode;
+}

@@ -17,15 +17,18 @@
 // keep a failed call from leaking memory or breaking the module (cpp/bindings/convert.hpp
 // explains why a throw from inside WASM would).
 //
-// The layers of this package, each a file: arguments.js (the checks), tensors.js
-// (plain tensors), handles.js (objects owning WASM memory, the error contract),
-// attention.js, model.js and pretrained.js (the API), loading.js (files and the module),
-// core.js (the API on this thread), and for createAttention({ worker: true }) worker.js
-// (the same API in a worker) and remote.js (its asynchronous mirror on this thread).
-import { fail, options } from './arguments.js';
-import { createAttentionHere } from './core.js';
+// The layers of this package, each a file: arguments.js (the checks), errors.js (their
+// codes), tensors.js (plain tensors), handles.js (objects owning WASM memory, the error
+// contract), attention.js, model.js and pretrained.js (the API), loading.js (files and the
+// module), core.js (the API on this thread), threads.js and threaded-module.js (how many
+// threads, and the module that runs them), and for createAttention({ worker: true })
+// worker.js (the same API in a worker) and remote.js (its asynchronous mirror on this
+// thread). single-thread.js is a second entry: core.js alone, without threads or worker.
+import { fail, refuse } from './arguments.js';
+import { createAttentionHere, moduleOptions } from './core.js';
 import { isUrlLike } from './loading.js';
 import { createAttentionInWorker } from './remote.js';
+import { startThreadedModule } from './threaded-module.js';
 import { checkThreads } from './threads.js';
 import { format, tensor, toArray } from './tensors.js';
 
@@ -37,18 +40,13 @@ export { format, tensor, toArray };
  */
 export async function createAttention(opts) {
   const fn = 'createAttention';
-  const { wasmBinary, wasmUrl, worker = false, workerUrl, threads = 'auto' } =
-    options(opts, ['wasmBinary', 'wasmUrl', 'worker', 'workerUrl', 'threads'], fn);
-  if (wasmBinary !== undefined && wasmUrl !== undefined) fail(fn, 'either wasmBinary or wasmUrl, not both', opts);
-  if (wasmUrl !== undefined && !isUrlLike(wasmUrl)) fail(fn, 'wasmUrl as a string or a URL', wasmUrl);
-  if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer || ArrayBuffer.isView(wasmBinary))) {
-    fail(fn, 'wasmBinary as a Uint8Array or an ArrayBuffer', wasmBinary);
-  }
+  const { wasmBinary, wasmUrl, wasmPaths, worker = false, workerUrl, threads = 'auto' } =
+    moduleOptions(opts, ['worker', 'workerUrl', 'threads'], fn);
   if (typeof worker !== 'boolean') fail(fn, 'worker as true or false', worker);
-  if (workerUrl !== undefined && !worker) fail(fn, 'workerUrl only with worker: true', opts);
+  if (workerUrl !== undefined && !worker) refuse(fn, 'workerUrl only with worker: true', opts);
   if (workerUrl !== undefined && !isUrlLike(workerUrl)) fail(fn, 'workerUrl as a string or a URL', workerUrl);
   // Checked here, before a worker is started for it; the worker plans with its own environment (threads.js).
   checkThreads(threads, fn);
-  return worker ? createAttentionInWorker({ wasmBinary, wasmUrl, workerUrl, threads })
-    : createAttentionHere({ wasmBinary, wasmUrl, threads });
+  return worker ? createAttentionInWorker({ wasmBinary, wasmUrl, wasmPaths, workerUrl, threads })
+    : createAttentionHere({ wasmBinary, wasmUrl, wasmPaths, threads }, startThreadedModule);
 }

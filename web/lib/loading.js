@@ -1,6 +1,8 @@
 // Loading what the package needs: bytes from a URL or a path (Node reads
 // files, a browser fetches), and the WebAssembly module compiled after a check
 // that the engine has the features it is built with.
+import { attnError } from './errors.js';
+
 // What relative URLs resolve against: the page. A worker is told its page's address (worker.js),
 // since its own location is that of the worker's script.
 let pageUrl = null;
@@ -12,6 +14,23 @@ export const baseUrl = () => pageUrl ?? globalThis.location?.href;
 
 /** A string, or a URL object (of this realm or another: anything with a string href). */
 export const isUrlLike = (value) => typeof value === 'string' || (typeof value?.href === 'string' && value.href !== '');
+
+/**
+ * A folder's address as a URL ending in '/', so that file names resolve inside it: `value` is a URL, or a
+ * string resolved against the page (a browser, its workers) or, in Node, a path or file: URL.
+ */
+export function folderUrl(value) {
+  const text = typeof value === 'string' ? value : value.href;
+  const withSlash = text.endsWith('/') ? text : `${text}/`;
+  const base = baseUrl();
+  if (base) return new URL(withSlash, base);
+  try {
+    return new URL(withSlash);
+  } catch {
+    const { pathToFileURL } = globalThis.process.getBuiltinModule('node:url');
+    return pathToFileURL(withSlash);
+  }
+}
 
 /**
  * The bytes at a URL or path: read from disk in Node (file: URLs and plain
@@ -36,7 +55,7 @@ export async function loadBytes(location, fn, what, missing = '') {
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   } catch (e) {
-    throw new Error(`${fn}: could not load ${what} from ${url ?? location}: ${e.message}${missing ? `; ${missing}` : ''}`);
+    throw attnError('ERR_ATTN_LOAD_FAILED', `${fn}: could not load ${what} from ${url ?? location}: ${e.message}${missing ? `; ${missing}` : ''}`);
   }
 }
 
@@ -55,10 +74,10 @@ const SUPPORTED = 'Chrome and Edge 95+, Firefox 100+, Safari 16.4+ and Node 20.1
 
 export function checkEngine(fn) {
   if (typeof WebAssembly !== 'object') {
-    throw new Error(`${fn}: this JavaScript engine has no WebAssembly (is it disabled, or running without a JIT?); ${SUPPORTED}`);
+    throw attnError('ERR_ATTN_UNSUPPORTED', `${fn}: this JavaScript engine has no WebAssembly (is it disabled, or running without a JIT?); ${SUPPORTED}`);
   }
   const missing = Object.keys(WASM_FEATURES).filter((name) => !WebAssembly.validate(WASM_FEATURES[name]));
-  if (missing.length > 0) throw new Error(`${fn}: this JavaScript engine lacks ${missing.join(' and ')}; ${SUPPORTED}`);
+  if (missing.length > 0) throw attnError('ERR_ATTN_UNSUPPORTED', `${fn}: this JavaScript engine lacks ${missing.join(' and ')}; ${SUPPORTED}`);
 }
 
 export async function compile(bytes, fn) {
@@ -68,6 +87,7 @@ export async function compile(bytes, fn) {
     const csp = /unsafe-eval|Content.Security.Policy/i.test(e.message)
       ? " The page's Content-Security-Policy must allow script-src 'wasm-unsafe-eval'."
       : '';
-    throw new Error(`${fn}: could not compile the WebAssembly module: ${e.message.replace(/\.$/, '')}.${csp}`);
+    throw attnError(csp ? 'ERR_ATTN_UNSUPPORTED' : 'ERR_ATTN_INVALID_FILE',
+      `${fn}: could not compile the WebAssembly module: ${e.message.replace(/\.$/, '')}.${csp}`);
   }
 }

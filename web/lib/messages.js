@@ -3,7 +3,7 @@
 // an object living in the worker crosses as { [REF]: id, className }, a function the page
 // passes (loadPretrained's onProgress) as { [CALLBACK]: index }, an AbortSignal as { [SIGNAL]: true }.
 //
-// Messages to the worker: { op: 'init', wasmBinary?, wasmUrl?, pageUrl }, then
+// Messages to the worker: { op: 'init', wasmBinary?, wasmUrl?, wasmPaths?, threads, pageUrl }, then
 //   { op: 'call', id, target, name, args }   target: 0 (the API) or an object's id; a function or method
 //   { op: 'get', id, target, name }          a getter of an object
 //   { op: 'new', id, className, args }       a constructor
@@ -11,7 +11,7 @@
 //   { op: 'release', id, target }            dispose() an object (close() a stream) and forget it
 //   { op: 'abort', id }                      the call's AbortSignal fired
 // Messages from it: { op: 'ready', api } or { op: 'ready', error }, { op: 'result', id, value },
-//   { op: 'error', id, message }, { op: 'callback', id, index, args }.
+//   { op: 'error', id, error }, { op: 'callback', id, index, args }; an error as errors.js's toMessage writes it.
 export const REF = '$attentionRef';
 export const CALLBACK = '$attentionCallback';
 export const SIGNAL = '$attentionSignal';

@@ -3,8 +3,9 @@
 // checkpoints, the shipped model, and the agreement corpus and probe
 // (notebook 001 §8, nanoGPT). modelApi(M) gives them for one loaded module M.
 import {
-  asTensor, boolean, configJson, fail, idsArg, integers, number, options, plainOptions, string, wellFormed,
+  asTensor, boolean, configJson, fail, idsArg, integers, number, options, plainOptions, refuse, string, wellFormed,
 } from './arguments.js';
+import { attnError } from './errors.js';
 import { AdoptedHandle, disposeSymbol, Module, registry } from './handles.js';
 import { isUrlLike, loadBytes } from './loading.js';
 
@@ -32,7 +33,7 @@ function ofThisInstance(value, Class, fn, expected) {
   if (value instanceof Module) {
     for (let proto = Object.getPrototypeOf(value); proto; proto = Object.getPrototypeOf(proto)) {
       if (proto.constructor?.name === Class.name) {
-        throw new Error(`${fn}: this ${value.constructor.name} belongs to another module instance (made by another ` +
+        throw attnError('ERR_ATTN_INVALID_ARGUMENT', `${fn}: this ${value.constructor.name} belongs to another module instance (made by another ` +
           'createAttention()); objects of two instances cannot be used together');
       }
     }
@@ -127,7 +128,7 @@ export function modelApi(M) {
       const { onToken, ...rest } = plainOptions(opts, 'generate');
       if (onToken !== undefined && typeof onToken !== 'function') fail('generate', 'onToken as a function', onToken);
       if (typeof rest.maxNewTokens === 'number' && rest.maxNewTokens > GENERATE_LIMIT) {
-        throw new Error(`generate: expected maxNewTokens of at most ${GENERATE_LIMIT}, got ${rest.maxNewTokens}; ` +
+        throw attnError('ERR_ATTN_INVALID_ARGUMENT', `generate: expected maxNewTokens of at most ${GENERATE_LIMIT}, got ${rest.maxNewTokens}; ` +
           'stream() generates longer runs a token at a time, and can be stopped');
       }
       const session = this.#session(prompt, rest, 'generate');
@@ -226,7 +227,7 @@ export function modelApi(M) {
     /** A tokenizer from a saved vocabulary (a checkpoint's, or tokenizer.vocabulary). */
     static fromVocabulary(kind, vocabulary) {
       const fn = 'Tokenizer.fromVocabulary';
-      if (!Object.hasOwn(TOKENIZER_NAMES, kind)) fail(fn, "kind 'char' or 'word'", kind);
+      if (!Object.hasOwn(TOKENIZER_NAMES, kind)) refuse(fn, "kind 'char' or 'word'", kind);
       wellFormed(vocabulary, fn, 'the vocabulary');
       return adoptTokenizer(kind, M.tokenizerFromVocabulary(kind, vocabulary));
     }
@@ -295,8 +296,8 @@ export function modelApi(M) {
     loadDefaultModel: async (opts) => {
       const fn = 'loadDefaultModel';
       const { name = 'agreement', url, bytes } = options(opts, ['name', 'url', 'bytes'], fn);
-      if (!Object.hasOwn(MODEL_FILES, name)) fail(fn, `name as ${Object.keys(MODEL_FILES).map((n) => `'${n}'`).join(' or ')}`, name);
-      if (url !== undefined && bytes !== undefined) fail(fn, 'either url or bytes, not both', opts);
+      if (!Object.hasOwn(MODEL_FILES, name)) refuse(fn, `name as ${Object.keys(MODEL_FILES).map((n) => `'${n}'`).join(' or ')}`, name);
+      if (url !== undefined && bytes !== undefined) refuse(fn, 'either url or bytes, not both', opts);
       if (bytes !== undefined) return loadCheckpoint(bytes);
       if (url !== undefined && !isUrlLike(url)) fail(fn, 'url as a string or a URL', url);
       return loadCheckpoint(await loadBytes(url ?? new URL(MODEL_FILES[name], HERE), fn, 'the model', url ? '' :

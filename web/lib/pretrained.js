@@ -5,7 +5,8 @@
 // pretrainedApi(M, model) gives them for one loaded module M, whose GPT class
 // model.js made.
 import { abortable, isSignal } from './abort.js';
-import { fail, integers, options, string } from './arguments.js';
+import { fail, integers, options, refuse, string } from './arguments.js';
+import { attnError } from './errors.js';
 import { AdoptedHandle, Module } from './handles.js';
 import { baseUrl, isUrlLike } from './loading.js';
 
@@ -32,7 +33,7 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
       if (!handle) {
         const { vocab, merges, tokenizerJson } = options(files, ['vocab', 'merges', 'tokenizerJson'], fn);
         if (tokenizerJson !== undefined) {
-          if (vocab !== undefined || merges !== undefined) fail(fn, 'either { vocab, merges } or { tokenizerJson }', files);
+          if (vocab !== undefined || merges !== undefined) refuse(fn, 'either { vocab, merges } or { tokenizerJson }', files);
           string(tokenizerJson, fn, 'tokenizerJson');
           make = () => M.BPETokenizer.fromTokenizerJson(tokenizerJson);
         } else {
@@ -81,7 +82,7 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
     const folder = await io(filesOf(source, fn, signal));
     try {
       const need = async (name, why) => (await io(folder.find(name))) ??
-        Promise.reject(new Error(`${fn}: the model folder has no ${name} (${why}); ${folder.describe()}`));
+        Promise.reject(attnError('ERR_ATTN_INVALID_FILE', `${fn}: the model folder has no ${name} (${why}); ${folder.describe()}`));
       // Every JSON is parsed before anything is allocated: a config.json that only JS could not read (a byte-order
       // mark) once threw after the model was built, and the model was never freed.
       const config = await io((await need('config.json', "the model's shape")).text());
@@ -93,7 +94,7 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
       } else {
         const [vocab, merges] = [await io(folder.find('vocab.json')), await io(folder.find('merges.txt'))];
         if (!vocab || !merges) {
-          throw new Error(`${fn}: the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; ${folder.describe()}`);
+          throw attnError('ERR_ATTN_INVALID_FILE', `${fn}: the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; ${folder.describe()}`);
         }
         tokenizerFiles = { vocab: await io(vocab.text()), merges: await io(merges.text()) };
       }
@@ -107,7 +108,7 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
         const index = await io(folder.find('model.safetensors.index.json'));
         if (!index) {
           if (folder.has('pytorch_model.bin')) {
-            throw new Error(`${fn}: the model folder has pytorch_model.bin but no model.safetensors; this library reads ` +
+            throw attnError('ERR_ATTN_INVALID_FILE', `${fn}: the model folder has pytorch_model.bin but no model.safetensors; this library reads ` +
               'safetensors (convert with transformers: model.save_pretrained(folder, safe_serialization=True))');
           }
           await need('model.safetensors', 'the weights, or model.safetensors.index.json and its shards');
@@ -116,7 +117,7 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
         indexText = await io(index.text());
         for (const name of M.pretrainedShardFiles(indexText)) {
           const file = await io(folder.find(name));
-          if (!file) throw new Error(`${fn}: model.safetensors.index.json lists ${name}, which the model folder does not hold; ${folder.describe()}`);
+          if (!file) throw attnError('ERR_ATTN_INVALID_FILE', `${fn}: model.safetensors.index.json lists ${name}, which the model folder does not hold; ${folder.describe()}`);
           weightFiles.push([name, file]);
         }
       }
@@ -165,7 +166,7 @@ function parseJson(text, name, fn) {
   try {
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (e) {
-    throw new Error(`${fn}: ${name} is not valid JSON (${e.message})`);
+    throw attnError('ERR_ATTN_INVALID_FILE', `${fn}: ${name} is not valid JSON (${e.message})`);
   }
 }
 
@@ -188,7 +189,7 @@ function blobFile(blob, name, fn) {
   if (!Number.isSafeInteger(size) || size < 0) fail(fn, `${name} as a Blob whose size is a whole number of bytes`, size);
   return new FolderFile(size, async (begin, end) => {
     const bytes = new Uint8Array(await blob.slice(begin, end).arrayBuffer());
-    if (bytes.length !== end - begin) throw new Error(`${fn}: ${name} ended at ${begin + bytes.length} bytes, before the ${size} its size says`);
+    if (bytes.length !== end - begin) throw attnError('ERR_ATTN_LOAD_FAILED', `${fn}: ${name} ended at ${begin + bytes.length} bytes, before the ${size} its size says`);
     return bytes;
   });
 }
@@ -224,7 +225,7 @@ async function filesOf(source, fn, signal) {
     try {
       names = await fs.readdir(dir);
     } catch (e) {
-      throw new Error(`${fn}: could not read the model folder ${dir}: ${e.message}`);
+      throw attnError('ERR_ATTN_LOAD_FAILED', `${fn}: could not read the model folder ${dir}: ${e.message}`);
     }
     for (const name of names) add(name, () => openFile(fs, dir, name, fn, closers));
   } else if (isUrlLike(source)) {
@@ -278,13 +279,13 @@ async function openFile(fs, dir, name, fn, closers) {
       const out = new Uint8Array(end - begin);
       for (let at = 0; at < out.length;) {
         const { bytesRead } = await handle.read(out, at, out.length - at, begin + at);
-        if (bytesRead === 0) throw new Error(`${fn}: ${name} ended at ${begin + at} bytes (it changed while it was read?)`);
+        if (bytesRead === 0) throw attnError('ERR_ATTN_LOAD_FAILED', `${fn}: ${name} ended at ${begin + at} bytes (it changed while it was read?)`);
         at += bytesRead;
       }
       return out;
     });
   } catch (e) {
-    throw e.message.startsWith(`${fn}:`) ? e : new Error(`${fn}: could not read ${path}: ${e.message}`);
+    throw e.message.startsWith(`${fn}:`) ? e : attnError('ERR_ATTN_LOAD_FAILED', `${fn}: could not read ${path}: ${e.message}`);
   }
 }
 
@@ -297,7 +298,7 @@ async function fileOf(value, name, fn, signal, optional = false) {
   const url = new URL(value.href ?? value, baseUrl());
   const failed = (what, e) => {
     if (signal?.aborted) throw signal.reason;
-    throw new Error(`${fn}: could not fetch ${name} from ${url.href}: ${what}${e.message}`);
+    throw attnError('ERR_ATTN_LOAD_FAILED', `${fn}: could not fetch ${name} from ${url.href}: ${what}${e.message}`);
   };
   let response;
   try {

@@ -14,6 +14,7 @@
 // synchronous. A proxy's dispose() frees its object in the worker; attn.dispose() stops the worker.
 import { abortable, isSignal } from './abort.js';
 import { disposeSymbol, Module } from './handles.js';
+import { attnError, fromMessage } from './errors.js';
 import { baseUrl } from './loading.js';
 import { CALLBACK, mapDeep, REF, SIGNAL } from './messages.js';
 import { format, tensor, toArray } from './tensors.js';
@@ -22,7 +23,7 @@ const asyncDisposeSymbol = Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispos
 const HERE = import.meta.url;
 const WORKER_FILE = './worker.js';
 const INTERNAL = Symbol('a proxy made by remote.js');
-const otherInstance = (label, name) => new Error(`${label}: this ${name} belongs to another module instance (made by another ` +
+const otherInstance = (label, name) => attnError('ERR_ATTN_INVALID_ARGUMENT', `${label}: this ${name} belongs to another module instance (made by another ` +
   'createAttention()); objects of two instances cannot be used together');
 
 /**
@@ -46,7 +47,7 @@ function startWorker(workerUrl) {
       terminate: () => worker.terminate(),
     };
   }
-  if (typeof Worker === 'undefined') throw new Error('createAttention: worker: true needs Web Workers or Node worker_threads; this engine has neither');
+  if (typeof Worker === 'undefined') throw attnError('ERR_ATTN_UNSUPPORTED', 'createAttention: worker: true needs Web Workers or Node worker_threads; this engine has neither');
   // Written out as new Worker(new URL('./worker.js', import.meta.url)) so that Vite and webpack bundle the worker.
   const worker = workerUrl
     ? new Worker(new URL(workerUrl.href ?? workerUrl, baseUrl()), { type: 'module' })
@@ -81,7 +82,7 @@ class Connection {
 
   /** Sends one request; resolves to its result with the worker's objects as proxies. */
   request(label, message, { raw = false } = {}) {
-    if (this.#stopped) return Promise.reject(new Error(`${label}: ${this.#stopped}`));
+    if (this.#stopped) return Promise.reject(attnError('ERR_ATTN_WORKER', `${label}: ${this.#stopped}`));
     return new Promise((resolve, reject) => {
       const id = this.#nextId++;
       const callbacks = [];
@@ -95,7 +96,10 @@ class Connection {
       if (signal?.aborted) return reject(signal.reason);
       // The caller's stack, for the Error the worker's reply may become (its own stack would name only this file).
       const { stack } = new Error();
-      const fail = (text) => reject(Object.assign(new Error(text), { stack: `Error: ${text}\n${stack.split('\n').slice(2).join('\n')}` }));
+      const fail = (error) => {
+        error.stack = `${error.name}: ${error.message}\n${stack.split('\n').slice(2).join('\n')}`;
+        reject(error);
+      };
       const entry = { label, callbacks, raw, resolve, reject, fail, cleanup: () => {} };
       if (signal) {
         // Stop waiting at once; the worker stops what it can (loadPretrained between pieces).
@@ -111,7 +115,7 @@ class Connection {
         this.#worker.post({ ...message, args, id });
       } catch (error) {
         entry.cleanup();
-        return reject(new Error(`${label}: could not send its arguments to the worker: ${error.message}`));
+        return reject(attnError('ERR_ATTN_INVALID_ARGUMENT', `${label}: could not send its arguments to the worker: ${error.message}`));
       }
       this.#pending.set(id, entry);
       this.#worker.setBusy(true);
@@ -131,7 +135,7 @@ class Connection {
     for (const id of [...this.#pending.keys()]) {
       const { label, fail } = this.#pending.get(id);
       this.#settle(id);
-      fail(`${label}: ${reason}`);
+      fail(attnError('ERR_ATTN_WORKER', `${label}: ${reason}`));
     }
     this.#worker.terminate();
   }
@@ -173,7 +177,7 @@ class Connection {
       return;
     }
     this.#settle(message.id);
-    if (message.op === 'error') entry.fail(message.message);
+    if (message.op === 'error') entry.fail(fromMessage(message.error));
     else entry.resolve(entry.raw ? message.value : this.#incoming(message.value));
   }
 
@@ -225,7 +229,7 @@ class RemoteObject {
     return this.#id;
   }
   _request(label, message, options) {
-    if (this.#disposed) return Promise.reject(new Error(`${this.constructor.name}: used after dispose()`));
+    if (this.#disposed) return Promise.reject(attnError('ERR_ATTN_DISPOSED', `${this.constructor.name}: used after dispose()`));
     return this.#connection.request(label, { ...message, target: this.#id }, options);
   }
   /** Frees the object in the worker. Safe to call twice. */
@@ -290,7 +294,7 @@ class RemoteGenerationStream {
     // The signal stays here; the rest of the options are the worker's to check.
     const { signal, ...rest } = opts !== null && typeof opts === 'object' ? opts : {};
     if (signal !== undefined && !isSignal(signal)) {
-      this.#opened = Promise.reject(new Error(`GPT.stream: expected signal as an AbortSignal, got ${typeof signal}`));
+      this.#opened = Promise.reject(attnError('ERR_ATTN_INVALID_TYPE', `GPT.stream: expected signal as an AbortSignal, got ${typeof signal}`));
     } else {
       const args = [prompt, signal === undefined ? opts : rest];
       this.#opened = model._request('GPT.stream', { op: 'call', name: 'stream', args }, { raw: true }).then((ref) => ref[REF]);
@@ -347,7 +351,7 @@ class RemoteGenerationStream {
 function withGeneration(GPT) {
   GPT.prototype.generate = function (prompt, opts) {
     if (opts !== null && typeof opts === 'object' && opts.onToken !== undefined) {
-      return Promise.reject(new Error('GPT.generate: onToken cannot run in a worker (it could not stop the run); ' +
+      return Promise.reject(attnError('ERR_ATTN_UNSUPPORTED', 'GPT.generate: onToken cannot run in a worker (it could not stop the run); ' +
         'iterate model.stream(prompt, options) with for await, and break or abort to stop'));
     }
     return this._request('GPT.generate', { op: 'call', name: 'generate', args: [prompt, opts] });
@@ -358,13 +362,13 @@ function withGeneration(GPT) {
 }
 
 /** createAttention({ worker: true }): starts the worker, loads the module there and mirrors its API. */
-export async function createAttentionInWorker({ wasmBinary, wasmUrl, workerUrl, threads }) {
+export async function createAttentionInWorker({ wasmBinary, wasmUrl, wasmPaths, workerUrl, threads }) {
   const fn = 'createAttention';
   let worker;
   try {
     worker = startWorker(workerUrl);
   } catch (error) {
-    throw new Error(error.message.startsWith(fn) ? error.message : `${fn}: could not start the worker: ${error.message}`);
+    throw error.message.startsWith(fn) ? error : attnError('ERR_ATTN_WORKER', `${fn}: could not start the worker: ${error.message}`);
   }
   const description = await new Promise((resolve, reject) => {
     const hint = workerUrl ? '' : "; a bundler that does not bundle it can be given its URL: bundle 'attention-step-by-step/worker' and pass createAttention({ worker: true, workerUrl })";
@@ -374,7 +378,7 @@ export async function createAttentionInWorker({ wasmBinary, wasmUrl, workerUrl, 
       ready = true;
       if (message.error) {
         worker.terminate();
-        reject(new Error(message.error));
+        reject(fromMessage(message.error));
       } else {
         resolve(message.api);
       }
@@ -382,10 +386,10 @@ export async function createAttentionInWorker({ wasmBinary, wasmUrl, workerUrl, 
       if (ready) return;
       ready = true;
       worker.terminate();
-      reject(new Error(`${fn}: could not start the worker: ${reason}${hint}`));
+      reject(attnError('ERR_ATTN_WORKER', `${fn}: could not start the worker: ${reason}${hint}`));
     });
     worker.setBusy(true);
-    worker.post({ op: 'init', wasmBinary, wasmUrl: wasmUrl?.href ?? wasmUrl, threads, pageUrl: baseUrl() });
+    worker.post({ op: 'init', wasmBinary, wasmUrl: wasmUrl?.href ?? wasmUrl, wasmPaths: wasmPaths?.href ?? wasmPaths, threads, pageUrl: baseUrl() });
   });
   worker.setBusy(false);
   const connection = new Connection(worker);

@@ -1,6 +1,7 @@
 // Tensors as the JS API takes and gives them, plain {data: Float32Array, shape}
 // objects: torch.tensor, tensor.tolist() and print(tensor).
-import { asTensor, fail, options, shapeOf } from './arguments.js';
+import { asTensor, fail, options, refuse, shapeOf } from './arguments.js';
+import { attnError } from './errors.js';
 import { formatTensor, nestedArray } from './format.js';
 
 /**
@@ -21,7 +22,7 @@ function readable(t, fn) {
   if (t && typeof t === 'object' && INTEGER_ARRAYS.some((A) => t.data instanceof A)) {
     const shape = shapeOf(t.shape, fn, 't.shape');
     const n = shape.reduce((a, b) => a * b, 1);
-    if (t.data.length !== n) throw new Error(`${fn}: t of shape [${shape.join(', ')}] needs ${n} values, got ${t.data.length}`);
+    if (t.data.length !== n) throw attnError('ERR_ATTN_INVALID_ARGUMENT', `${fn}: t of shape [${shape.join(', ')}] needs ${n} values, got ${t.data.length}`);
     return { data: t.data, shape, integer: true };
   }
   return { ...asTensor(t, fn, 't'), integer: false };
@@ -37,7 +38,7 @@ export function toArray(t) {
 export function format(t, opts) {
   const fn = 'format';
   const { precision = 4 } = options(opts, ['precision'], fn);
-  if (!Number.isSafeInteger(precision) || precision < 0 || precision > 16) fail(fn, 'precision as an integer from 0 to 16', precision);
+  if (!Number.isSafeInteger(precision) || precision < 0 || precision > 16) refuse(fn, 'precision as an integer from 0 to 16', precision);
   const { data, shape, integer } = readable(t, fn);
   return formatTensor(data, shape, { integer, precision });
 }

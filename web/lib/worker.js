@@ -1,10 +1,13 @@
 // The worker of createAttention({ worker: true }): the API of core.js, run in a Web Worker or a
 // Node worker_thread and driven by remote.js's messages (messages.js lists them). Objects the API
 // makes (a GPT, a Trainer, a generation stream) stay here under an id; the page holds proxies.
-// Errors cross as their messages, which already name the function, what it expected and what it got.
+// Errors cross as their name, code and message (errors.js), so the page gets the same kind of error with the same
+// code; the message already names the function, what it expected and what it got.
 import { createAttentionHere } from './core.js';
+import { attnError, toMessage } from './errors.js';
 import { Module } from './handles.js';
 import { setPageUrl } from './loading.js';
+import { startThreadedModule } from './threaded-module.js';
 import { CALLBACK, mapDeep, REF, SIGNAL, transferablesOf } from './messages.js';
 
 // A Web Worker talks through its global scope, a worker_thread through parentPort.
@@ -46,7 +49,7 @@ const outgoing = (value) => mapDeep(value, (v) => (v instanceof Module || isStre
 function objectOf(id) {
   const object = objects.get(id);
   // The page never sends an id it did not get; one it released is refused as the object would be.
-  if (!object) throw new Error('this object was disposed');
+  if (!object) throw attnError('ERR_ATTN_DISPOSED', 'this object was disposed');
   return object;
 }
 
@@ -107,7 +110,7 @@ async function run({ op, target, className, name, args }, id) {
     case 'new': return new api[className](...incoming(args, id));
     case 'static': return api[className][name](...incoming(args, id));
     case 'release': return release(target);
-    default: throw new Error(`unknown operation ${op}`);
+    default: throw attnError('ERR_ATTN_INTERNAL', `unknown operation ${op}`);
   }
 }
 
@@ -123,11 +126,11 @@ async function receive(message) {
   if (message.op === 'init') {
     setPageUrl(message.pageUrl);
     try {
-      api = await createAttentionHere(message);
+      api = await createAttentionHere(message, startThreadedModule);
       classNames = new Map(Object.entries(api).filter(([, v]) => v?.prototype instanceof Module).map(([name, v]) => [v, name]));
       post({ op: 'ready', api: describe() });
     } catch (error) {
-      post({ op: 'ready', error: error.message });
+      post({ op: 'ready', error: toMessage(error) });
     }
     return;
   }
@@ -140,7 +143,7 @@ async function receive(message) {
     const value = outgoing(await run(message, id));
     post({ op: 'result', id, value }, transferablesOf(value));
   } catch (error) {
-    post({ op: 'error', id, message: error?.message ?? String(error) });
+    post({ op: 'error', id, error: toMessage(error) });
   } finally {
     aborts.delete(id);
   }

@@ -14,4 +14,15 @@ public:
     using std::invalid_argument::invalid_argument;
 };
 
+// Thrown when the contents of a file are refused: not the format it claims,
+// truncated, damaged, inconsistent with itself, or beyond a limit (safetensors,
+// checkpoints, config.json, tokenizer files). A kind of Error, so that whoever
+// catches Error catches it too; the JS bindings give it its own code
+// (ERR_ATTN_INVALID_FILE, docs/errors.md), so an app can tell "this file is
+// bad" from "this call was wrong".
+class FormatError : public Error {
+public:
+    using Error::Error;
+};
+
 }  // namespace attn
