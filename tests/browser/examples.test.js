@@ -5,7 +5,7 @@
 // attention weights and the shipped model's next word; the expected values come
 // from the golden numbers and from this repository's own build.
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
@@ -106,9 +106,35 @@ const shown = (dir, headers, more = []) => withServedPage(browser, dir, { header
 });
 
 describe('examples/', () => {
+  // A new user's first command failed: npm asked the registry for attention-step-by-step@^0.1.0 (a 404). Every
+  // folder depends on this checkout; those that need no bundler (whose devDependencies would come from the
+  // registry) are installed here, in place, as their README says, and run.
+  test('each folder installs the package from this checkout, and its first commands run', () => {
+    const folders = readdirSync(join(ROOT, 'examples'), { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== 'cpp');
+    assert.ok(folders.length >= 7);
+    for (const { name } of folders) {
+      const manifest = JSON.parse(readFileSync(join(example(name), 'package.json'), 'utf8'));
+      assert.equal(manifest.dependencies['attention-step-by-step'], 'file:../..', name);
+      assert.equal(manifest.type, undefined, `${name}: runs under npm's default type, commonjs`);
+    }
+    for (const name of ['node', 'heads-table', 'plain-html']) {
+      const dir = example(name);
+      try {
+        run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'], dir);
+        assert.equal(realpathSync(join(dir, 'node_modules', 'attention-step-by-step')), realpathSync(ROOT), name);
+        if (name === 'node') {
+          assert.equal(run('npm', ['start', '--silent'], dir), `${expected.weights}\n${JSON.stringify(expected.nextWord)}\n`);
+          assert.equal(run('node', ['require.cjs'], dir), 'tensor([[0.6590, 0.2424, 0.0986]])\n');
+        }
+      } finally {
+        rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
+      }
+    }
+  });
+
   test('node: ES module and require()', () => {
     const dir = installProject('node', tarball, example('node'));
-    assert.equal(run('node', ['index.js'], dir), `${expected.weights}\n${JSON.stringify(expected.nextWord)}\n`);
+    assert.equal(run('node', ['index.mjs'], dir), `${expected.weights}\n${JSON.stringify(expected.nextWord)}\n`);
     assert.equal(run('node', ['require.cjs'], dir), 'tensor([[0.6590, 0.2424, 0.0986]])\n');
   });
 
@@ -229,7 +255,7 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
   test('heads-table: a Hugging Face GPT-2 folder, every head measured, as the library measures it here', async () => {
     const dir = installProject('heads-table', tarball, example('heads-table'));
     const folder = gpt2References([{ name: 'small', n_layer: 2, n_head: 3, n_embd: 24, n_positions: 32 }]);
-    const out = run('node', ['index.js', join(folder, 'small'), 'The cat sat on the mat. The cat sat on the'], dir);
+    const out = run('node', ['index.mjs', join(folder, 'small'), 'The cat sat on the mat. The cat sat on the'], dir);
     const attn = await createAttention();
     const { model, tokenizer } = await attn.loadPretrained(join(folder, 'small'));
     const ids = tokenizer.encode('The cat sat on the mat. The cat sat on the');

@@ -1,5 +1,5 @@
 import { createAttention } from 'attention-step-by-step';
-// The model is shipped only by apps that ask for it: its URL, as an asset/resource (webpack.config.js).
+// The model is shipped only by apps that ask for it: its URL, as an asset/resource (webpack.config.mjs).
 import modelUrl from 'attention-step-by-step/model';
 
 // webpack 5 sees the package's new URL('…wasm', import.meta.url) and emits the file: no set-up.

@@ -3,12 +3,12 @@
 // the previous token first, then the model's next token. Layers and heads are numbered from 0, as the API, the CLI's
 // --ablate and the site's links number them.
 //
-//   node index.js path/to/gpt2 "The cat sat on the mat. The cat sat on the"
+//   node index.mjs path/to/gpt2 "The cat sat on the mat. The cat sat on the"
 import { createAttention } from 'attention-step-by-step';
 
 const [folder, text = 'The cat sat on the mat. The cat sat on the'] = process.argv.slice(2);
 if (!folder) {
-  console.error('usage: node index.js MODEL_FOLDER [TEXT]');
+  console.error('usage: node index.mjs MODEL_FOLDER [TEXT]');
   process.exit(2);
 }
 
