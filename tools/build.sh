@@ -56,10 +56,19 @@ case "${1:-}" in
     # `new Worker(new URL(…, import.meta.url))` when not given locateFile; the loader always gives it, but
     # bundlers see that spelling and try to bundle Emscripten's classic worker script as a module worker,
     # so the build spells it through locateFile, and fails if Emscripten's spelling ever changes.
+    #
+    # The workers it does start (`new Worker(pthreadMainJs)`, given locateFile) are made module workers. The
+    # worker script has no static import, so it runs as a module as well as a classic script (and stays
+    # CommonJS in Node, whose worker_threads ignore the option); as a classic script, Vite's dev server broke
+    # it: it prepends an `import` for its own `import(…)` rewriting, which only a module may hold.
     glue=build/wasm/attention_wasm_threads.mjs
     pattern='new Worker(new URL("attention_wasm_threads.worker.js",import.meta.url))'
-    grep -qF "$pattern" "$glue" || { echo "build.sh: the threaded glue no longer starts its workers as expected" >&2; exit 1; }
-    sed "s|new Worker(new URL(\"attention_wasm_threads.worker.js\",import.meta.url))|new Worker(locateFile(\"attention_wasm_threads.worker.js\"))|" \
+    started='new Worker(pthreadMainJs)'
+    for p in "$pattern" "$started"; do
+      grep -qF "$p" "$glue" || { echo "build.sh: the threaded glue no longer starts its workers as expected ($p)" >&2; exit 1; }
+    done
+    sed -e "s|new Worker(new URL(\"attention_wasm_threads.worker.js\",import.meta.url))|new Worker(locateFile(\"attention_wasm_threads.worker.js\"))|" \
+      -e 's|new Worker(pthreadMainJs)|new Worker(pthreadMainJs,{type:"module"})|' \
       "$glue" > build/wasm/attention_wasm_threads.published.mjs
     publish build/wasm/attention_wasm_threads.published.mjs web/lib/wasm/attention_wasm_threads.mjs
     publish build/wasm/attention_wasm_threads.wasm web/lib/wasm/attention_wasm_threads.wasm

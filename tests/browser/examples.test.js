@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { createAttention } from '../../web/lib/index.js';
-import { ISOLATION_HEADERS, launchBrowser, withServedPage } from './harness.js';
+import { createServer as createViteServer } from 'vite';
+
+import { assertClean, ISOLATION_HEADERS, launchBrowser, openPage, withServedPage } from './harness.js';
 import { buildCppProject, installCppLibrary, installProject, packTarball, ROOT, run, WORK } from '../fixtures/package.js';
 import { gpt2References } from '../fixtures/torch-cache.js';
 import { notebook } from '../js/helpers.js';
@@ -194,6 +196,34 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
       const shownThreaded = await threaded(join(dir, served));
       assert.equal(shownThreaded.threads, 2, name);
       assert.deepEqual(shownThreaded.output, expectedOutput, name);
+    }
+  });
+
+  // Vite's dev server prepended an import to the threaded module's worker script, which a classic worker cannot
+  // hold ("Cannot use import statement outside a module"): one thread, and an error blaming the API's worker.
+  // Those workers are module workers now.
+  test("vite's dev server: threads on a cross-origin-isolated page without configuration, with the numbers of one thread", async () => {
+    const dir = withThreads(installProject('vite', tarball, example('vite')), 'vite-dev-threads', 'main.js');
+    const server = await createViteServer({
+      root: dir, configFile: join(dir, 'vite.config.mjs'), logLevel: 'silent',
+      server: { host: '127.0.0.1', port: 0, headers: ISOLATION_HEADERS },
+    });
+    await server.listen();
+    const origin = server.resolvedUrls.local[0].replace(/\/$/, '');
+    const { page, context, problems } = await openPage(browser, origin);
+    try {
+      await page.goto(`${origin}/`);
+      await page.waitForFunction(() => document.querySelector('#next-word').value === 'done', null, { timeout: 30000 });
+      const result = JSON.parse(await page.evaluate(() => document.querySelector('#weights').value));
+      assert.equal(result.threads, 2);
+      assert.deepEqual(result.output, await oneThreadOutput());
+      // The page asks for /favicon.ico, which the example does not have: the dev server's 404 is no fault of the app.
+      problems.failedResponses = problems.failedResponses.filter((r) => !r.endsWith('/favicon.ico'));
+      problems.consoleErrors = problems.consoleErrors.filter((m) => !/status of 404/.test(m));
+      assertClean(problems);
+    } finally {
+      await context.close();
+      await server.close();
     }
   });
 

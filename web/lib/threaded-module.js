@@ -55,8 +55,13 @@ export async function startThreadedModule(count, print, fn, wasmPaths) {
         done(instance, wasmModule);  // hands the workers the module: each now loads and reports back
         // Emscripten 3.1.6's handler for a worker's error throws inside the event, where nothing can catch
         // it (in Node, an uncaught exception that ends the program): fail the start instead.
+        // Cancelled, too: a browser hands a worker's unhandled error on to the thread that started it, where
+        // it read as the failure of the worker of { worker: true } itself (which had started, and fell back).
         for (const worker of settings.PThread.unusedWorkers) {
-          worker.onerror = (e) => failed(new Error(`a worker did not start (${e?.message || 'its script could not be loaded'})`));
+          worker.onerror = (e) => {
+            e?.preventDefault?.();
+            failed(new Error(`a worker did not start (${e?.message || 'its script could not be loaded'})`));
+          };
         }
       }).catch(failed);
       return {};
