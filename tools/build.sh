@@ -72,7 +72,15 @@ case "${1:-}" in
       "$glue" > build/wasm/attention_wasm_threads.published.mjs
     publish build/wasm/attention_wasm_threads.published.mjs web/lib/wasm/attention_wasm_threads.mjs
     publish build/wasm/attention_wasm_threads.wasm web/lib/wasm/attention_wasm_threads.wasm
-    publish build/wasm/attention_wasm_threads.worker.js web/lib/wasm/attention_wasm_threads.worker.js
+    # A worker that cannot import the glue (a bundler inlined or moved it, a policy refused it) only rejected a
+    # promise, which nobody hears: the page waited out the start-up's 30 s. Rethrown outside the promise, it
+    # is an error event the loader hears at once (web/lib/threaded-module.js), naming the cause.
+    worker=build/wasm/attention_wasm_threads.worker.js
+    loaded='.then(function(instance){Module=instance})'
+    grep -qF "$loaded" "$worker" || { echo "build.sh: the threaded worker no longer loads the glue as expected" >&2; exit 1; }
+    sed 's|\.then(function(instance){Module=instance})|&.catch(function(e){setTimeout(function(){throw e})})|' \
+      "$worker" > build/wasm/attention_wasm_threads.worker.published.js
+    publish build/wasm/attention_wasm_threads.worker.published.js web/lib/wasm/attention_wasm_threads.worker.js
     # Emscripten's worker script is CommonJS in Node (it calls require), where this package's "type":
     # "module" would make every .js an ES module.
     echo '{ "type": "commonjs" }' > build/wasm/package.json

@@ -83,7 +83,7 @@ const withThreads = (dir, name, main) => withApp(dir, name, main, `import { crea
 ${ATTENTION_INPUTS}
 const attn = await createAttention({ worker: true, threads: 2 });
 const y = await attn.attention(inputs(1), inputs(2), inputs(3), { causal: true });
-document.querySelector('#weights').value = JSON.stringify({ threads: attn.threads.count, output: Array.from(y.data) });
+document.querySelector('#weights').value = JSON.stringify({ threads: attn.threads.count, reason: attn.threads.reason, output: Array.from(y.data) });
 document.querySelector('#next-word').value = 'done';
 `);
 
@@ -197,6 +197,26 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
       assert.equal(shownThreaded.threads, 2, name);
       assert.deepEqual(shownThreaded.output, expectedOutput, name);
     }
+  });
+
+  // A thread's worker that could not import the module only rejected a promise in the worker, which nobody
+  // heard: the page waited out the 30 s start-up, then ran on one thread saying only that the workers did not
+  // start. Here the server has the module for the worker of { worker: true } and not for the threads' worker.
+  test('a threads worker that cannot load the module: one thread at once, and the page is told why', async () => {
+    const dir = withThreads(installProject('vite', tarball, example('vite')), 'vite-threads-missing', 'main.js');
+    build(dir);
+    const headers = { ...ISOLATION_HEADERS, 'content-security-policy': CSP, 'cache-control': 'no-store' };
+    const refuse = (path, nth) => /attention_wasm_threads-[\w-]+\.mjs$/.test(path) && nth > 1;
+    const plan = await withServedPage(browser, join(dir, 'dist'), { headers, refuse }, async (page, problems) => {
+      await page.waitForFunction(() => document.querySelector('#next-word').value === 'done', null, { timeout: 60000 });
+      // The refused request, and the worker's report of it, are this case's cause, not a fault of the page.
+      problems.failedResponses = problems.failedResponses.filter((r) => !/^404 .*attention_wasm_threads-[\w-]+\.mjs$/.test(r));
+      problems.consoleErrors = problems.consoleErrors.filter((m) => !/status of 404|running on one thread/.test(m));
+      return JSON.parse(await page.evaluate(() => document.querySelector('#weights').value));
+    });
+    assert.equal(plan.threads, 1);
+    assert.match(plan.reason, /^the threaded module did not start: a worker did not start \(.*dynamically imported module/);
+    assert.deepEqual(plan.output, await oneThreadOutput());
   });
 
   // Vite's dev server prepended an import to the threaded module's worker script, which a classic worker cannot

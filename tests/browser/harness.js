@@ -30,11 +30,19 @@ const TYPES = {
 
 /**
  * Serves a folder at http://127.0.0.1:<port><subPath>, with extra response
- * headers (e.g. a Content-Security-Policy): a plain static host.
+ * headers (e.g. a Content-Security-Policy): a plain static host. `refuse(path, nth)`
+ * true answers the nth request for a path with a 404 instead, for a file that goes missing.
  */
-export async function serve(dir, { subPath = '/', headers = {} } = {}) {
+export async function serve(dir, { subPath = '/', headers = {}, refuse = () => false } = {}) {
+  const requests = new Map(); // path -> how many times it was asked for, for `refuse(path, nth)` (1 the first time)
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://localhost');
+    const nth = (requests.get(url.pathname) ?? 0) + 1;
+    requests.set(url.pathname, nth);
+    if (refuse(url.pathname, nth)) {
+      res.writeHead(404, { 'cache-control': 'no-store' }).end();
+      return;
+    }
     if (url.pathname === '/favicon.ico') {
       res.writeHead(204).end(); // what a browser asks every host for; not the page's doing
       return;
@@ -125,8 +133,8 @@ export async function openPage(browser, origin, viewport = { width: 1280, height
  * context, runs `use(page)` once the page is open (set listeners in `before`),
  * checks the page stayed clean, and closes everything: use's result.
  */
-export async function withServedPage(browser, dir, { headers, before = () => {} } = {}, use) {
-  const server = await serve(dir, { headers });
+export async function withServedPage(browser, dir, { headers, refuse, before = () => {} } = {}, use) {
+  const server = await serve(dir, { headers, refuse });
   const { page, context, problems } = await openPage(browser, server.origin);
   try {
     before(page, problems);
