@@ -33,6 +33,7 @@ import * as ort from 'onnxruntime-web';
 
 import { createAttention } from '../web/lib/index.js';
 import { tiktokenJson } from '../tests/fixtures/tiktoken-json.js';
+import { updatePerformanceDoc } from './performance-doc.mjs';
 import { measure as measureRounds } from './timing.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -518,7 +519,8 @@ function writeResults(threads, section) {
   sections.set(threads, section);
   const ordered = [...sections.entries()].sort(([a], [b]) => a - b).map(([count, body]) => `<!-- threads=${count} -->\n${body.trimEnd()}\n\n`);
   writeFileSync(results, `${intro}\n${ordered.join('')}`.trimEnd() + '\n');
-  console.log(`bench: written to ${results}`);
+  updatePerformanceDoc();
+  console.log(`bench: written to ${results} and docs/performance.md`);
 }
 
 // glibc's malloc hands a freed buffer above its adaptive threshold back to the kernel, and faults the next one of

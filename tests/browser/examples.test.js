@@ -5,7 +5,7 @@
 // attention weights and the shipped model's next word; the expected values come
 // from the golden numbers and from this repository's own build.
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
@@ -174,6 +174,47 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
     const bare = withoutModel(dir, 'vite-no-model', 'main.js');
     build(bare);
     assert.deepEqual(shipped(join(bare, 'dist')), ['.wasm']);
+  });
+
+  // "Every bundle ships everything": a page that only called softmax on its main thread shipped both modules, the
+  // threaded glue and its worker, 2.8 MB. The README's table of what each kind of app ships is measured here.
+  test("what each kind of app ships, as the README's table says", async () => {
+    const installed = installProject('vite', tarball, example('vite'));
+    const apps = {
+      single: withApp(installed, 'vite-ships-single', 'main.js', `import { createAttention } from 'attention-step-by-step/single-thread';
+const attn = await createAttention();
+document.querySelector('#weights').value = attn.format(attn.softmax([1, 2, 3]));
+`),
+      main: withApp(installed, 'vite-ships-main', 'main.js', `import { createAttention } from 'attention-step-by-step';
+const attn = await createAttention();
+document.querySelector('#weights').value = attn.format(attn.softmax([1, 2, 3]));
+`),
+      model: withApp(installed, 'vite-ships-model', 'main.js', `import { createAttention } from 'attention-step-by-step/single-thread';
+import modelUrl from 'attention-step-by-step/model?url';
+const attn = await createAttention();
+const { model } = await attn.loadDefaultModel({ url: modelUrl });
+document.querySelector('#weights').value = String(model.config.nLayer);
+`),
+    };
+    const measured = {};
+    for (const [kind, dir] of Object.entries(apps)) {
+      build(dir);
+      const dist = join(dir, 'dist');
+      const files = readdirSync(dist, { recursive: true }).map(String).filter((f) => statSync(join(dist, f)).isFile() && !f.endsWith('.html'));
+      measured[kind] = { files: packageFiles(dist), megabytes: files.reduce((sum, f) => sum + statSync(join(dist, f)).size, 0) / 1e6 };
+    }
+    console.log(`what each kind of app ships: ${JSON.stringify(measured)}`);
+    assert.deepEqual(measured.single.files, ['attention_wasm.wasm']);
+    assert.deepEqual(measured.model.files, ['agreement.safetensors', 'attention_wasm.wasm']);
+    assert.deepEqual(measured.main.files, ['attention_wasm.wasm', 'attention_wasm_threads.mjs', 'attention_wasm_threads.wasm',
+      'attention_wasm_threads.worker.js', 'worker.js']);
+    // The README's rows, in order: each size within 5 % of what was measured (a change to the module moves them).
+    const table = readFileSync(join(ROOT, 'README.md'), 'utf8').match(/<!-- app sizes -->\n([\s\S]*?)\n\n/)[1];
+    const said = [...table.matchAll(/^\| [^|]+ \| [^|]+ \| ([\d.]+) MB \|$/gm)].map((m) => Number(m[1]));
+    assert.equal(said.length, 3, table);
+    [measured.single, measured.model, measured.main].forEach(({ megabytes }, i) => {
+      assert.ok(Math.abs(said[i] - megabytes) <= 0.05 * megabytes, `row ${i + 1}: the README says ${said[i]} MB, measured ${megabytes.toFixed(2)} MB`);
+    });
   });
 
   test('webpack: built with no warning ("Critical dependency" included), runs under a strict CSP; an app that never loads the model ships none', async () => {

@@ -2,7 +2,7 @@
 // against an independent reference, the shipped model with the same heads
 // switched off by hand in its file (a head reaches the rest of the model only
 // through its d input columns of c_proj, so those columns are scaled), and the
-// agreement figures the README states for the shipped model.
+// agreement figures docs/training.md states for the shipped model.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -80,7 +80,7 @@ describe('headMask', () => {
     assert.deepEqual(model.forward(ids, { headMask: headMask(nLayer, nHead, []) }).logits.data, plain.data);
   });
 
-  test('agreement of the shipped model with one head switched off (the README\'s figures)', () => {
+  test('agreement of the shipped model with one head switched off (the figures of docs/training.md)', () => {
     const without = (l, h) => attn.probeAgreement(model, tokenizer, { sentences: 300, headMask: headMask(nLayer, nHead, [[l, h, 0]]) });
     assert.equal(attn.probeAgreement(model, tokenizer, { sentences: 300 }).accuracy, 1);
     // The subject head (layer 1 head 3): agreement falls to about 73 %, and that head no longer looks anywhere.
