@@ -81,7 +81,9 @@ case "${1:-}" in
     sed 's|\.then(function(instance){Module=instance})|&.catch(function(e){setTimeout(function(){throw e})})|' \
       "$worker" > build/wasm/attention_wasm_threads.worker.published.js
     publish build/wasm/attention_wasm_threads.worker.published.js web/lib/wasm/attention_wasm_threads.worker.js
-    # Emscripten's worker script is CommonJS in Node (it calls require), where this package's "type":
+    # attn-train for Node, the package's bin (web/bin/attn-train.cjs loads it).
+    for f in attn-train.cjs attn-train.wasm attn-train.worker.js; do publish "build/wasm/$f" "web/lib/wasm/$f"; done
+    # Emscripten's worker scripts are CommonJS in Node (they call require), where this package's "type":
     # "module" would make every .js an ES module.
     echo '{ "type": "commonjs" }' > build/wasm/package.json
     publish build/wasm/package.json web/lib/wasm/package.json

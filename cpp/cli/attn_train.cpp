@@ -23,12 +23,15 @@
 #include "files.hpp"
 #include "flags.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -60,6 +63,24 @@ constexpr uint64_t kMaxCheckpointBytes = 8 + static_cast<uint64_t>(kMaxHeaderByt
 
 volatile std::sig_atomic_t interrupted = 0;
 void on_stop_signal(int signal) { interrupted = signal; }  // 0: not interrupted
+}  // namespace
+
+#ifdef __EMSCRIPTEN__
+// The WebAssembly build for Node (the package's `attn-train`, web/bin/attn-train.cjs): Node hears Ctrl-C and
+// SIGTERM, not the program, so its launcher passes each on through this, to take the course the signal takes
+// natively (the handler above while a run is going, the default's exit before).
+extern "C" void attn_train_signal(int signal) { std::raise(signal); }
+
+namespace {
+// WebAssembly's libc starts with a umask of 0777, so a saved file got no permission bits at all; the launcher
+// passes the process's own (cpp/cli/node_prelude.js), which saves then honour as natively.
+void adopt_process_umask() {
+    if (const char* mask = std::getenv("ATTN_TRAIN_UMASK")) umask(static_cast<mode_t>(std::strtol(mask, nullptr, 8)));
+}
+}  // namespace
+#endif
+
+namespace {
 
 // A recipe's configs (config.hpp), named by --recipe; the command line's defaults without one.
 void check_recipe(const Args& a) {
@@ -393,6 +414,9 @@ std::string said(const std::exception& e) {
 }
 
 int main(int argc, char** argv) {
+#ifdef __EMSCRIPTEN__
+    adopt_process_umask();
+#endif
     keep_freed_memory();  // every command runs models; training 2-3x faster with glibc's malloc (attn/memory.hpp)
     try {
         const Args a = parse(argc, argv);

@@ -92,9 +92,11 @@ Args parse(int argc, char** argv) {
     if (argc < 2) throw UsageError("missing command");
     Args a;
     std::vector<std::string> names;
+    // `--help` and `-h`, what a user of any command-line tool tries first, are the help command too.
+    const std::string asked = argv[1] == std::string("--help") || argv[1] == std::string("-h") ? "help" : argv[1];
     for (const Command& c : commands()) {
         names.push_back(c.name);
-        if (argv[1] == std::string(c.name)) a.command = &c;
+        if (asked == c.name) a.command = &c;
     }
     if (!a.command) {
         const std::string near = nearest_name(argv[1], names);

@@ -1,13 +1,14 @@
 // The real npm tarball: packed with `npm pack` (tests/fixtures/package.js), installed into an empty
 // project, imported by its name from a separate Node process.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { packTarball } from '../fixtures/package.js';
+import { packTarball, ROOT } from '../fixtures/package.js';
+import { gpt2References } from '../fixtures/torch-cache.js';
 import { fullTier } from './helpers.js';
 
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -20,9 +21,11 @@ test('the packed tarball installs and works from a fresh project', fullTier('a p
   // needs; nothing else (no sources, tests or build files).
   assert.deepEqual(listing, [
     'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json',
+    'tools/nanogpt_to_hf.py', 'web/bin/attn-train.cjs',
     'web/lib/abort.js', 'web/lib/arguments.js', 'web/lib/asset-url.d.ts', 'web/lib/attention.js', 'web/lib/core.js', 'web/lib/errors.js', 'web/lib/format.js', 'web/lib/handles.js', 'web/lib/index.cjs', 'web/lib/index.d.cts', 'web/lib/index.d.ts',
     'web/lib/index.js', 'web/lib/induction-url.js', 'web/lib/loading.js', 'web/lib/messages.js', 'web/lib/model-url.js', 'web/lib/model.d.ts', 'web/lib/model.js', 'web/lib/models/agreement.safetensors', 'web/lib/models/induction.safetensors', 'web/lib/pretrained.d.ts', 'web/lib/pretrained.js', 'web/lib/remote.d.ts', 'web/lib/remote.js', 'web/lib/single-thread.d.ts', 'web/lib/single-thread.js', 'web/lib/tensors.js', 'web/lib/threaded-module.js', 'web/lib/threads.js', 'web/lib/wasm-url.js', 'web/lib/wasm/attention_wasm.mjs', 'web/lib/wasm/attention_wasm.wasm',
     'web/lib/wasm/attention_wasm_threads.mjs', 'web/lib/wasm/attention_wasm_threads.wasm', 'web/lib/wasm/attention_wasm_threads.worker.js',
+    'web/lib/wasm/attn-train.cjs', 'web/lib/wasm/attn-train.wasm', 'web/lib/wasm/attn-train.worker.js',
     'web/lib/wasm/package.json', 'web/lib/worker.js',
   ].map((f) => `package/${f}`));
 
@@ -53,4 +56,67 @@ console.log(JSON.stringify({ q: Array.from(t.queries.data.slice(2, 4)), message,
   assert.ok(Math.abs(out.q[0] - 0.4306) < 1e-4 && Math.abs(out.q[1] - 1.4551) < 1e-4, `queries row 1: ${out.q}`);
   assert.equal(out.message, 'causalMask: expected a sequence length > 0, got -1');
   assert.equal(out.sameInWorker, true, 'createAttention({ worker: true }) gives the same queries');
+});
+
+// No compiler on a user's machine: `npx attn-train` once failed (no bin), and the converter lived only in the
+// repository. The bin is the native tool compiled to WebAssembly: the same help, refusals and output.
+test('npx attn-train from an install: the native tool on WebAssembly, same help, flags, output, and Ctrl-C saves', fullTier('a packed tarball and PyTorch'), async () => {
+  const app = mkdtempSync(join(tmpdir(), 'attn-bin-'));
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--silent', packTarball()], app);
+  const native = join(ROOT, 'build', 'portable', 'attn-train');
+  const both = (args) => [spawnSync('npx', ['--no-install', 'attn-train', ...args], { cwd: app, encoding: 'utf8' }),
+    spawnSync(native, args, { cwd: app, encoding: 'utf8' })];
+  // Timings differ; every other character of the output is the same.
+  const untimed = (text) => text.replace(/, \d+ tokens\/s/g, '').replace(/elapsed [\d.]+s/g, 'elapsed').replace(/saved \S+/g, 'saved');
+
+  const [help, nativeHelp] = both(['--help']);
+  assert.equal(help.status, 0, help.stderr);
+  assert.equal(help.stdout, nativeHelp.stdout);
+  assert.match(help.stdout, /^usage: attn-train COMMAND \[flags\]/);
+  const [refused, nativeRefused] = both(['train', '--nlayer', '2']);
+  assert.deepEqual([refused.status, refused.stderr], [2, nativeRefused.stderr]);
+
+  writeFileSync(join(app, 'letters.txt'), 'abcdefghijklmnopqrstuvwxyzABCDEF');
+  const train = (out) => ['train', '--recipe', 'induction', '--data', 'letters.txt', '--out', out, '--max-iters', '40',
+    '--eval-interval', '20', '--log-interval', '10', '--seed', '7'];
+  const [trained, nativeTrained] = [spawnSync('npx', ['--no-install', 'attn-train', ...train('wasm.safetensors')], { cwd: app, encoding: 'utf8' }),
+    spawnSync(native, train('native.safetensors'), { cwd: app, encoding: 'utf8' })];
+  assert.equal(trained.status, 0, trained.stderr);
+  assert.match(trained.stdout, /^step 40: train loss \d\.\d{4}/m);
+  assert.equal(untimed(trained.stdout), untimed(nativeTrained.stdout));
+  const mode = statSync(join(app, 'wasm.safetensors')).mode & 0o777;
+  assert.equal(mode, statSync(join(app, 'native.safetensors')).mode & 0o777, 'saved with the permission bits of a native save');
+  const [generated, nativeGenerated] = both(['generate', '--checkpoint', 'wasm.safetensors', '--prompt', 'abcdefgh', '--max-new-tokens', '12', '--temperature', '0']);
+  assert.equal(generated.status, 0, generated.stderr);
+  assert.equal(generated.stdout, nativeGenerated.stdout);
+  // A Hugging Face folder, read through the host's file system.
+  const folder = join(gpt2References([{ name: 'small', n_layer: 2, n_head: 3, n_embd: 24, n_positions: 32 }]), 'small');
+  const [fromFolder, nativeFromFolder] = both(['generate', '--model', folder, '--prompt', 'The cat sat', '--max-new-tokens', '6', '--temperature', '0']);
+  assert.equal(fromFolder.status, 0, fromFolder.stderr);
+  assert.equal(fromFolder.stdout, nativeFromFolder.stdout);
+
+  // Ctrl-C during a run: the run is saved, and the exit status is a signal's, as natively. The installed bin is run
+  // as npx runs it, without npx, whose own exit on a signal would hide the tool's.
+  const child = spawn(join(app, 'node_modules', '.bin', 'attn-train'), ['train', '--recipe', 'induction', '--data', 'letters.txt',
+    '--out', 'stopped.safetensors', '--max-iters', '1000000', '--log-interval', '10'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let sent = false;
+  const status = await new Promise((resolve) => {
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      if (!sent && /^iter 10:/m.test(stdout)) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    child.on('close', (code, signal) => resolve(code ?? signal));
+  });
+  assert.equal(status, 130, stdout);
+  assert.match(stdout, /^interrupted at step \d+: saved stopped\.safetensors$/m);
+  assert.equal(spawnSync(native, ['generate', '--checkpoint', 'stopped.safetensors', '--prompt', 'ab', '--max-new-tokens', '2'], { cwd: app }).status, 0);
+
+  // The nanoGPT converter ships with the package, as it is in the repository.
+  assert.equal(readFileSync(join(app, 'node_modules', 'attention-step-by-step', 'tools', 'nanogpt_to_hf.py'), 'utf8'),
+    readFileSync(join(ROOT, 'tools', 'nanogpt_to_hf.py'), 'utf8'));
 });
