@@ -117,8 +117,11 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   // The table as CSV.
   const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#download-table')]);
   const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
-  assert.equal(lines[0], 'layer,head,previous_token,first_token,mean_distance,entropy,prefix_matching,in_use');
+  // Numbered from 0, as the API numbers them (it said "layer,head" and counted from 1, as the page does).
+  assert.equal(lines[0], 'layer_index,head_index,previous_token,first_token,mean_distance,entropy,prefix_matching,in_use');
   assert.equal(lines.length, 9);
+  assert.deepEqual(lines.slice(1).map((l) => l.split(',').slice(0, 2).join('.')).sort(),
+    ['0.0', '0.1', '0.2', '0.3', '1.0', '1.1', '1.2', '1.3']);
 
   // A reload reads the folder the browser kept; removing it means the next reload asks again.
   await page.reload();

@@ -48,8 +48,11 @@ export function drawHeadTable(table, rows, { sortBy, selected, headsOff, onChoos
   }
 }
 
-/** The rows as a CSV file's text. */
+/**
+ * The rows as a CSV file's text. A file leaves the page, so it numbers layers and heads as the API and attn-train's
+ * --ablate do, from 0, and its column names say so (the page shows "layer 1" for layer_index 0).
+ */
 export function headsCsv(rows, headsOff) {
-  return ['layer,head,previous_token,first_token,mean_distance,entropy,prefix_matching,in_use',
-    ...rows.map((r) => [r.l + 1, r.h + 1, ...STATS.map((s) => r[s]), !headsOff.has(`${r.l}.${r.h}`)].join(','))].join('\n') + '\n';
+  return ['layer_index,head_index,previous_token,first_token,mean_distance,entropy,prefix_matching,in_use',
+    ...rows.map((r) => [r.l, r.h, ...STATS.map((s) => r[s]), !headsOff.has(`${r.l}.${r.h}`)].join(','))].join('\n') + '\n';
 }
