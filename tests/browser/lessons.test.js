@@ -55,10 +55,22 @@ describe('1. errors appear beside their cause, and figures that no longer match 
     assertClean(problems);
   });
 
+  // A number field holding "1e" reports an empty value: the message quoted what the reader typed as “”.
+  test('chapter 1: a score typed half-way ("1e") is named as not a number, not quoted as empty', async () => {
+    const { page, context, problems } = await load('chapters/1-why-attention');
+    await page.locator('#score-1').pressSequentially('e');
+    assert.equal(await page.inputValue('#score-1'), '');
+    assert.equal(await alertBeside(page, '#score-1'), 'The score of h₂ must be a number; what is typed there is not a number.');
+    await page.fill('#score-1', '2');
+    await page.waitForSelector('[data-figure="bahdanau-weights"]:not(.stale)');
+    await context.close();
+    assertClean(problems);
+  });
+
   test('chapter 2: a cell of the input matrix that is not a number', async () => {
     const { page, context, problems } = await load('chapters/2-self-attention');
     await page.fill('[data-editor="inputs"] input[data-row="2"][data-col="1"]', '');
-    assert.equal(await alertBeside(page, 'input[data-row="2"][data-col="1"]'), 'starts, x2 must be a number; got “”.');
+    assert.equal(await alertBeside(page, 'input[data-row="2"][data-col="1"]'), 'starts, x2 must be a number; the field is empty.');
     assert.ok((await staleness(page)).every((f) => f.stale));
     await page.fill('[data-editor="inputs"] input[data-row="2"][data-col="1"]', '0.85');
     await page.waitForSelector('[data-figure="weights"]:not(.stale)');

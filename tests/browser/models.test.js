@@ -75,7 +75,7 @@ test('refused inputs are reported beside their field and change nothing', async 
   const before = { names: await names(page), samples: await page.$$eval('#samples li', (li) => li.map((e) => e.textContent)) };
   for (const [selector, value, message] of [
     ['#iters', '0', 'Steps must be from 1 to 100000; got “0”.'],
-    ['#iters', '', 'Steps must be a number; got “”.'],
+    ['#iters', '', 'Steps must be a number; the field is empty.'],
     ['#layers', '1000', 'Layers must be from 1 to 6; got “1000”.'],
     // the library's rule, in the library's words (nanoGPTConfig checks it on the page)
     ['#embd', '30', 'nEmbd must be divisible by nHead, got nEmbd=30 and nHead=4.'],
@@ -101,11 +101,17 @@ test('refused inputs are reported beside their field and change nothing', async 
   const generated = await page.textContent('#generated');
   await page.fill('#temperature', '');
   await page.click('#generate');
-  assert.equal(await fieldAlert(page, '#temperature'), 'Temperature must be a number; got “”.');
+  assert.equal(await fieldAlert(page, '#temperature'), 'Temperature must be a number; the field is empty.');
   await page.fill('#temperature', '0.8');
   await page.fill('#max-new', '5000');
   await page.click('#generate');
   assert.equal(await fieldAlert(page, '#max-new'), 'Tokens must be from 1 to 2000; got “5000”.');
+  assert.equal(await page.textContent('#generated'), generated);
+  // A prompt with a word the model does not know: a sentence about the word, not the tokenizer's Error.
+  await page.fill('#max-new', '20');
+  await page.fill('#prompt', 'The elephants');
+  await page.click('#generate');
+  assert.match(await fieldAlert(page, '#prompt'), /^This model does not know the word “elephants”: .* Nearest it knows: “[^”]+”, “[^”]+”, “[^”]+”\.$/);
   assert.equal(await page.textContent('#generated'), generated);
   await context.close();
   assertClean(problems);

@@ -12,6 +12,8 @@ import * as d3 from 'd3';
 import { thinned } from '../../web/site/components/line-chart.js';
 import { float32Text, kinds } from '../../web/site/components/link-state.js';
 import * as settings from '../../web/site/chapters/settings.js';
+import { unknownWordSentence } from '../../web/site/chapters/language-model/unknown-word.js';
+import { createAttention } from './helpers.js';
 
 describe('link fields', () => {
   test('float32Text wrote a float32 that needs 9 digits (104830.766) as its whole double, 104830.765625: now the shortest decimal that reads back', () => {
@@ -162,5 +164,31 @@ describe('the site\'s settings, stated once (chapters/settings.js)', () => {
   });
   test('the training worker\'s samples use the page\'s generation default', () => {
     assert.equal(settings.RECIPE.sampleTemperature, settings.GENERATION.temperature.default);
+  });
+});
+
+describe("chapter 7's sentences for a prompt its model cannot read", () => {
+  // The tokenizer's own Error once reached the page ("WordTokenizer.encode: word ' elephants' …"), and "the" at the
+  // start of a prompt was called unknown with, as the nearest known word, “the” itself.
+  const sentenceFor = async (text) => {
+    const attn = await createAttention({ threads: 1 });
+    const { model, tokenizer } = await attn.loadDefaultModel();
+    try {
+      tokenizer.encode(text);
+      return null;
+    } catch (error) {
+      return unknownWordSentence(error, tokenizer.pieces);
+    } finally {
+      model.dispose();
+      tokenizer.dispose();
+    }
+  };
+  test('a word the model never saw: named, with the known words nearest it, and no message of the library', async () => {
+    assert.equal(await sentenceFor('The elephants'), 'This model does not know the word “elephants”: it reads only the 168 ' +
+      'words and marks of its corpus (listed under “What this model can read” above). Nearest it knows: “eats”, “slept”, “bears”.');
+  });
+  test('a known word at the very start, without its space: why, and the capital the sentences begin with', async () => {
+    assert.equal(await sentenceFor('the cats'), 'This model knows “the” only after a space: each word carries the space before it, ' +
+      'and the first word of a text has none, so the model must have seen it there. Begin with “The”, as its sentences do.');
   });
 });

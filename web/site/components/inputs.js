@@ -28,6 +28,16 @@ export function showProblem(control, message) {
 }
 
 /**
+ * What the reader typed, as a message quotes it. A number field holding what is not yet a number ("1e", "-")
+ * reports an empty value, which the message quoted as “”: that case is named instead.
+ */
+export function typedText(input) {
+  if (input.validity?.badInput) return 'what is typed there is not a number';
+  const text = input.value.trim();
+  return text === '' ? 'the field is empty' : `got “${text}”`;
+}
+
+/**
  * The number in an <input>, or null after showing why it is refused: not a
  * number (letters, empty), not whole when it must be, outside [min, max].
  */
@@ -35,12 +45,12 @@ export function readNumber(input, { name, min = -Infinity, max = Infinity, integ
   const text = input.value.trim();
   const value = Number(text);
   let problem = '';
-  if (text === '' || !Number.isFinite(value)) problem = `${name} must be a number`;
+  if (text === '' || !Number.isFinite(value) || input.validity?.badInput) problem = `${name} must be a number`;
   else if (integer && !Number.isInteger(value)) problem = `${name} must be a whole number`;
   else if (value < min || value > max) {
     problem = max === Infinity ? `${name} must be at least ${min}` : `${name} must be from ${min} to ${max}`;
   }
-  showProblem(input, problem && `${problem}; got “${text}”.`);
+  showProblem(input, problem && `${problem}; ${typedText(input)}.`);
   return problem ? null : value;
 }
 

@@ -3,7 +3,7 @@
 // null while any cell does not hold a number; that cell is marked invalid and
 // the problem is shown beside the table (role="alert"), never replaced by a default.
 // Returns {set(values)}, which fills every cell (a link being opened) without calling onChange.
-import { showProblem } from './inputs.js';
+import { showProblem, typedText } from './inputs.js';
 import { float32Text } from './link-state.js';
 
 export function matrixEditor(container, tensor, { rowLabels, colLabels, caption, step = 0.01, onChange }) {
@@ -51,7 +51,7 @@ export function matrixEditor(container, tensor, { rowLabels, colLabels, caption,
         }
         for (const el of table.querySelectorAll('input')) el.setAttribute('aria-invalid', String(bad.has(el)));
         const first = [...bad][0];
-        showProblem(first ?? input, first ? `${first.getAttribute('aria-label')} must be a number; got “${first.value}”.` : '');
+        showProblem(first ?? input, first ? `${first.getAttribute('aria-label')} must be a number; ${typedText(first)}.` : '');
         onChange(bad.size ? null : { data: Float32Array.from(data), shape: [rows, cols] });
       });
       tr.insertCell().appendChild(input);

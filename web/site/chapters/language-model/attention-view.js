@@ -14,6 +14,7 @@ import { tokenFlow } from './flow.js';
 import { headMask } from './heads.js';
 import { SENTENCES } from './probe.js';
 import { headName, percent, quote, shown } from './state.js';
+import { unknownWordSentence } from './unknown-word.js';
 
 const $ = (sel) => document.querySelector(sel);
 const FIGURES = ['[data-figure="flow"]', '#probe-claim', '#probe-next', '#probe-heads', '[data-figure="model-attention"]', '[data-figure="head-map"]', '[data-figure="trained-head-view"]',
@@ -237,35 +238,3 @@ export function attentionView(state) {
   });
   return { draw, showInHeadView };
 }
-
-/** Levenshtein distance, for suggesting the known words nearest a word the model cannot read. */
-function editDistance(a, b) {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = row;
-  }
-  return previous[b.length];
-}
-
-/**
- * One plain sentence for a text the tokenizer refused (its Error names the piece: "word ' dog' at position 1 is not
- * in the vocabulary of 168 words"), with the three known pieces nearest it; null for any other error.
- */
-export function unknownWordSentence(error, vocabulary) {
-  const found = /(word|character) '([^]*)' (?:\([^)]*\) )?at position \d+ is not in the vocabulary of (\d+)/.exec(error.message);
-  if (!found) return null;
-  const [, unit, piece, size] = found;
-  const plain = piece.trim() || piece;
-  const word = /[\p{L}\p{N}]/u.test(plain);
-  const nearest = [...vocabulary]
-    .filter((known) => !word || /[\p{L}\p{N}]/u.test(known)) // a word's neighbours are words, not marks or spaces
-    .map((known) => ({ known, d: editDistance(plain.toLowerCase(), known.trim().toLowerCase()) }))
-    .sort((a, b) => a.d - b.d || a.known.localeCompare(b.known))
-    .slice(0, 3)
-    .map(({ known }) => `“${known.trim() || known}”`);
-  return `This model does not know the ${unit} “${plain}”: it reads only the ${size} ${unit}s and marks of its corpus ` +
-    `(listed under “What this model can read” above). Nearest it knows: ${nearest.join(', ')}.`;
-}
-

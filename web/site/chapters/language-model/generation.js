@@ -2,6 +2,7 @@
 // at a time (GPT.stream), with the settings of chapters/settings.js's GENERATION.
 import { showProblem } from '../../components/inputs.js';
 import { report } from '../../components/page.js';
+import { unknownWordSentence } from './unknown-word.js';
 
 const $ = (sel) => document.querySelector(sel);
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -20,7 +21,8 @@ export function generation(state, settings) {
       ids = tokenizer.encode(settings.read('prompt')).slice(-(model.config.blockSize - 1));
       showProblem($('#prompt'), ids.length === 0 ? 'Type a prompt first.' : '');
     } catch (error) {
-      showProblem($('#prompt'), error.message);
+      // A word the model does not know, said as a sentence; it showed the tokenizer's own message.
+      showProblem($('#prompt'), unknownWordSentence(error, tokenizer.pieces) ?? error.message);
     }
     if (!ids?.length || temperature === null || topK === null || maxNewTokens === null) return;
     out.textContent = tokenizer.decode(ids);
