@@ -14,7 +14,7 @@ const stage = (k) => `${HERO} g.stage[data-stage="${k}"]`;
 const lit = (page) => page.$$eval(`${HERO} g.stage`, (stages) => stages.map((s) =>
   [...s.querySelectorAll('g.cell.lit')].map((c) => `${c.dataset.row},${c.dataset.col}`)));
 
-test('chapter 3: one weight lights its query row, key row, value row, its cell in every score map and its output row', async () => {
+test('chapter 3: one weight lights its query row, key row, value row, the score row its softmax divides by, and its output row', async () => {
   const { page, context, problems } = await site.load('chapters/3-trainable-weights');
   // Stages: Q, K, Ω, Ω/√d_k, A, V, Z (T = 6, d_out = 2).
   assert.deepEqual(await page.$$eval(`${HERO} .stage-name`, (t) => t.map((e) => e.textContent)), ['Q', 'K', 'Ω', 'Ω / √d_k', 'A', 'V', 'Z']);
@@ -25,7 +25,9 @@ test('chapter 3: one weight lights its query row, key row, value row, its cell i
   assert.equal(await top(2), '#fde725'); // viridis at 1
   assert.notEqual(await top(3), await top(2));
   await page.hover(`${stage(4)} g.cell[data-row="1"][data-col="2"]`);
-  assert.deepEqual(await lit(page), [['1,0', '1,1'], ['2,0', '2,1'], ['1,2'], ['1,2'], ['1,2'], ['2,0', '2,1'], ['1,0', '1,1']]);
+  // A softmax's output divides by its whole input row: every score of row 1 is lit, not only the weight's own cell.
+  const scoreRow = ['1,0', '1,1', '1,2', '1,3', '1,4', '1,5'];
+  assert.deepEqual(await lit(page), [['1,0', '1,1'], ['2,0', '2,1'], scoreRow, scoreRow, ['1,2'], ['2,0', '2,1'], ['1,0', '1,1']]);
   assert.equal(await page.$$eval(`${HERO} svg.linking`, (s) => s.length), 1, 'the other cells fade');
   // The read-out is exact and agrees with the chapter's own maps of the same numbers.
   const weight = Number(await page.getAttribute('[data-figure="trainable-weights"] g.cell[data-row="1"][data-col="2"]', 'data-value'));
@@ -74,6 +76,23 @@ test('chapter 3: one weight lights its query row, key row, value row, its cell i
   assert.deepEqual(json.map((m) => m.title.split(':')[0]), ['Q', 'K', 'Ω', 'Ω / √d_k', 'A', 'V', 'Z']);
   assert.deepEqual([json[4].values.length, json[4].values[0].length], [6, 6]);
   assert.equal(json[0].values[0].length, 3);
+  await context.close();
+  assertClean(problems);
+});
+
+// Hovering A[journey, starts] lit Ω[journey, starts] alone, not the row its softmax divides by.
+test('chapter 2: a weight lights the whole row of scores its softmax normalises, and a score the whole row of weights it feeds', async () => {
+  const { page, context, problems } = await site.load('chapters/2-self-attention');
+  assert.deepEqual(await page.$$eval(`${HERO} .stage-name`, (t) => t.map((e) => e.textContent)), ['X', 'Ω', 'A', 'Z']);
+  const row = (r) => Array.from({ length: 6 }, (_, c) => `${r},${c}`);
+  await page.hover(`${stage(2)} g.cell[data-row="1"][data-col="2"]`);
+  const fromWeight = await lit(page);
+  assert.deepEqual(fromWeight[1], row(1));
+  assert.deepEqual(fromWeight[2], ['1,2']);
+  await page.hover(`${stage(1)} g.cell[data-row="3"][data-col="0"]`);
+  const fromScore = await lit(page);
+  assert.deepEqual(fromScore[1], ['3,0']);
+  assert.deepEqual(fromScore[2], row(3));
   await context.close();
   assertClean(problems);
 });

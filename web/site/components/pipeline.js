@@ -42,7 +42,10 @@ export function linked(source, i, j, target, r, c) {
   if (source === target) return r === i && c === j;
   // The query and key an (i, j) cell pairs, as the rows of the (T, d) stages.
   if (from === 'score') {
-    if (to === 'score') return r === i && c === j;
+    // A softmax's output (i, j) divides by the sum of its whole input row i, and every score of that row feeds
+    // every weight of it; between other score stages (÷ √d_k, + M) a cell is made from the same cell. Hovering a
+    // weight once lit the one score of its own cell.
+    if (to === 'score') return r === i && (c === j || source.op === 'softmax' || target.op === 'softmax');
     if (to === 'q' || to === 'z') return r === i;
     if (to === 'k' || to === 'v') return r === j;
     if (to === 'x') return r === i || r === j;
