@@ -527,10 +527,28 @@ describe('the lesser points', () => {
     assertClean(problems);
   });
 
+  // The factor slider was linear from 0 to 100 (× 1 to × 10 squeezed into a tenth of it), and its <label> wrapped
+  // an <output>, so its accessible name was the label's text with the value, and d_k's the same.
+  test('chapters 2, 4 and 5: the sliders are named by their labels and announce the value they stand for', async () => {
+    for (const [chapter, name, exponent, said] of [['2-self-attention', 'Scores ×', '1', '× 10'], ['4-scaling', 'Scores ×', '1', '× 10.0'],
+      ['4-scaling', 'd_k', '3', '8'], ['5-masking', 'Keys kept (padding)', null, null]]) {
+      const { page, context, problems } = await load(`chapters/${chapter}`);
+      const slider = page.getByRole('slider', { name, exact: true });
+      assert.equal(await slider.count(), 1, `${chapter}: one slider named ${name}`);
+      if (exponent !== null) {
+        await slider.fill(exponent);
+        await page.waitForFunction(([el, text]) => document.querySelector(el).getAttribute('aria-valuetext') === text,
+          [name === 'd_k' ? '#dk' : '#factor', said]);
+      }
+      await context.close();
+      assertClean(problems);
+    }
+  });
+
   test('chapter 2: a naive softmax of NaN says why (e^149.5 = ∞, ∞ / ∞ = NaN)', async () => {
     const { page, context, problems } = await load('chapters/2-self-attention');
     assert.match(await page.textContent('#overflow-note'), /^The largest scaled score is 1\.5 \(“journey”\): e\^1\.5 still fits in float32/);
-    await page.fill('#factor', '100');
+    await page.locator('#factor').fill('2'); // × 100: the slider moves in powers of ten
     await page.waitForFunction(() => document.querySelector('#overflow-note').textContent.startsWith('The naive softmax is NaN'));
     assert.match(await page.textContent('#overflow-note'), /the largest scaled score, 149\.5 for “journey”, gives e\^149\.5 = ∞ in float32 .* ∞ \/ ∞ = NaN/);
     await context.close();

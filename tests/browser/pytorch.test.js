@@ -66,15 +66,15 @@ const setRange = (page, sel, value) => page.$eval(sel, (el, v) => {
 test('chapter 2: the reader\'s inputs, query and factor; the button copies the script; none while an input is bad', () => onChapter('chapters/2-self-attention', async (page) => {
   await page.fill('[data-editor="inputs"] input[data-row="1"][data-col="0"]', '0.9');
   await page.selectOption('#query', '2');
-  await page.fill('#factor', '3');
-  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('* 3\n'));
+  await page.locator('#factor').fill('0.48'); // × 3.02: the slider moves in powers of ten
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('* 3.02\n'));
   const code = await checkScript(page, 'chapter 2');
   assert.match(code, /\[0\.9, 0\.87, 0\.66\],\s+# journey/);
   await page.click('[data-pytorch] button');
   await page.waitForFunction(() => document.querySelector('[data-pytorch] [role="status"]').textContent.startsWith('Copied'));
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), code);
   // an overflowing factor: the naive softmax is NaN in both
-  await page.fill('#factor', '100');
+  await page.locator('#factor').fill('2');
   await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('* 100\n'));
   await checkScript(page, 'chapter 2, factor 100');
   await page.fill('[data-editor="inputs"] input[data-row="0"][data-col="0"]', '');

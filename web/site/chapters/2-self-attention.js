@@ -12,7 +12,7 @@ import { pipeline } from '../components/pipeline.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { dims, inputsLinkField, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
 import { chapter2 } from './pytorch.js';
-import { CHAPTER_2 as SETTINGS } from './settings.js';
+import { factorOf, CHAPTER_2 as SETTINGS } from './settings.js';
 
 // What each step of the hero figure does, in one sentence.
 const STEPS = {
@@ -36,9 +36,13 @@ chapter(async (attn) => {
     describe: (stage) => STEPS[stage.name] ?? '',
   });
 
+  const factorSlider = settings.element('log10_factor');
   const draw = perFrame(() => {
-    const k = settings.read('factor');
+    const exponent = settings.read('log10_factor');
+    const k = exponent === null ? null : factorOf(exponent);
     document.querySelector('#factor-value').textContent = k === null ? '' : String(k);
+    // A screen reader announces the factor, not the exponent the slider holds.
+    factorSlider.setAttribute('aria-valuetext', k === null ? '' : `× ${k}`);
     markStale(all, inputs === null);
     markStale(normalised, inputs === null || k === null);
     pytorch.update(inputs === null ? null : chapter2({ inputs, tokens: TOKENS, query: Number(query.value), factor: k }));
@@ -89,11 +93,17 @@ chapter(async (attn) => {
     },
   });
   query.addEventListener('change', draw);
-  settings.element('factor').addEventListener('input', draw);
+  factorSlider.addEventListener('input', draw);
   const link = linkState({
     inputs: inputsLinkField(attn, editor, { get: () => inputs, assign: (t) => (inputs = t) }),
     query: { ...kinds.named(TOKENS), default: 1, get: () => Number(query.value), set: (i) => (query.value = String(i)) },
-    ...settings.fields,
+    // The link names the factor itself, as links made before the slider moved in powers of ten did.
+    factor: {
+      ...kinds.number({ min: 0.1, max: 100 }),
+      default: 1,
+      get: () => factorOf(Number(factorSlider.value)),
+      set: (f) => (factorSlider.value = String(Math.log10(f))),
+    },
   }, { restore: draw });
   await link.ready;
   draw();

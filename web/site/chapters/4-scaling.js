@@ -74,6 +74,7 @@ chapter(async (attn) => {
     try {
       const factor = 10 ** Number($('#factor').value);
       $('#factor-value').textContent = factor.toPrecision(3);
+      $('#factor').setAttribute('aria-valuetext', `× ${factor.toPrecision(3)}`); // the factor, not the exponent
       const scaled = { data: scores.data.map((s) => s * factor), shape: [8] };
       const w = attn.softmax(scaled).data;
       // The scores at × 1 drawn behind, on one axis: multiplied bars are seen to grow (or shrink).
@@ -91,6 +92,7 @@ chapter(async (attn) => {
 
       const dk = 2 ** Number($('#dk').value);
       $('#dk-value').textContent = String(dk);
+      $('#dk').setAttribute('aria-valuetext', String(dk)); // d_k, not the power of two the slider holds
       attn.manualSeed(7);
       const q = attn.randn(1, dk);
       const k = attn.randn(8, dk);

@@ -11,11 +11,18 @@ const seed = (control, value) => ({
   control, label: 'The seed', kind: 'integer', min: -(2 ** 53) + 1, max: 2 ** 53 - 1, default: value,
 });
 
-/** Chapter 2: the factor the scores of one query are multiplied by before they are normalised (any number). */
+/**
+ * Chapter 2: the factor the scores of one query are multiplied by before they are normalised, from 0.1 to 100.
+ * The slider moves in powers of ten, as chapter 4's: a linear one from 0 to 100 squeezed × 1 to × 10, where the
+ * weights change most, into a tenth of its length. Past about 59 the largest score (1.5) times the factor
+ * overflows e^x in float32. Not a link field itself: links name the factor (2-self-attention.js).
+ */
 export const CHAPTER_2 = {
-  // A slider as in chapter 4; past about 59 the largest score (1.5) times the factor overflows e^x in float32.
-  factor: { control: '#factor', label: 'The factor', kind: 'number', min: 0, max: 100, step: 0.5, slider: true, default: 1 },
+  log10_factor: { control: '#factor', label: 'The factor', kind: 'number', min: -1, max: 2, step: 0.01, slider: true, default: 0, linked: false },
 };
+
+/** A factor as the page uses and shows it: 10^exponent to 3 significant digits (× 2.51), in chapters 2 and 4. */
+export const factorOf = (exponent) => Number((10 ** exponent).toPrecision(3));
 
 /** Chapter 3: SelfAttentionV1(d_in, d_out) after torch.manual_seed(seed); 123 gives the notebooks' numbers. */
 export const CHAPTER_3 = {
