@@ -64,7 +64,8 @@ function apiReferenceAndServiceWorker() {
       const dist = resolve(import.meta.dirname, 'dist');
       await buildApiReference(resolve(dist, 'api'), CSP);
       const files = readdirSync(dist, { recursive: true })
-        .filter((f) => /\.(html|m?js|css|wasm|svg|woff2|safetensors)$/.test(f) && f !== 'sw.js')
+        // .json: chapter 9's snapshots (induction/index.json), without which it did not work offline.
+        .filter((f) => /\.(html|m?js|css|wasm|svg|woff2|safetensors|json)$/.test(f) && f !== 'sw.js')
         .sort();
       const hash = createHash('sha256');
       for (const f of files) hash.update(f).update(readFileSync(resolve(dist, f)));

@@ -46,7 +46,10 @@ function holdToSitePolicy(out, csp) {
       html = html.replace(inline, `<script src="${assets}/theme.js"></script>`);
     }
     if (inline.test(html)) throw new Error(`api-reference: ${page} has more than one inline script`);
-    html = html.replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="${csp}"/>`);
+    // The site's icon: without one, every page of the reference asked the server for /favicon.ico (a 404).
+    const icon = relative(dirname(path), join(out, '..', 'favicon.svg')).split(sep).join('/');
+    html = html.replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="${csp}"/>` +
+      `<link rel="icon" type="image/svg+xml" href="${icon}"/>`);
     writeFileSync(path, html);
   }
   if (themeScript) writeFileSync(join(out, 'assets', 'theme.js'), `${themeScript}\n`);

@@ -4,7 +4,7 @@
 // host, searchable offline, and every chapter's "In code" link lands on the
 // function it names.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
@@ -21,6 +21,9 @@ describe('the API reference', () => {
       const html = readFileSync(join(DIST, page), 'utf8');
       assert.equal(csp(html), sitePolicy, page);
       assert.doesNotMatch(html, /<script>/, `${page} has no inline script`);
+      // The site's icon, so that no page asks the server for /favicon.ico (a 404 on a static host).
+      const icon = html.match(/<link rel="icon" type="image\/svg\+xml" href="([^"]+)"/)?.[1];
+      assert.ok(icon && existsSync(join(DIST, page, '..', icon)), `${page}: icon ${icon}`);
     }
   });
 
