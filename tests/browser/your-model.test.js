@@ -103,6 +103,9 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   // A head switched off: the next-token figure says so and keeps the distribution with every head as outlines.
   await page.uncheck('#head-table input[aria-label="Layer 1, head 2 in use"]');
   await page.waitForFunction(() => document.querySelector('[data-figure="next-tokens"]').textContent.includes('1 head switched off'));
+  // Its row says "off" where it showed the statistics of a head with no weights (entropy 0.00).
+  const offRow = page.locator('#head-table tr', { has: page.locator('input[aria-label="Layer 1, head 2 in use"]') });
+  assert.deepEqual(await offRow.locator('td').evaluateAll((tds) => tds.slice(0, 5).map((td) => td.textContent)), Array(5).fill('off'));
   assert.ok(await page.locator('[data-figure="next-tokens"] g.ghost rect').count() > 0);
   await page.waitForURL(/off=1\.2/);
 

@@ -30,12 +30,16 @@ export function drawHeadTable(table, rows, { sortBy, selected, headsOff, onChoos
     const first = Object.assign(document.createElement('th'), { scope: 'row' });
     first.append(open);
     tr.append(first);
+    // A head switched off has no weights to describe: its row says "off" (it said "Entropy 0.00", as if the head
+    // looked at one token with certainty).
+    const off = headsOff.has(`${r.l}.${r.h}`);
+    if (off) tr.classList.add('off');
     for (const s of STATS) {
       tr.append(Object.assign(document.createElement('td'), {
-        textContent: Number.isNaN(r[s]) ? '—' : formatNumber(r[s], s === 'meanDistance' || s === 'entropy' ? 2 : 3),
+        textContent: off ? 'off' : Number.isNaN(r[s]) ? '—' : formatNumber(r[s], s === 'meanDistance' || s === 'entropy' ? 2 : 3),
       }));
     }
-    const box = Object.assign(document.createElement('input'), { type: 'checkbox', checked: !headsOff.has(`${r.l}.${r.h}`) });
+    const box = Object.assign(document.createElement('input'), { type: 'checkbox', checked: !off });
     box.setAttribute('aria-label', `Layer ${r.l + 1}, head ${r.h + 1} in use`);
     box.addEventListener('change', () => onToggle(r.l, r.h, box.checked));
     const use = document.createElement('td');
