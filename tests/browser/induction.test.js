@@ -86,6 +86,12 @@ test('the two heads on the reader\'s letters, one weight traced back, and the pr
   assert.ok(lossOff > 2.5, `the repeat's loss without the previous-token head: ${lossOff}`);
   assert.match(await page.textContent('#ablation-numbers'), new RegExp(`with layer 1's head ${expected.previous + 1} switched off`));
   await page.waitForURL(/previous_off=1/);
+  // The trace does not go through a head that is off (it said the key "attended most to" a letter, with 0.000 of its weight).
+  await page.waitForFunction(() => /is switched off/.test(document.querySelector('#composition').textContent));
+  const traceOff = await page.textContent('#composition');
+  assert.match(traceOff, new RegExp(`^Query “p” \\(position 27\\) gives key “o” \\(position 11\\) \\d\\.\\d{3} of its attention\\. Layer 1's previous-token head \\(head ${expected.previous + 1}\\) is switched off`));
+  assert.doesNotMatch(traceOff, /attended most/);
+  assert.equal(await page.getAttribute('#composition', 'data-moved-from'), null);
 
   // A letter the model does not know is refused beside the input, and the figures are marked stale.
   await page.fill('#sequence', 'harry potter');

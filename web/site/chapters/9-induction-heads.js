@@ -105,13 +105,23 @@ chapter(async (attn) => {
     }
     const [i, j] = traced;
     const T = ids.length;
-    const prev = headOf(first, current.previous).data.subarray(j * T, (j + 1) * T);
-    let from = 0;
-    for (let k = 0; k <= j; k++) if (prev[k] > prev[from]) from = k;
     const map = attn.headAttention(current.model, ids, 1, current.induction, { headMask: mask });
     const w = map.weights.data[i * T + j];
     const q = (k) => `“${letters[k]}” (position ${k + 1})`;
     out.dataset.key = String(j);
+    if (mask) {
+      // The previous-token head is off: its weights are all 0, and it moved nothing into the key. The trace said
+      // position j "attended most to" the first letter "(0.000 of its weight)".
+      delete out.dataset.movedFrom;
+      out.textContent = `Query ${q(i)} gives key ${q(j)} ${formatNumber(w, 3)} of its attention. Layer 1's previous-token head ` +
+        `(head ${current.previous + 1}) is switched off, so position ${j + 1}'s key carries no letter from before it: the ` +
+        'induction head has no prefix to match, and its weights spread out.';
+      panel.show(attn.explainScore(map, i, j), { i, j, queryLabel: letters[i], keyLabels: letters, context: `layer 2, head ${current.induction + 1}` });
+      return;
+    }
+    const prev = headOf(first, current.previous).data.subarray(j * T, (j + 1) * T);
+    let from = 0;
+    for (let k = 0; k <= j; k++) if (prev[k] > prev[from]) from = k;
     out.dataset.movedFrom = String(from);
     out.textContent = `Query ${q(i)} gives key ${q(j)} ${formatNumber(w, 3)} of its attention. In layer 1, position ${j + 1} ` +
       `attended most to ${q(from)} (${formatNumber(prev[from], 3)} of its weight) and added it to its stream, so its key ` +
