@@ -82,6 +82,28 @@ describe('every page', () => {
   }
 });
 
+// Chapters 7 and 8 ended in a dead end, and the others in a hand-written "Next" line: every chapter now ends on
+// Previous and Next, by number and title, the first's Previous and the last's Next being the contents.
+test('every chapter ends on Previous and Next links, and each one leads there', async () => {
+  const chapters = PAGES.filter((p) => p.startsWith('chapters/'));
+  const { page, context, problems } = await load(chapters[0]);
+  for (const [k, path] of chapters.entries()) {
+    await page.goto(`${site.server.url}${path}.html`);
+    await ready(page);
+    const links = await page.$$eval('nav.pager a', (as) => as.map((a) => ({ rel: a.rel, href: a.getAttribute('href'), text: a.textContent })));
+    assert.deepEqual(links.map((l) => l.rel), ['prev', 'next'], path);
+    assert.equal(links[0].href, k === 0 ? '../index.html' : `./${chapters[k - 1].slice('chapters/'.length)}.html`, path);
+    assert.equal(links[1].href, k === chapters.length - 1 ? '../index.html' : `./${chapters[k + 1].slice('chapters/'.length)}.html`, path);
+    assert.match(links[1].text, k === chapters.length - 1 ? /^All chapters →$/ : new RegExp(`^${k + 2}\\. .+ →$`), path);
+  }
+  // Following Next from chapter 8 reaches chapter 9.
+  await page.goto(`${site.server.url}chapters/8-your-model.html`);
+  await page.click('nav.pager a[rel="next"]');
+  await page.waitForURL(/9-induction-heads\.html$/);
+  await context.close();
+  assertClean(problems);
+});
+
 test('the landing page does not fetch the WASM module; a chapter fetches it and draws its first figure (time logged)', async () => {
   const fetched = async (path) => {
     const { page, context, problems } = await openPage(site.browser, site.server.origin);

@@ -84,6 +84,32 @@ function renderNav() {
   skip.href = `#${main.id}`;
   skip.textContent = 'Skip to the content';
   document.body.prepend(skip);
+  if (inChapters && index >= 0) main.after(pager(index));
+}
+
+/**
+ * Previous and Next at the end of chapter `index` (0-based), by number and title: a reader who finished a chapter
+ * had only the navigation at the top to go on (chapters 7 and 8 ended in a dead end). The first chapter's
+ * Previous and the last one's Next are the contents.
+ */
+function pager(index) {
+  const nav = document.createElement('nav');
+  nav.className = 'pager';
+  nav.setAttribute('aria-label', 'Previous and next chapter');
+  const link = (rel, file, text) => {
+    const a = document.createElement('a');
+    a.rel = rel;
+    a.href = file;
+    a.className = `pager-${rel}`;
+    a.textContent = text;
+    return a;
+  };
+  const chapter = (k) => `${k + 1}. ${CHAPTERS[k].title}`;
+  nav.append(
+    index > 0 ? link('prev', `./${CHAPTERS[index - 1].file}`, `← ${chapter(index - 1)}`) : link('prev', '../index.html', '← All chapters'),
+    index < CHAPTERS.length - 1 ? link('next', `./${CHAPTERS[index + 1].file}`, `${chapter(index + 1)} →`) : link('next', '../index.html', 'All chapters →'),
+  );
+  return nav;
 }
 
 /**
