@@ -190,7 +190,7 @@ describe('3. every attention map says which axis is which', () => {
     });
   }
 
-  test('chapter 7 (every head of the model) and chapter 4 (notebook 004\'s transposed convention)', async () => {
+  test('chapter 7 (every head of the model) and chapter 4 (the transposed convention some write-ups use)', async () => {
     const { page, context, problems } = await load('chapters/7-language-model');
     // The probe's measurement (from its worker) picks the head shown in full; the maps redraw after it.
     await measured(page);
@@ -202,7 +202,7 @@ describe('3. every attention map says which axis is which', () => {
     assert.deepEqual(full, [QUERY_AXIS, KEY_AXIS, 'each row sums to 1']);
     await context.close();
     const four = await load('chapters/4-scaling');
-    assert.match(await four.page.textContent('main'), /keys as rows and\s+the queries as columns, so its softmax runs “column-wise”/);
+    assert.match(await four.page.textContent('main'), /keys as rows\s+and the queries as columns, so their softmax runs “column-wise”/);
     await four.context.close();
     assertClean(problems);
     assertClean(four.problems);

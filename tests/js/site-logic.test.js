@@ -4,7 +4,7 @@
 // (chapters/settings.js). The browser tests use both through
 // the pages; these pin their edges.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import * as d3 from 'd3';
@@ -191,4 +191,16 @@ describe("chapter 7's sentences for a prompt its model cannot read", () => {
     assert.equal(await sentenceFor('the cats'), 'This model knows “the” only after a space: each word carries the space before it, ' +
       'and the first word of a text has none, so the model must have seen it there. Begin with “The”, as its sentences do.');
   });
+});
+
+// The lessons were written for maintainers: "notebook 000/004", "PyTorch 1.13", "this project's 2-core test
+// machine", npm commands. A reader meets the ideas, not the project's bookkeeping.
+test("the chapters' prose names no notebook number, version, test machine or npm command", () => {
+  const dir = new URL('../../web/site/chapters/', import.meta.url);
+  const found = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.html'))) {
+    const text = readFileSync(new URL(file, dir), 'utf8').replace(/<[^>]+>/g, ' ');
+    for (const [phrase] of text.matchAll(/notebooks? 00\d|PyTorch 1\.\d+|test machine|npm run \S+/gi)) found.push(`${file}: ${phrase}`);
+  }
+  assert.deepEqual(found, []);
 });
