@@ -72,6 +72,10 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   const sorted = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => Number(r.children[1].textContent)));
   assert.deepEqual(sorted, [...sorted].sort((a, b) => b - a));
   assert.equal(await page.getAttribute('#head-table th:has([data-sort="previousToken"])', 'aria-sort'), 'descending');
+  // The sort is seen, not only announced: the sorted column's header shows its direction, the others that they sort.
+  const marks = await page.$$eval('#head-table thead button', (bs) => bs.map((b) => getComputedStyle(b, '::after').content));
+  assert.equal(marks[1], '" ▼"');
+  assert.ok(marks.filter((m, k) => k !== 1).every((m) => m === '" ↕"'), JSON.stringify(marks));
 
   // The grid is one tab stop: arrows move from head to head, its read-out names what the table says of each.
   await focusForKeys(page, '#model-view g.thumb[tabindex="0"]');
