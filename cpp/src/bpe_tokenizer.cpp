@@ -3,6 +3,7 @@
 #include "attn/tensor.hpp"
 #include "attn/tokenizer.hpp"
 #include "json_limits.hpp"
+#include "tokenizer_json.hpp"
 #include "tokenizer_pipeline.hpp"
 #include "unicode_classes.hpp"
 #include "utf8.hpp"
@@ -212,7 +213,11 @@ BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::
 }
 
 BPETokenizer BPETokenizer::from_tokenizer_json(const std::string& text) {
-    const json j = parse_bounded(text, "BPETokenizer: tokenizer.json", kMaxTokenizerJsonValues);
+    return from_tokenizer_json(TokenizerJson{parse_bounded(text, "BPETokenizer: tokenizer.json", kMaxTokenizerJsonValues)});
+}
+
+BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed) {
+    const json& j = parsed.value;
     const auto fail = [](const std::string& what) { throw FormatError("BPETokenizer: tokenizer.json: " + what); };
     const auto need = [&](const json& parent, const char* key, const char* where) -> const json& {
         if (!parent.is_object() || !parent.contains(key)) fail(std::string(where) + " has no \"" + key + "\"");

@@ -4,6 +4,7 @@
 #include "hf_formats.hpp"
 #include "json_limits.hpp"
 #include "safetensors.hpp"
+#include "tokenizer_json.hpp"
 #include "thread_pool.hpp"
 
 #include <algorithm>
@@ -282,9 +283,14 @@ GPT PretrainedLoader::finish() {
 
 namespace attn {
 
-std::optional<std::string> character_vocabulary(const std::string& tokenizer_json) {
-    const json j = parse_bounded(tokenizer_json, "loadPretrained: tokenizer.json", kMaxTokenizerJsonValues);
-    if (j.is_discarded()) fail("tokenizer.json is not valid JSON");
+namespace {
+TokenizerJson parse_tokenizer_json(const std::string& text) {
+    TokenizerJson parsed{parse_bounded(text, "loadPretrained: tokenizer.json", kMaxTokenizerJsonValues)};
+    if (parsed.value.is_discarded()) fail("tokenizer.json is not valid JSON");
+    return parsed;
+}
+
+std::optional<std::string> character_vocabulary(const json& j) {
     if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || j["model"].value("type", json()) != "WordLevel") {
         return std::nullopt;
     }
@@ -306,6 +312,11 @@ std::optional<std::string> character_vocabulary(const std::string& tokenizer_jso
     std::string out;
     for (const std::string& c : chars) out += c;
     return out;
+}
+}  // namespace
+
+std::optional<std::string> character_vocabulary(const std::string& tokenizer_json) {
+    return character_vocabulary(parse_tokenizer_json(tokenizer_json).value);
 }
 
 std::string pretrained_weights_file(const GPT& model, const std::string& config_json) {
@@ -343,10 +354,11 @@ std::string pretrained_weights_file(const GPT& model, const std::string& config_
 std::variant<BPETokenizer, Tokenizer> pretrained_tokenizer(const PretrainedTokenizerFiles& files, const GPTConfig& config) {
     std::optional<std::variant<BPETokenizer, Tokenizer>> tokenizer;
     if (files.tokenizer_json) {
-        if (const std::optional<std::string> chars = character_vocabulary(*files.tokenizer_json)) {
+        const TokenizerJson parsed = parse_tokenizer_json(*files.tokenizer_json);  // once, for both readers
+        if (const std::optional<std::string> chars = character_vocabulary(parsed.value)) {
             tokenizer.emplace(Tokenizer::from_vocabulary(TokenizerKind::Char, *chars, "loadPretrained: tokenizer.json"));
         } else {
-            tokenizer.emplace(BPETokenizer::from_tokenizer_json(*files.tokenizer_json));
+            tokenizer.emplace(BPETokenizer::from_tokenizer_json(parsed));
         }
     } else if (files.vocab_json && files.merges_txt) {
         tokenizer.emplace(BPETokenizer::from_files(*files.vocab_json, *files.merges_txt));

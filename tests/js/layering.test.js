@@ -28,7 +28,7 @@ const OWN_PARTS = { gpt: 'gpt_blocks', config: 'schema', checkpoint: 'safetensor
 // Internals (cpp/src) and the public file whose place they take in the order.
 const INTERNAL_PLACE = { thread_pool: 'threads', simd: 'tensor', gemm: 'tensor', json_limits: 'tensor', attention_kernel: 'attention_options', schema: 'config', gpt_blocks: 'gpt',
   unicode_classes: 'tokenizer', utf8: 'tokenizer', parameter_chunks: 'cross_entropy', safetensors: 'checkpoint', hf_formats: 'pretrained', gpt_init: 'gpt',
-  regex: 'tokenizer', unicode_normalization: 'tokenizer', tokenizer_pipeline: 'bpe_tokenizer' };
+  regex: 'tokenizer', unicode_normalization: 'tokenizer', tokenizer_pipeline: 'bpe_tokenizer', tokenizer_json: 'tensor' };
 
 test('attn.hpp lists every public header once, and includes each', () => {
   const order = readingOrder();

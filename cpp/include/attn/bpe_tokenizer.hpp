@@ -33,6 +33,7 @@
 namespace attn {
 
 struct TokenizerPipeline;  // a tokenizer.json's normalizer, pre-tokenizer and decoder (an internal of the library)
+struct TokenizerJson;      // a tokenizer.json already parsed (an internal of the library: cpp/src/tokenizer_json.hpp)
 
 class BPETokenizer {
 public:
@@ -48,6 +49,9 @@ public:
     // is text, a character outside it becoming <0x..> byte tokens (SentencePiece-style files: Llama 2, Mistral,
     // Gemma). The ids are what the tokenizers library's encode(text, add_special_tokens=False) gives.
     static BPETokenizer from_tokenizer_json(const std::string& text);
+    // The same from the file parsed once by the library's loader of a model folder, which reads it first to see
+    // which kind of tokenizer it holds (pretrained_tokenizer): a large tokenizer.json was parsed twice.
+    static BPETokenizer from_tokenizer_json(const TokenizerJson& parsed);
 
     // The ids of a text (any bytes: a byte that is not UTF-8 is a piece of its own, so every text encodes and
     // decode(encode(s)) == s).
