@@ -19,7 +19,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_ATTN_INVALID_FILE: Error,
   /** A file or URL could not be read (not found, HTTP error, permission). */
   ERR_ATTN_LOAD_FAILED: Error,
-  /** The WebAssembly module ran out of memory (its heap cannot pass 4 GiB). */
+  /** The WebAssembly module ran out of memory (its memory cannot grow past 2 GiB). */
   ERR_ATTN_OUT_OF_MEMORY: Error,
   /** An object used after dispose(), or disposed while one of its calls runs. */
   ERR_ATTN_DISPOSED: Error,
