@@ -78,6 +78,23 @@ describe('1. errors appear beside their cause, and figures that no longer match 
     assertClean(problems);
   });
 
+  // The pipeline kept the cell under the pointer across a redraw, and read out a cell the new sentence no longer
+  // has: "Could not compute: Cannot read properties of undefined (reading 'toFixed')".
+  test('chapter 6: a one-word sentence while the pointer rests on a cell the sentence then loses', async () => {
+    const { page, context, problems } = await load('chapters/6-multi-head');
+    await page.selectOption('#num-heads', '12');
+    const far = '[data-figure="pipeline"] g.stage g.cell[data-row="6"][data-col="6"]';
+    await page.locator(far).first().hover();
+    assert.match(await page.textContent('[data-figure="pipeline"] .pipeline-readout'), /^\S+\[/);
+    await page.fill('#sentence', 'cat');
+    await page.waitForFunction(() => document.querySelectorAll('[data-figure="pipeline"] g.stage g.cell[data-row="1"]').length === 0);
+    await drawn(page);
+    assert.equal(await page.isVisible('.status'), false, await page.textContent('.status'));
+    assert.doesNotMatch(await page.textContent('main'), /Could not compute/);
+    await context.close();
+    assertClean(problems);
+  });
+
   test('chapter 6: an empty sentence, and one cut to its word limit', async () => {
     const { page, context, problems } = await load('chapters/6-multi-head');
     await page.fill('#sentence', '   ');

@@ -339,7 +339,12 @@ export function pipeline(container, { title, describe = () => '' }) {
   return {
     update(next) {
       stages = next;
-      if (pinned && (pinned.s >= stages.length || pinned.i >= stages[pinned.s].tensor.shape[0] || pinned.j >= stages[pinned.s].tensor.shape[1])) pinned = null;
+      // A cell of the stages before (a longer sentence, more heads) may lie outside these: the pointed one too,
+      // which a pointer left over the figure keeps. Read out, it was a number past the data ("Could not compute:
+      // Cannot read properties of undefined", chapter 6 after a one-word sentence).
+      const outside = (cell) => cell && (cell.s >= stages.length || cell.i >= stages[cell.s].tensor.shape[0] || cell.j >= stages[cell.s].tensor.shape[1]);
+      if (outside(pinned)) pinned = null;
+      if (outside(pointed)) pointed = null;
       steps.update();
     },
   };
