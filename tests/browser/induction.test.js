@@ -55,6 +55,8 @@ const stripe = (map) => {
 
 test('the two heads on the reader\'s letters, one weight traced back, and the previous-token head switched off', async () => {
   const { page, context, problems } = await site.load('chapters/9-induction-heads');
+  // The letters box wears the controls' one look (it was an <input> without a type, left unstyled).
+  assert.deepEqual(await page.$eval('#sequence', (e) => [e.type, getComputedStyle(e).borderRadius]), ['text', '4px']);
   assert.match(await page.textContent('[data-figure="previous-token-map"]'), new RegExp(`Layer 1, head ${expected.previous + 1}: the previous-token head`));
   assertMap(await cellValues(page, 'previous-token-map'), expected.previousMap, 'previous-token map');
   const induction = await cellValues(page, 'induction-map');
