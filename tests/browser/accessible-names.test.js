@@ -25,3 +25,21 @@ test('every control of every page has an accessible name', async () => {
   }
   assert.deepEqual(unnamed, []);
 });
+
+// The factor slider was linear from 0 to 100 (× 1 to × 10 squeezed into a tenth of it), and its <label> wrapped
+// an <output>, so its accessible name was the label's text with the value, and d_k's the same.
+test('chapters 2, 4 and 5: the sliders are named by their labels and announce the value they stand for', async () => {
+  for (const [chapter, name, exponent, said] of [['2-self-attention', 'Scores ×', '1', '× 10'], ['4-scaling', 'Scores ×', '1', '× 10.0'],
+    ['4-scaling', 'd_k', '3', '8'], ['5-masking', 'Keys kept (padding)', null, null]]) {
+    const { page, context, problems } = await site.load(`chapters/${chapter}`);
+    const slider = page.getByRole('slider', { name, exact: true });
+    assert.equal(await slider.count(), 1, `${chapter}: one slider named ${name}`);
+    if (exponent !== null) {
+      await slider.fill(exponent);
+      await page.waitForFunction(([el, text]) => document.querySelector(el).getAttribute('aria-valuetext') === text,
+        [name === 'd_k' ? '#dk' : '#factor', said]);
+    }
+    await context.close();
+    assertClean(problems);
+  }
+});

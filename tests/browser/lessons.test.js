@@ -1,6 +1,6 @@
 // The site as a lesson: every figure read the right way, on every screen, by
-// every reader. Each test checks one promise of the site to a learner: errors
-// beside their cause and no stale figure shown as current, prose that follows
+// every reader. Each test checks one promise of the site to a learner (errors beside
+// their cause are reader-errors.test.js's; controls' names accessible-names.test.js's): prose that follows
 // the model shown, named axes, a readable −1e9 mask, chapters that show their
 // effect, controls that fit, phones, the keyboard and the head view. Every page's
 // accessibility (axe-core) and contrast are measured where site.test.js loads
@@ -20,125 +20,6 @@ const KEY_AXIS = 'key (the token attended to) →';
 
 const site = useSite();
 const load = (path, viewport = DESKTOP, options) => site.load(path, viewport, options);
-
-/** The alert in the control group of `selector`, once it says something. */
-async function alertBeside(page, selector) {
-  const alert = page.locator(`.field:has(${selector}) [role="alert"]`);
-  await alert.waitFor({ state: 'visible' });
-  return alert.textContent();
-}
-
-/** Every figure on the page is marked stale (or every one is current again). */
-async function staleness(page, selector = '[data-figure]') {
-  return page.$$eval(selector, (figures) => figures.map((f) => ({
-    stale: f.classList.contains('stale'), hidden: f.getAttribute('aria-hidden') === 'true', inert: f.inert,
-    note: f.previousElementSibling?.classList.contains('stale-note') && !f.previousElementSibling.hidden ? f.previousElementSibling.textContent : null,
-  })));
-}
-
-describe('1. errors appear beside their cause, and figures that no longer match are marked stale', () => {
-  test('chapter 3: d_out out of range', async () => {
-    const { page, context, problems } = await load('chapters/3-trainable-weights');
-    await page.fill('#d-out', '9');
-    assert.equal(await alertBeside(page, '#d-out'), 'd_out must be from 1 to 8; got “9”.');
-    assert.equal(await page.getAttribute('#d-out', 'aria-invalid'), 'true');
-    const stale = await staleness(page);
-    assert.ok(stale.length >= 10 && stale.every((f) => f.stale && f.hidden && f.inert), JSON.stringify(stale));
-    assert.ok(stale.every((f) => f.note === 'Out of date: fix the input above to redraw.'));
-    await page.screenshot({ path: artifactPath('lesson-stale-chapter-3.png'), fullPage: false });
-    await page.fill('#d-out', '3');
-    await page.waitForSelector('[data-figure="queries"]:not(.stale)');
-    assert.ok((await staleness(page)).every((f) => !f.stale && !f.hidden && !f.inert && f.note === null));
-    assert.equal(await page.locator('.field:has(#d-out) [role="alert"]').isVisible(), false);
-    assert.deepEqual(await page.$$eval('[data-figure="queries"] g.heatmap-row[data-row="0"] g.cell', (c) => c.length), 3);
-    await context.close();
-    assertClean(problems);
-  });
-
-  // A number field holding "1e" reports an empty value: the message quoted what the reader typed as “”.
-  test('chapter 1: a score typed half-way ("1e") is named as not a number, not quoted as empty', async () => {
-    const { page, context, problems } = await load('chapters/1-why-attention');
-    await page.locator('#score-1').pressSequentially('e');
-    assert.equal(await page.inputValue('#score-1'), '');
-    assert.equal(await alertBeside(page, '#score-1'), 'The score of h₂ must be a number; what is typed there is not a number.');
-    await page.fill('#score-1', '2');
-    await page.waitForSelector('[data-figure="bahdanau-weights"]:not(.stale)');
-    await context.close();
-    assertClean(problems);
-  });
-
-  test('chapter 2: a cell of the input matrix that is not a number', async () => {
-    const { page, context, problems } = await load('chapters/2-self-attention');
-    await page.fill('[data-editor="inputs"] input[data-row="2"][data-col="1"]', '');
-    assert.equal(await alertBeside(page, 'input[data-row="2"][data-col="1"]'), 'starts, x2 must be a number; the field is empty.');
-    assert.ok((await staleness(page)).every((f) => f.stale));
-    await page.fill('[data-editor="inputs"] input[data-row="2"][data-col="1"]', '0.85');
-    await page.waitForSelector('[data-figure="weights"]:not(.stale)');
-    await context.close();
-    assertClean(problems);
-  });
-
-  // The pipeline kept the cell under the pointer across a redraw, and read out a cell the new sentence no longer
-  // has: "Could not compute: Cannot read properties of undefined (reading 'toFixed')".
-  test('chapter 6: a one-word sentence while the pointer rests on a cell the sentence then loses', async () => {
-    const { page, context, problems } = await load('chapters/6-multi-head');
-    await page.selectOption('#num-heads', '12');
-    const far = '[data-figure="pipeline"] g.stage g.cell[data-row="6"][data-col="6"]';
-    await page.locator(far).first().hover();
-    assert.match(await page.textContent('[data-figure="pipeline"] .pipeline-readout'), /^\S+\[/);
-    await page.fill('#sentence', 'cat');
-    await page.waitForFunction(() => document.querySelectorAll('[data-figure="pipeline"] g.stage g.cell[data-row="1"]').length === 0);
-    await drawn(page);
-    assert.equal(await page.isVisible('.status'), false, await page.textContent('.status'));
-    assert.doesNotMatch(await page.textContent('main'), /Could not compute/);
-    await context.close();
-    assertClean(problems);
-  });
-
-  test('chapter 6: an empty sentence, and one cut to its word limit', async () => {
-    const { page, context, problems } = await load('chapters/6-multi-head');
-    await page.fill('#sentence', '   ');
-    assert.equal(await alertBeside(page, '#sentence'), 'Type a sentence: at least one word.');
-    assert.ok((await staleness(page, '[data-figure="grid"], [data-figure="head-view"]')).every((f) => f.stale && f.hidden));
-    const words = Array.from({ length: 20 }, (_, i) => `w${i + 1}`).join(' ');
-    await page.fill('#sentence', words);
-    await page.waitForSelector('[data-figure="grid"]:not(.stale)');
-    await drawn(page);
-    assert.equal(await page.textContent('#sentence-note'), 'The sentence has 20 words; the model reads at most 16, so it was cut after “w16”.');
-    assert.equal(await page.locator('[data-figure="grid"] figure[data-head="0"] g.heatmap-row').count(), 16);
-    await context.close();
-    assertClean(problems);
-  });
-
-  test('chapter 7: an unknown word never leaves the maps of the old text as current; the known words are listed', async () => {
-    const { page, context, problems } = await load('chapters/7-language-model');
-    await page.fill('#probe', 'My cat,');
-    // One plain sentence, no exception text: the word, where the known words are listed, the nearest of them.
-    assert.equal(await alertBeside(page, '#probe'),
-      'This model does not know the word “My”: it reads only the 168 words and marks of its corpus (listed under ' +
-      '“What this model can read” above). Nearest it knows: “cry”, “fly”, “on”.');
-    const stale = await staleness(page, '[data-figure="model-attention"], [data-figure="trained-head-view"], #probe-next, #probe-claim');
-    assert.ok(stale.every((f) => f.stale && f.hidden && f.inert), JSON.stringify(stale));
-    // One note for the figures that went out of date together, not one above each.
-    assert.equal(await page.locator('.stale-note:not([hidden])').count(), 1);
-    assert.equal(await page.textContent('#known-words summary'), 'The 168 words and marks this model can read');
-    const known = await page.textContent('#known-words-list');
-    for (const word of ['“The”', '“ cats”', '“ purr”', '“,”']) assert.ok(known.includes(word), word);
-    await page.fill('#probe', 'The cat,');
-    await page.waitForSelector('[data-figure="model-attention"]:not(.stale)');
-    assert.equal(await page.locator('[data-figure="model-attention"] g.thumb').count(), 8);
-    // Typing a word offers the words the model knows that start with it; choosing one puts it in the text.
-    await page.fill('#probe', 'The cats, which sl');
-    const offered = await page.$$eval('.word-complete:not([hidden]) button', (b) => b.map((e) => e.textContent));
-    assert.deepEqual(offered, ['sleep', 'slept', 'sleeps']);
-    await page.click('.word-complete button:text-is("slept")');
-    assert.equal(await page.inputValue('#probe'), 'The cats, which slept');
-    assert.equal(await page.evaluate(() => document.activeElement.id), 'probe');
-    assert.equal(await page.isHidden('.controls:has(#probe) + .word-complete, .field:has(#probe) + .word-complete'), true);
-    await context.close();
-    assertClean(problems);
-  });
-});
 
 describe('2. descriptions follow the model that is shown', () => {
   test('chapter 7 names the active model, offers the shipped one back, and computes its claims from the active model', async () => {
@@ -542,24 +423,6 @@ describe('the lesser points', () => {
     }
     await context.close();
     assertClean(problems);
-  });
-
-  // The factor slider was linear from 0 to 100 (× 1 to × 10 squeezed into a tenth of it), and its <label> wrapped
-  // an <output>, so its accessible name was the label's text with the value, and d_k's the same.
-  test('chapters 2, 4 and 5: the sliders are named by their labels and announce the value they stand for', async () => {
-    for (const [chapter, name, exponent, said] of [['2-self-attention', 'Scores ×', '1', '× 10'], ['4-scaling', 'Scores ×', '1', '× 10.0'],
-      ['4-scaling', 'd_k', '3', '8'], ['5-masking', 'Keys kept (padding)', null, null]]) {
-      const { page, context, problems } = await load(`chapters/${chapter}`);
-      const slider = page.getByRole('slider', { name, exact: true });
-      assert.equal(await slider.count(), 1, `${chapter}: one slider named ${name}`);
-      if (exponent !== null) {
-        await slider.fill(exponent);
-        await page.waitForFunction(([el, text]) => document.querySelector(el).getAttribute('aria-valuetext') === text,
-          [name === 'd_k' ? '#dk' : '#factor', said]);
-      }
-      await context.close();
-      assertClean(problems);
-    }
   });
 
   test('chapter 2: a naive softmax of NaN says why (e^149.5 = ∞, ∞ / ∞ = NaN)', async () => {
