@@ -217,6 +217,34 @@ val self_attention_v2_forward(const SelfAttentionV2& m, const JsTensor& x) {
 val self_attention_u_forward(const SelfAttentionU& m, const JsTensor& x) {
     return module_forward(m, x, "SelfAttentionU.forward");
 }
+namespace {
+// The JS side hands a state dict as two arrays: names, and tensors {data, shape} in the same order.
+StateDict state_dict(const val& names, const val& tensors, const char* fn) {
+    StateDict state;
+    const auto n = names["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i) {
+        const auto name = names[i].as<std::string>();
+        const JsTensor t{tensors[i]["data"], tensors[i]["shape"]};
+        state.emplace_back(name, to_tensor(t, fn, name.c_str()));
+    }
+    return state;
+}
+}  // namespace
+
+val self_attention_v1_load_state_dict(SelfAttentionV1& m, const val& names, const val& tensors, bool strict) {
+    constexpr const char* fn = "SelfAttentionV1.loadStateDict";
+    return guarded(fn, [&] {
+        m.load_state_dict(state_dict(names, tensors, fn), strict);
+        return val::undefined();
+    });
+}
+val multi_head_attention_load_state_dict(MultiHeadAttention& m, const val& names, const val& tensors, bool strict) {
+    constexpr const char* fn = "MultiHeadAttention.loadStateDict";
+    return guarded(fn, [&] {
+        m.load_state_dict(state_dict(names, tensors, fn), strict);
+        return val::undefined();
+    });
+}
 val self_attention_v1_W_query(const SelfAttentionV1& m) { return parameter(m.W_query); }
 val self_attention_v1_W_key(const SelfAttentionV1& m) { return parameter(m.W_key); }
 val self_attention_v1_W_value(const SelfAttentionV1& m) { return parameter(m.W_value); }

@@ -51,6 +51,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     class_<SelfAttentionV1>("SelfAttentionV1")
         .class_function("create", &js::make_self_attention_v1)
         .function("forward", &js::self_attention_v1_forward)
+        .function("loadStateDict", &js::self_attention_v1_load_state_dict)
         .function("W_query", &js::self_attention_v1_W_query)
         .function("W_key", &js::self_attention_v1_W_key)
         .function("W_value", &js::self_attention_v1_W_value);
@@ -83,6 +84,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     class_<MultiHeadAttention>("MultiHeadAttention")
         .class_function("create", &js::make_multi_head_attention)
         .function("forward", &js::multi_head_attention_forward)
+        .function("loadStateDict", &js::multi_head_attention_load_state_dict)
         .function("W_q", &js::multi_head_attention_W_q)
         .function("W_k", &js::multi_head_attention_W_k)
         .function("W_v", &js::multi_head_attention_W_v)

@@ -64,6 +64,7 @@ val make_self_attention_v1(double d_in, double d_out);
 val make_self_attention_v2(double d_in, double d_out, bool qkv_bias);
 val make_self_attention_u(double d);
 val self_attention_v1_forward(const SelfAttentionV1& m, const JsTensor& x);
+val self_attention_v1_load_state_dict(SelfAttentionV1& m, const val& names, const val& tensors, bool strict);
 val self_attention_v2_forward(const SelfAttentionV2& m, const JsTensor& x);
 val self_attention_u_forward(const SelfAttentionU& m, const JsTensor& x);
 val self_attention_v1_W_query(const SelfAttentionV1& m);
@@ -89,6 +90,7 @@ val layer_norm_weight(const LayerNorm& m);
 val layer_norm_bias(const LayerNorm& m);
 
 val make_multi_head_attention(double d_model, double num_heads);
+val multi_head_attention_load_state_dict(MultiHeadAttention& m, const val& names, const val& tensors, bool strict);
 val multi_head_attention_forward(const MultiHeadAttention& m, const JsTensor& x, const JsAttentionOptions& o, bool trace);
 val multi_head_attention_W_q(const MultiHeadAttention& m);
 val multi_head_attention_W_k(const MultiHeadAttention& m);

@@ -111,6 +111,13 @@ MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t num_heads, Gener
       W_o(d_model, d_model, false, gen),
       num_heads_(num_heads) {}
 
+void MultiHeadAttention::load_state_dict(const StateDict& state, bool strict) {
+    attn::load_state_dict("MultiHeadAttention.loadStateDict",
+                          {{"W_q.weight", &W_q.weight}, {"W_k.weight", &W_k.weight}, {"W_v.weight", &W_v.weight},
+                           {"W_o.weight", &W_o.weight}},
+                          state, strict);
+}
+
 MultiHeadAttentionTrace MultiHeadAttention::forward(const Tensor& x, const AttentionOptions& o, bool trace) const {
     constexpr const char* fn = "MultiHeadAttention.forward";
     const int64_t C = d_model();

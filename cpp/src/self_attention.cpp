@@ -43,6 +43,11 @@ SelfAttentionTrace SelfAttentionV1::forward(const Tensor& x) const {
     return attend(matmul(x, W_query), matmul(x, W_key), matmul(x, W_value));
 }
 
+void SelfAttentionV1::load_state_dict(const StateDict& state, bool strict) {
+    attn::load_state_dict("SelfAttentionV1.loadStateDict", {{"W_query", &W_query}, {"W_key", &W_key}, {"W_value", &W_value}},
+                          state, strict);
+}
+
 SelfAttentionV2::SelfAttentionV2(int64_t d_in, int64_t d_out, bool qkv_bias, Generator& gen)
     : W_query((check_sizes("SelfAttentionV2", d_in, d_out), d_in), d_out, qkv_bias, gen),
       W_key(d_in, d_out, qkv_bias, gen),

@@ -193,7 +193,12 @@ test('6. chapter 3: labelled points, named axes, values apart, a labelled 3-D vi
   assert.equal(best, keys.map((k) => k.score).indexOf(Math.max(...keys.map((k) => k.score))));
   const row = await page.$$eval('[data-figure="attn-scores"] g.heatmap-row[data-row="1"] g.cell', (c) => c.map((e) => Number(e.dataset.value)));
   keys.forEach((k, j) => assert.ok(Math.abs(k.score - row[j]) < 1e-6));
-  assert.match(await page.textContent('#projection-readout'), /Every query gives its highest score to the same key, “journey”, the longest key/);
+  // The fitted weights (the default): different queries look for different keys. The notebooks' seeded ones: all
+  // look for the longest key.
+  assert.match(await page.textContent('#projection-readout'), /The highest score goes to 4 different keys across the queries/);
+  await page.selectOption('#weights', 'seeded');
+  await page.waitForFunction(() => /the same key, “journey”, the longest key/.test(document.querySelector('#projection-readout').textContent));
+  await page.selectOption('#weights', 'fitted');
   // Three dimensions: the axes and every point carry their names inside the view.
   await page.fill('#d-out', '3');
   await page.waitForSelector('[data-figure="space"] svg.scatter3d');
@@ -344,7 +349,8 @@ describe('10. the head view teaches', () => {
     const heads = () => page.$$eval('svg.head-view line', (l) => [...new Set(l.map((e) => e.dataset.head))]);
     assert.deepEqual(await heads(), ['0']);
     assert.deepEqual(await page.$$eval('svg.head-view .side-heading', (t) => t.map((e) => e.textContent)), ['query (attending)', 'key (attended to)']);
-    assert.match(await page.textContent('main'), /untrained .* so the patterns are\s+random/s);
+    assert.match(await page.textContent('main'), /untrained module: then the patterns\s+are random/);
+    await page.selectOption('#weights', 'seeded');
     await page.selectOption('#num-heads', '12');
     await page.waitForFunction(() => document.querySelectorAll('.head-picker button').length === 12);
     for (let h = 1; h < 12; h++) await page.click(`.head-picker button[data-head="${h}"]`);
@@ -493,6 +499,7 @@ describe('the lesser points', () => {
     assert.equal(q.cells, q.rows * 12);
     assert.equal(concat.cells, q.cells);
     assert.match(await page.textContent('[data-figure="split-queries"]'), /cut into 4 heads of d_k = 3 columns/);
+    await page.selectOption('#weights', 'seeded');
     await page.selectOption('#num-heads', '6');
     await page.waitForFunction(() => document.querySelectorAll('[data-figure="split-queries"] .group-rule').length === 5);
     await context.close();

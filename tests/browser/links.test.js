@@ -123,13 +123,14 @@ test('chapters 5 and 6: clicked mask cells, traced numbers and the head view tra
   assert.match(link, /\?v=1&causal=0&fill=-1e9&keys=4&masked=1\.2,4\.3&trace=3\.2$/);
   ({ link } = await copiedLinkRestores('chapters/6-multi-head', async (page) => {
     await page.fill('#sentence', 'the dog chased the cat');
+    await page.selectOption('#weights', 'seeded');
     await page.selectOption('#num-heads', '6');
     await page.click('#causal');
     await page.fill('#seed', '3');
     await page.click('[data-figure="grid"] figure[data-head="1"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]');
     await page.click('.head-picker button[data-head="2"]');
   }));
-  assert.match(link, /\?v=1&sentence=the\+dog\+chased\+the\+cat&num_heads=6&causal=1&seed=3&trace=2\.4\.2&head_view=1,3$/);
+  assert.match(link, /\?v=1&weights=seeded&sentence=the\+dog\+chased\+the\+cat&num_heads=6&causal=1&seed=3&trace=2\.4\.2&head_view=1,3$/);
 });
 
 // CI once saw 26 pixels differ at the corners around chapter 5's traced cell:
@@ -265,7 +266,7 @@ const HOSTILE = [
   ['chapters/5-masking', `?v=1&masked=${'1.1,'.repeat(50)}1.1&keys=-1&fill=javascript:alert(1)`, [/“masked” must name at most 36/, /“keys” must be from 0 to 6/, /“fill” must be one of -inf, -1e9/]],
   ['chapters/6-multi-head', `?v=1&sentence=${'a'.repeat(600)}&heads=5&head_view=13`, [/“sentence” must be at most 500 characters long \(it has 600\)/, /“num_heads” must be one of 1, 2, 3, 4, 6, 12/, /“head_view” has positions from 1 to 12/]],
   // heads= is num_heads' name in links made before it was renamed: still read
-  ['chapters/6-multi-head', '?v=1&heads=2&trace=4.1.1', [/traced number \(head 4, query 1, key 1\) is outside the maps of this sentence and these heads/]],
+  ['chapters/6-multi-head', '?v=1&weights=seeded&heads=2&trace=4.1.1', [/traced number \(head 4, query 1, key 1\) is outside the maps of this sentence and these heads/]],
   ['chapters/7-language-model', '?v=1&model=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&off=9.9&head_view=x&temperature=-1', [/Its model “<img src=x onerror=alert\(1\)>” is not saved in this browser/,
     /This model has no layer 9, head 9 to switch off/, /“head_view” must be a layer and its heads/, /“temperature” must be from 0 to 10/]],
 ];

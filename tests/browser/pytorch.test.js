@@ -91,6 +91,11 @@ test('chapter 3: another seed, d_out and input', () => onChapter('chapters/3-tra
   await checkScript(page, 'chapter 3');
 }));
 
+test('chapter 3: the fitted weights it opens on, loaded with load_state_dict', () => onChapter('chapters/3-trainable-weights', async (page) => {
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('sa_v1.load_state_dict({'));
+  await checkScript(page, 'chapter 3, fitted');
+}));
+
 test('chapter 4: another factor and d_k', () => onChapter('chapters/4-scaling', async (page) => {
   await setRange(page, '#factor', 1.3);
   await setRange(page, '#dk', 3);
@@ -112,8 +117,16 @@ test('chapter 5: causal, padding and a clicked cell with -1e9; every key masked 
   await checkScript(page, 'chapter 5, every key masked');
 }));
 
+test('chapter 6: the fitted heads it opens on, causal', () => onChapter('chapters/6-multi-head', async (page) => {
+  await page.check('#causal');
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('torch.tril'));
+  assert.match(await page.textContent('[data-pytorch] pre code'), /mha\.load_state_dict\(\{/);
+  await checkScript(page, 'chapter 6, fitted');
+}));
+
 test('chapter 6: the reader\'s sentence, heads, seed and causal mask', () => onChapter('chapters/6-multi-head', async (page) => {
   await page.fill('#sentence', 'the dog saw the cat "quoted" \\ here');
+  await page.selectOption('#weights', 'seeded');
   await page.selectOption('#num-heads', '3');
   await page.fill('#seed', '5');
   await page.check('#causal');

@@ -72,6 +72,7 @@ describe('errors appear beside their cause, and figures that no longer match are
   // has: "Could not compute: Cannot read properties of undefined (reading 'toFixed')".
   test('chapter 6: a one-word sentence while the pointer rests on a cell the sentence then loses', async () => {
     const { page, context, problems } = await load('chapters/6-multi-head');
+    await page.selectOption('#weights', 'seeded');
     await page.selectOption('#num-heads', '12');
     const far = '[data-figure="pipeline"] g.stage g.cell[data-row="6"][data-col="6"]';
     await page.locator(far).first().hover();

@@ -56,7 +56,10 @@ const READER = {
   ],
   '6-multi-head': [
     ['the sentence typed', async (page) => page.fill('#sentence', 'the cat sat on the mat with a hat')],
-    ['the heads changed', async (page) => page.selectOption('#num-heads', { index: 2 })],
+    ['the heads changed', async (page) => {
+      await page.selectOption('#weights', 'seeded');
+      await page.selectOption('#num-heads', { index: 2 });
+    }],
     ['the seed changed', async (page) => page.fill('#seed', '11')],
   ],
   '7-language-model': [

@@ -133,7 +133,7 @@ test('an edit redraws every figure of its chapter (the time from the edit to the
     ['chapters/2-self-attention', (page) => page.fill('[data-editor="inputs"] input >> nth=0', '0.5')],
     ['chapters/3-trainable-weights', (page) => page.fill('#seed', '7')],
     ['chapters/5-masking', (page) => page.click('#causal')],
-    ['chapters/6-multi-head', (page) => page.selectOption('#num-heads', '2')],
+    ['chapters/6-multi-head', (page) => page.selectOption('#weights', 'seeded')],
   ];
   const report = [];
   for (const [path, edit] of edits) {
@@ -182,8 +182,10 @@ test('chapter 2 shows notebook 000 and recomputes on edits', async () => {
   assertClean(problems);
 });
 
-test('chapter 3 shows the seed-123 numbers and redraws for a new seed and d_out', async () => {
+test('chapter 3 with seeded weights shows the seed-123 numbers and redraws for a new seed and d_out', async () => {
   const { page, context, problems } = await load('chapters/3-trainable-weights');
+  await page.selectOption('#weights', 'seeded');
+  await page.waitForFunction((w) => document.querySelector('[data-figure="W_query"] g.cell text').textContent === w, printedRow('nb000.seed123.W_query', 0)[0]);
   assert.deepEqual(await rowValues(page, 'queries', 1), printedRow('nb000.seed123.query_2', 0)); // notebook 000 §4.3
   assert.deepEqual(await rowValues(page, 'trainable-weights', 1), printedRow('nb002.seed123.attn_weights', 1));
   assert.equal(await page.locator('[data-figure="space"] svg.scatter circle').count(), 12); // queries and keys
@@ -239,6 +241,7 @@ test('chapter 5: the causal mask zeroes the upper triangle; a clicked cell renor
 test('chapter 6: the number of heads changes the grid and the head view', async () => {
   const { page, context, problems } = await load('chapters/6-multi-head');
   assert.equal(await page.locator('[data-figure="grid"] figure').count(), 4);
+  await page.selectOption('#weights', 'seeded');
   await page.selectOption('#num-heads', '2');
   await page.waitForFunction(() => document.querySelectorAll('[data-figure="grid"] figure').length === 2);
   await drawn(page); // the head view is drawn a few frames after the grid

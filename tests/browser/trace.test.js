@@ -52,7 +52,7 @@ test('chapter 3: a weight traced from q and k to the output, by mouse, by keyboa
   close(Number(keyed), await cellValue(page, '[data-figure="attn-scores"]', 1, 3), 1e-5, 'score of the cell chosen by keyboard');
   // an edit keeps the traced cell and recomputes it (wait on this cell's score: the first cell's had
   // already changed, so waiting on it read the panel before the edit's redraw)
-  await page.fill('#seed', '5');
+  await page.fill('[data-editor="inputs"] input[data-row="1"][data-col="0"]', '0.9');
   await page.waitForFunction((old) => document.querySelector('[data-score-panel]').dataset.score !== old, keyed);
   close(await panelNumber(page, 'score'), await cellValue(page, '[data-figure="attn-scores"]', 1, 3), 1e-5, 'score after the edit');
   await context.close();
@@ -82,6 +82,7 @@ test('chapter 6: a weight of one head traced through that head', async () => {
   close(bar, await cellValue(page, head2, 4, 1), 1e-7, 'weight');
   assert.equal((await tableRows(page, 'products')).length, 1 + 3 + 1, 'd_k = 12 / 4 heads = 3 products');
   // fewer heads than the traced one: the panel goes back to its hint
+  await page.selectOption('#weights', 'seeded');
   await page.selectOption('#num-heads', '1');
   await page.waitForFunction(() => !document.querySelector('[data-score-panel]').dataset.score);
   await context.close();

@@ -8,12 +8,30 @@ import {
 import { Module } from './handles.js';
 
 export function attentionApi(M) {
+  /**
+   * module.load_state_dict(stateDict, strict): `stateDict` maps a parameter's PyTorch name to a TensorLike.
+   * The library checks names, shapes and values before it assigns any.
+   */
+  function loadStateDict(module, fn, stateDict, opts) {
+    const { strict = true } = options(opts, ['strict'], fn);
+    if (stateDict === null || typeof stateDict !== 'object' || Array.isArray(stateDict) || ArrayBuffer.isView(stateDict)) {
+      fail(fn, 'a state dict as an object of tensors by parameter name', stateDict);
+    }
+    const names = Object.keys(stateDict);
+    const tensors = names.map((name) => asTensor(stateDict[name], fn, `stateDict['${name}']`));
+    module._handle.loadStateDict(names, tensors, boolean(strict, fn, 'strict'));
+  }
+
   class SelfAttentionV1 extends Module {
     constructor(dIn, dOut) {
       super('SelfAttentionV1', () => M.SelfAttentionV1.create(number(dIn, 'SelfAttentionV1', 'dIn'), number(dOut, 'SelfAttentionV1', 'dOut')));
     }
     forward(x) {
       return this._handle.forward(asTensor(x, 'SelfAttentionV1.forward', 'x'));
+    }
+    /** torch's load_state_dict: { W_query, W_key, W_value }, each (dIn, dOut). */
+    loadStateDict(stateDict, opts) {
+      loadStateDict(this, 'SelfAttentionV1.loadStateDict', stateDict, opts);
     }
     get W_query() { return this._handle.W_query(); }
     get W_key() { return this._handle.W_key(); }
@@ -127,6 +145,10 @@ export function attentionApi(M) {
       const fn = 'MultiHeadAttention.forward';
       const { trace, rest } = traceOption(opts, fn);
       return this._handle.forward(asTensor(x, fn, 'x'), attentionOptions(rest, fn), trace);
+    }
+    /** torch's load_state_dict: { 'W_q.weight', 'W_k.weight', 'W_v.weight', 'W_o.weight' }, each (dModel, dModel). */
+    loadStateDict(stateDict, opts) {
+      loadStateDict(this, 'MultiHeadAttention.loadStateDict', stateDict, opts);
     }
     get W_q() { return this._handle.W_q(); }
     get W_k() { return this._handle.W_k(); }

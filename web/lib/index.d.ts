@@ -144,6 +144,12 @@ export interface Disposable {
 export interface SelfAttentionV1 extends Disposable {
   /** x: (..., T, d_in) */
   forward(x: TensorLike): SelfAttentionTrace;
+  /**
+   * torch's `load_state_dict`: replaces the weights by name, `{ W_query, W_key, W_value }`, each (d_in, d_out).
+   * Names, shapes and values are all checked before any is assigned; an unknown or (unless `strict: false`)
+   * missing name is refused.
+   */
+  loadStateDict(stateDict: Record<string, TensorLike>, options?: { strict?: boolean }): void;
   /** (d_in, d_out) */
   readonly W_query: Tensor;
   /** (d_in, d_out) */
@@ -227,6 +233,11 @@ export interface MultiHeadAttention extends Disposable {
    */
   forward(x: TensorLike, options: AttentionOptions & { trace: false }): { output: Tensor };
   forward(x: TensorLike, options?: AttentionOptions & { trace?: true }): MultiHeadAttentionTrace;
+  /**
+   * torch's `load_state_dict`, with notebook 001's names: `'W_q.weight'`, `'W_k.weight'`, `'W_v.weight'`,
+   * `'W_o.weight'`, each (dModel, dModel) as nn.Linear stores it (out, in). Checked as SelfAttentionV1's.
+   */
+  loadStateDict(stateDict: Record<string, TensorLike>, options?: { strict?: boolean }): void;
   readonly W_q: Tensor;
   readonly W_k: Tensor;
   readonly W_v: Tensor;

@@ -44,6 +44,7 @@
 //   mask.hpp, attention_options.hpp  causal and padding masks (001 §6); the options every attention takes
 //   scaled_dot_product_attention.hpp softmax(Q Kᵀ/√d_k) V with masks and a trace (001 §3, 004)
 //   rope.hpp                         rotary positions: where today's decoders get order from
+//   state_dict.hpp                   load_state_dict: weights set by their PyTorch names
 //   self_attention.hpp               SelfAttentionV1 / V2 / U with traces (built on the line above)
 //   score_explanation.hpp            one score taken apart: products, √d_k, its row, the mixing
 //   multi_head_attention.hpp         several heads (notebook 001 §7, nn.MultiheadAttention)
@@ -108,6 +109,7 @@
 #include "attn/self_attention.hpp"
 #include "attn/simple_attention.hpp"
 #include "attn/softmax.hpp"
+#include "attn/state_dict.hpp"
 #include "attn/special_tokens.hpp"
 #include "attn/synthetic_corpus.hpp"
 #include "attn/tensor.hpp"

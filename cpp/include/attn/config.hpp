@@ -180,7 +180,4 @@ struct FieldInfo {
 std::vector<FieldInfo> fields(const GPTConfig& config, Naming naming);
 std::vector<FieldInfo> fields(const TrainConfig& config, Naming naming);
 
-// The known name closest to `name` (edit distance), or "" when none is close.
-std::string nearest_name(const std::string& name, const std::vector<std::string>& known);
-
 }  // namespace attn

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace attn {
 
@@ -24,5 +26,9 @@ class FormatError : public Error {
 public:
     using Error::Error;
 };
+
+// The known name closest to `name` (edit distance), or "" when none is close:
+// what an error about an unknown name suggests instead.
+std::string nearest_name(const std::string& name, const std::vector<std::string>& known);
 
 }  // namespace attn

@@ -16,6 +16,7 @@
 
 #include "attn/linear.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
+#include "attn/state_dict.hpp"
 #include "attn/tensor.hpp"
 #include "attn/torch_rng.hpp"
 
@@ -52,6 +53,8 @@ public:
     // false only `output` is filled, computed without the (T_q, T_k) matrices;
     // a trace that would take more than kMaxTraceBytes is refused.
     MultiHeadAttentionTrace forward(const Tensor& x, const AttentionOptions& options = {}, bool trace = true) const;
+    // torch's load_state_dict, names W_q.weight, W_k.weight, W_v.weight, W_o.weight (state_dict.hpp).
+    void load_state_dict(const StateDict& state, bool strict = true);
 
     int64_t d_model() const { return W_q.in_features(); }
     int64_t num_heads() const { return num_heads_; }

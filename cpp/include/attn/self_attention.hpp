@@ -11,6 +11,7 @@
 #pragma once
 
 #include "attn/linear.hpp"
+#include "attn/state_dict.hpp"
 #include "attn/tensor.hpp"
 #include "attn/torch_rng.hpp"
 
@@ -31,6 +32,8 @@ public:
     SelfAttentionV1(int64_t d_in, int64_t d_out, Generator& gen = default_generator());
     // x (..., T, d_in)
     SelfAttentionTrace forward(const Tensor& x) const;
+    // torch's load_state_dict, names W_query, W_key, W_value (state_dict.hpp).
+    void load_state_dict(const StateDict& state, bool strict = true);
 
     Tensor W_query;  // (d_in, d_out)
     Tensor W_key;    // (d_in, d_out)

@@ -1,5 +1,7 @@
-// Chapter 3: SelfAttentionV1 of notebooks 000/002 (seed 123 gives their
-// numbers); the reader changes the seed, d_out and the inputs.
+// Chapter 3: SelfAttentionV1 of notebooks 000/002, opening on W_query and
+// W_key fitted so each word attends to its phrase (fitted-weights.js); seeded,
+// seed 123 gives the notebooks' numbers. The reader changes the weights, the
+// seed, d_out and the inputs.
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { markStale } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
@@ -13,6 +15,7 @@ import { scorePanel } from '../components/score-panel.js';
 import { DEFAULT_VIEW, ELEVATION_LIMIT, projections, scatter, SET_COLORS, sharedView } from '../components/scatter.js';
 import { onThemeChange } from '../components/theme.js';
 import { dims, inputsLinkField, NOTEBOOK_INPUTS, TOKENS } from './journey.js';
+import { chapter3Weights } from './fitted-weights.js';
 import { chapter3 } from './pytorch.js';
 import { CHAPTER_3 as SETTINGS } from './settings.js';
 
@@ -71,11 +74,13 @@ chapter(async (attn) => {
     const dOut = settings.read('d_out');
     const ok = seed !== null && dOut !== null && inputs !== null;
     markStale([...figures, $('#projection-readout'), $('[data-score-panel]')], !ok);
-    pytorch.update(ok ? chapter3({ inputs, tokens: TOKENS, seed, dOut }) : null);
+    const fitted = settings.read('weights') === 'fitted' && dOut !== null ? chapter3Weights(dOut) : null;
+    pytorch.update(ok ? chapter3({ inputs, tokens: TOKENS, seed, dOut, fitted }) : null);
     if (!ok) return;
     attn.manualSeed(seed);
     const sa = new attn.SelfAttentionV1(inputs.shape[1], dOut);
     try {
+      if (fitted) sa.loadStateDict(fitted, { strict: false }); // W_value stays the seed's
       const t = sa.forward(inputs);
       const inLabels = dims(inputs.shape[1], 'x');
       const outLabels = dims(dOut, 'd');

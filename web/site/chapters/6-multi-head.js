@@ -1,5 +1,6 @@
-// Chapter 6: notebook 001's MultiHeadAttention on the reader's sentence; one
-// heatmap per head and a bertviz-style head view.
+// Chapter 6: notebook 001's MultiHeadAttention on the reader's sentence, opening
+// on four heads fitted to one job each (fitted-weights.js); one heatmap per
+// head and a bertviz-style head view.
 import { headView } from '../components/head-view.js';
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { markStale, showProblem } from '../components/inputs.js';
@@ -10,6 +11,7 @@ import { perFrame, report } from '../components/page.js';
 import { pipeline } from '../components/pipeline.js';
 import { pytorchPanel } from '../components/pytorch-panel.js';
 import { oneHead, scorePanel } from '../components/score-panel.js';
+import { chapter6Weights, HEAD_JOBS } from './fitted-weights.js';
 import { chapter6 } from './pytorch.js';
 import { CHAPTER_6 as SETTINGS } from './settings.js';
 
@@ -48,11 +50,20 @@ chapter(async (attn) => {
     showProblem($('#sentence'), all.length === 0 ? 'Type a sentence: at least one word.' : '');
     $('#sentence-note').textContent = all.length > MAX_WORDS
       ? `The sentence has ${all.length} words; the model reads at most ${MAX_WORDS}, so it was cut after “${words.at(-1)}”.` : '';
+    const fitted = settings.read('weights') === 'fitted' ? chapter6Weights() : null;
+    // The fitted weights have their own number of heads; the control shows it and waits for the seeded weights.
+    const headsControl = settings.element('num_heads');
+    if (fitted) headsControl.value = String(HEAD_JOBS.length);
+    headsControl.disabled = fitted !== null;
+    $('#heads-note').textContent = fitted
+      ? `The fitted weights have ${HEAD_JOBS.length} heads: ${HEAD_JOBS.map((job, h) => `head ${h + 1} looks for ${job}`).join(', ')}. ` +
+        'Choose torch.randn weights to change the number of heads.'
+      : '';
     const numHeads = Number(settings.read('num_heads'));
     const seed = settings.read('seed');
     const ok = words.length > 0 && seed !== null;
     markStale([$('[data-figure="split-queries"]'), $('[data-figure="concat"]'), grid, $('[data-figure="head-view"]'), $('[data-score-panel]')], !ok);
-    pytorch.update(ok ? chapter6({ words, numHeads, causal: $('#causal').checked, seed, dModel: D_MODEL, maxWords: MAX_WORDS }) : null);
+    pytorch.update(ok ? chapter6({ words, numHeads, causal: $('#causal').checked, seed, dModel: D_MODEL, maxWords: MAX_WORDS, fitted }) : null);
     if (!ok) return;
     const vocab = [...new Set(words)].sort();
     attn.manualSeed(seed);
@@ -61,7 +72,12 @@ chapter(async (attn) => {
     const mha = new attn.MultiHeadAttention(D_MODEL, numHeads);
     try {
       const tok = embed.forward(words.map((w) => vocab.indexOf(w)));
-      const p = pos.forward(words.map((_, i) => i));
+      let p = pos.forward(words.map((_, i) => i));
+      if (fitted) {
+        const { position_embedding: positions, ...state } = fitted;
+        mha.loadStateDict(state);
+        p = { data: Float32Array.from(positions.slice(0, words.length).flat()), shape: p.shape };
+      }
       const x = { data: tok.data.map((v, i) => v + p.data[i]), shape: tok.shape };
       const t = mha.forward(x, { causal: $('#causal').checked });
       const T = words.length;
@@ -118,7 +134,7 @@ chapter(async (attn) => {
           panel.show(e, { i, j, queryLabel: words[i], keyLabels: words, context: `head ${h + 1}` });
         }
       }, () => {
-        headView($('[data-figure="head-view"]'), t.weights.data, words, { heads: numHeads, shown: shownHeads, label: 'Head view of the untrained module' });
+        headView($('[data-figure="head-view"]'), t.weights.data, words, { heads: numHeads, shown: shownHeads, label: fitted ? 'Head view of the fitted heads' : 'Head view of the untrained module' });
       }];
     } catch (error) {
       report(error);

@@ -25,6 +25,12 @@ function matrixLiteral(data, rows, cols, labels, indent = '    ') {
   return `[\n${lines.join('\n')}\n]`;
 }
 
+/** A Python literal for nested arrays of numbers (fitted weights), one row per line. */
+function nested(rows, indent) {
+  const data = Float32Array.from(rows.flat());
+  return matrixLiteral(data, rows.length, rows[0].length, null, `${indent}    `).replace(/\n\]$/, `\n${indent}]`);
+}
+
 /** A Python float for a JS number (a double, as Python's float). */
 const doubleLiteral = (x) => (Number.isFinite(x) ? String(x) : float32Literal(x));
 
@@ -119,8 +125,15 @@ export function chapter2({ inputs, tokens, query, factor }) {
 }
 
 /** Chapter 3: SelfAttention_v1 with the reader's seed, d_out and inputs. */
-export function chapter3({ inputs, tokens, seed, dOut }) {
+export function chapter3({ inputs, tokens, seed, dOut, fitted }) {
   const [T, d] = inputs.shape;
+  const load = fitted ? [
+    '# The page\'s fitted W_query and W_key (tools/fit_site_weights.py); W_value stays torch.rand\'s.',
+    'sa_v1.load_state_dict({',
+    `    "W_query": torch.tensor(${nested(fitted.W_query, '    ')}),`,
+    `    "W_key": torch.tensor(${nested(fitted.W_key, '    ')}),`,
+    '}, strict=False)',
+  ] : [];
   return script([
     'import torch',
     'import torch.nn as nn',
@@ -132,6 +145,7 @@ export function chapter3({ inputs, tokens, seed, dOut }) {
     '',
     `torch.manual_seed(${seed})`,
     'sa_v1 = SelfAttention_v1(d_in, d_out)',
+    ...load,
     'with torch.no_grad():',
     '    print("W_query =", sa_v1.W_query.data)',
     '    print("W_key =", sa_v1.W_key.data)',
@@ -223,7 +237,7 @@ export function chapter5({ inputs, tokens, causal, length, cells, fillValue, mas
 }
 
 /** Chapter 6: notebook 001's MultiHeadAttention on the reader's sentence, num_heads, mask and seed. */
-export function chapter6({ words, numHeads, causal, seed, dModel, maxWords }) {
+export function chapter6({ words, numHeads, causal, seed, dModel, maxWords, fitted }) {
   const prints = {};
   for (let h = 0; h < numHeads; h++) prints[`head_${h + 1}`] = `grid:${h}`;
   return script([
@@ -241,6 +255,17 @@ export function chapter6({ words, numHeads, causal, seed, dModel, maxWords }) {
     `token_embedding = nn.Embedding(len(vocab), ${dModel})`,
     `position_embedding = nn.Embedding(${maxWords}, ${dModel})`,
     `mha = MultiHeadAttention(${dModel}, ${numHeads})`,
+    ...(fitted ? [
+      '# The page\'s fitted weights (tools/fit_site_weights.py): positions, W_q and W_k; W_v and W_o the identity.',
+      'with torch.no_grad():',
+      `    position_embedding.weight.copy_(torch.tensor(${nested(fitted.position_embedding, '    ')}))`,
+      'mha.load_state_dict({',
+      `    "W_q.weight": torch.tensor(${nested(fitted['W_q.weight'], '    ')}),`,
+      `    "W_k.weight": torch.tensor(${nested(fitted['W_k.weight'], '    ')}),`,
+      `    "W_v.weight": torch.eye(${dModel}),`,
+      `    "W_o.weight": torch.eye(${dModel}),`,
+      '})',
+    ] : []),
     'with torch.no_grad():',
     '    x = (token_embedding(ids) + position_embedding(torch.arange(len(words)))).unsqueeze(0)  # (1, T, d_model)',
     causal

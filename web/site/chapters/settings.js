@@ -24,8 +24,12 @@ export const CHAPTER_2 = {
 /** A factor as the page uses and shows it: 10^exponent to 3 significant digits (× 2.51), in chapters 2 and 4. */
 export const factorOf = (exponent) => Number((10 ** exponent).toPrecision(3));
 
-/** Chapter 3: SelfAttentionV1(d_in, d_out) after torch.manual_seed(seed); 123 gives the notebooks' numbers. */
+/**
+ * Chapter 3: SelfAttentionV1(d_in, d_out) after torch.manual_seed(seed); 123 gives the notebooks' numbers. With
+ * `weights` fitted, W_query and W_key are fitted-weights.js's (W_value is still drawn from the seed).
+ */
 export const CHAPTER_3 = {
+  weights: { control: '#weights', label: 'The weights', kind: 'choice', choices: [['fitted', 'fitted to the phrases'], ['seeded', 'torch.rand, as the notebooks']], default: 'fitted' },
   seed: seed('#seed', 123),
   d_out: { control: '#d-out', label: 'd_out', kind: 'integer', min: 1, max: 8, default: 2 },
 };
@@ -47,8 +51,13 @@ export const CHAPTER_5 = {
   keys: { control: '#length', label: 'Keys kept', kind: 'integer', min: 0, max: 6, slider: true, default: 6 },
 };
 
-/** Chapter 6: MultiHeadAttention(d_model = 12, num_heads) on the reader's sentence; num_heads divides 12. */
+/**
+ * Chapter 6: MultiHeadAttention(d_model = 12, num_heads) on the reader's sentence; num_heads divides 12. With
+ * `weights` fitted, the position embedding and the module are fitted-weights.js's, whose 4 heads each have a job
+ * (the token embeddings are still drawn from the seed).
+ */
 export const CHAPTER_6 = {
+  weights: { control: '#weights', label: 'The weights', kind: 'choice', choices: [['fitted', 'fitted: each head a job'], ['seeded', 'torch.randn, as the notebooks']], default: 'fitted' },
   sentence: { control: '#sentence', label: 'The sentence', kind: 'text', maxLength: 500, default: 'the cat which sat on the mat purrs' },
   num_heads: { control: '#num-heads', label: 'Heads', kind: 'choice', choices: ['1', '2', '3', '4', '6', '12'], default: '4' },
   causal: { control: '#causal', label: 'Causal', kind: 'boolean', default: false },
