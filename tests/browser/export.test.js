@@ -107,3 +107,30 @@ test('chapter 1: the diagram\'s download menu stays open when it makes the page 
   await context.close();
   assertClean(problems);
 });
+
+test('a figure has one menu, out of sight until the figure is pointed at or focused; its link opens the page at that figure', async () => {
+  const { page, context, problems } = await site.load('chapters/3-trainable-weights');
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.server.origin });
+  const figure = '[data-figure="trainable-context"]';
+  const menu = `${figure} > details.figure-export`;
+  assert.equal(await page.locator(menu).count(), 1);
+  const opacity = () => page.$eval(menu, (d) => getComputedStyle(d).opacity);
+  await page.mouse.move(0, 0);
+  assert.equal(await opacity(), '0');
+  await page.hover(`${figure} svg`);
+  await page.waitForFunction((m) => getComputedStyle(document.querySelector(m)).opacity === '1', menu);
+  await page.mouse.move(0, 0);
+  await page.focus(`${menu} > summary`); // the keyboard reaches it, and it shows
+  await page.waitForFunction((m) => getComputedStyle(document.querySelector(m)).opacity === '1', menu);
+  await page.click(`${menu} > summary`);
+  await page.click(`${menu} button[data-format="link"]`);
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(link, /chapters\/3-trainable-weights\.html(\?[^#]*)?#figure-trainable-context$/);
+  // Opened, the page draws its figures and then goes to this one.
+  await page.goto('about:blank');
+  await page.goto(link);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForFunction((f) => Math.abs(document.querySelector(f).getBoundingClientRect().top) < 120, figure);
+  await context.close();
+  assertClean(problems);
+});

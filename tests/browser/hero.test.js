@@ -22,7 +22,7 @@ test('chapter 3: one weight lights its query row, key row, value row, the score 
   // top colour, so that the division shows as fading.
   const top = (k) => page.$$eval(`${stage(k)} g.cell`, (c) => c.reduce((a, b) => (Number(b.dataset.value) > Number(a.dataset.value) ? b : a))
     .querySelector('rect').getAttribute('fill'));
-  assert.equal(await top(2), '#fde725'); // viridis at 1
+  assert.equal(await top(2), 'rgb(103, 0, 31)'); // the diverging scale's end: the largest score is the scale's reach
   assert.notEqual(await top(3), await top(2));
   await page.hover(`${stage(4)} g.cell[data-row="1"][data-col="2"]`);
   // A softmax's output divides by its whole input row: every score of row 1 is lit, not only the weight's own cell.
@@ -121,7 +121,7 @@ test('chapter 7: the text flows up through the blocks; each curve is a weight of
   // Block 2's curves are the last row of each layer-2 head's map (weights ≥ 0.05): the subject head's is the one shown in full.
   const lastRow = await page.$$eval('[data-figure="head-map"] g.cell[data-row="8"]', (c) => c.map((e) => Number(e.dataset.value)));
   const curves = await page.$$eval(`${FLOW} g.stage[data-stage="2"] path.read`, (p) => p.map((e) => ({ w: Number(e.dataset.weight), colour: e.getAttribute('stroke') })));
-  const subject = curves.filter((c) => c.colour === 'var(--head-4)').map((c) => c.w);
+  const subject = curves.filter((c) => c.colour === 'var(--head-8)').map((c) => c.w);
   assert.deepEqual(subject, lastRow.filter((w) => w >= 0.05));
   // The bars are the five likeliest next tokens, in the order the page lists them.
   const top = JSON.parse(await page.getAttribute('#probe-next', 'data-top'));
@@ -136,7 +136,7 @@ test('chapter 7: the text flows up through the blocks; each curve is a weight of
   // A head switched off reads nothing: its curves go, and the sentence says so.
   await page.click('#head-switches input[data-layer="1"][data-head="3"]');
   await page.waitForFunction((sel) => document.querySelector(`${sel} .stepper-text`).textContent.includes('(switched off)'), FLOW);
-  assert.equal(await page.$$eval(`${FLOW} g.stage[data-stage="2"] path.read[stroke="var(--head-4)"]`, (p) => p.length), 0);
+  assert.equal(await page.$$eval(`${FLOW} g.stage[data-stage="2"] path.read[stroke="var(--head-8)"]`, (p) => p.length), 0);
   assert.ok(await page.$$eval(`${FLOW} g.stage[data-stage="2"] path.read`, (p) => p.length) > 0, 'the other heads still read');
   await context.close();
   assertClean(problems);

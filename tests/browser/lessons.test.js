@@ -126,8 +126,9 @@ test('4. the −1e9 mask view: compact labels that fit, a colour scale of the un
   }
   const unmasked = cells.filter((c) => !c.masked).map((c) => c.value);
   const legend = await page.$$eval('[data-figure="masked-scores"] .legend text', (t) => t.map((e) => e.textContent));
-  assert.deepEqual(legend.slice(0, 2), [Math.min(...unmasked).toFixed(2), Math.max(...unmasked).toFixed(2)]);
-  assert.equal(legend[2], 'masked (−1e9)');
+  // Scores are signed: a scale centred on 0 that reaches the largest unmasked score either way (colour-scales.js).
+  const reach = Math.max(...unmasked.map(Math.abs));
+  assert.deepEqual(legend, [(-reach).toFixed(2), reach.toFixed(2), '0', 'masked (−1e9)']);
   // Every unmasked cell takes its own colour from the scale: the lowest and the highest differ.
   const fills = new Set(cells.filter((c) => !c.masked).map((c) => c.fill));
   assert.ok(fills.size > 10, `${fills.size} colours for ${unmasked.length} unmasked scores`);
@@ -450,8 +451,9 @@ describe('the lesser points', () => {
       cells: [...svg.querySelectorAll('g.cell')].map((c) => ({ v: Number(c.dataset.value), fill: c.querySelector('rect').getAttribute('fill') })),
     })));
     assert.deepEqual(maps[0].domain, maps[1].domain);
-    const values = [...maps[0].cells, ...maps[1].cells].map((c) => c.v);
-    assert.deepEqual(maps[0].domain, [Math.min(...values), Math.max(...values)]);
+    // Signed scores: centred on 0, reaching the largest score of either map either way.
+    const reach = Math.max(...[...maps[0].cells, ...maps[1].cells].map((c) => Math.abs(c.v)));
+    assert.deepEqual(maps[0].domain, [-reach, reach]);
     // The scaled map's largest cell is not the scale's top colour, as it was when each map had its own scale.
     const top = maps[0].cells.reduce((a, b) => (b.v > a.v ? b : a));
     const scaledTop = maps[1].cells.reduce((a, b) => (b.v > a.v ? b : a));

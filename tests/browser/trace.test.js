@@ -35,6 +35,10 @@ test('chapter 3: a weight traced from q and k to the output, by mouse, by keyboa
   const sum = products.slice(1, -1).reduce((a, r) => a + Number(r[3]), 0);
   close(sum, score, 2e-4, 'the products as printed');
   assert.equal(products.at(-1)[3], score.toFixed(4));
+  // It reads first as a short worked sum; the tables wait behind a disclosure.
+  const worked = await page.textContent('[data-score-panel] [data-part="sum"]');
+  assert.ok(worked.startsWith(`q · k = ${products[1][1]} × ${products[1][2]} + ${products[2][1]} × ${products[2][2]} = ${score.toFixed(4)};`), worked);
+  assert.equal(await page.$eval('[data-score-panel] details.trace-tables', (d) => d.open), false);
   // the marked bar is the weight clicked; the output row is the context vector of "journey"
   const bar = await page.$eval('[data-score-panel] g.bar.traced', (e) => Number(e.dataset.value));
   close(bar, await cellValue(page, '[data-figure="trainable-weights"]', 1, 2), 1e-7, 'weight');

@@ -86,7 +86,25 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   await page.click('#model-view .thumb[aria-label^="Layer 2, head 3"]');
   await page.waitForFunction(() => document.querySelector('[data-figure="one-head"] figcaption')?.textContent.startsWith('Layer 2, head 3'));
   assert.equal(await page.getAttribute('#model-view .thumb[aria-label^="Layer 2, head 3"]', 'aria-selected'), 'true');
+  // Its tokens along both edges, its masked triangle unlike a weight of 0, and a cursor in view once focused.
+  const map = await page.$eval('[data-figure="one-head"]', (f) => {
+    const canvas = f.querySelector('canvas.full-map');
+    const T = canvas.width;
+    const pixel = (x, y) => Array.from(canvas.getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3));
+    return { T, rows: [...f.querySelectorAll('.map-labels.rows span')].map((e) => e.textContent),
+      columns: f.querySelectorAll('.map-labels.columns span').length, masked: pixel(T - 1, 0), firstWeight: pixel(0, 0) };
+  });
+  assert.equal(map.T, expected.tokens);
+  assert.equal(map.rows.length, map.T, 'every token labelled at this size');
+  assert.equal(map.columns, map.T);
+  assert.equal(map.rows[0], 'The');
+  assert.notDeepEqual(map.masked, [68, 1, 84], 'a masked cell is not painted as a weight of 0 (viridis at 0)');
   await focusForKeys(page, 'canvas.full-map');
+  const cursor = await page.$eval('[data-figure="one-head"] .map-cursor', (c) => {
+    const box = c.getBoundingClientRect();
+    return { inView: box.top >= 0 && box.bottom <= innerHeight && box.width > 0, border: getComputedStyle(c).borderTopWidth };
+  });
+  assert.deepEqual(cursor, { inView: true, border: '2px' });
   await page.keyboard.press('ArrowLeft');
   assert.match(await page.textContent('#cell-readout'), new RegExp(`^Query ${expected.tokens} ".*" gives key ${expected.tokens - 1} ".*" a weight of 0\\.\\d{4}\\.$`));
   // Enter takes that weight apart, with the library's explanation (its weight is the map's).

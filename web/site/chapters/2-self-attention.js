@@ -1,6 +1,7 @@
 // Chapter 2: notebook 000's attention without trainable weights, step by step
 // (§2-§3, docs/notebooks.md), every figure from attn.* on the reader's inputs.
 import { bars } from '../components/bars.js';
+import { sharedDomain } from '../components/colour-scales.js';
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { markStale } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
@@ -51,11 +52,12 @@ chapter(async (attn) => {
       // The hero first (it is the chapter's first figure), the rest in the next frame, so that neither frame
       // blocks the page for long (page.js, perFrame).
       const t = attn.simpleSelfAttention(inputs);
+      const vectors = sharedDomain(inputs, t.context); // Z mixes X's rows: one scale for both (colour-scales.js)
       hero.update([
-        { name: 'X', title: 'the embeddings', kind: 'x', tensor: inputs, rowLabels: TOKENS, colLabels: dims(3, 'x') },
+        { name: 'X', title: 'the embeddings', kind: 'x', tensor: inputs, rowLabels: TOKENS, colLabels: dims(3, 'x'), domain: vectors },
         { name: 'Ω', title: 'X Xᵀ', kind: 'score', tensor: t.scores, rowLabels: TOKENS, colLabels: TOKENS, op: 'X Xᵀ' },
         { name: 'A', title: 'softmax by row', kind: 'score', tensor: t.weights, rowLabels: TOKENS, colLabels: TOKENS, domain: WEIGHTS_DOMAIN, op: 'softmax' },
-        { name: 'Z', title: 'A X', kind: 'z', tensor: t.context, rowLabels: TOKENS, colLabels: dims(3, 'z'), op: 'A X' },
+        { name: 'Z', title: 'A X', kind: 'z', tensor: t.context, rowLabels: TOKENS, colLabels: dims(3, 'z'), op: 'A X', domain: vectors },
       ]);
       const q = Number(query.value);
       const scores = attn.attentionScoresForQuery(inputs, q);
@@ -76,7 +78,7 @@ chapter(async (attn) => {
         const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
         heatmap(fig('scores'), t.scores, { title: 'Scores Ω = X Xᵀ', ...tokens });
         heatmap(fig('weights'), t.weights, { title: 'Attention weights A = softmax(Ω)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
-        heatmap(fig('context'), t.context, { title: 'Context vectors Z = A X', rowLabels: TOKENS, colLabels: dims(3, 'z') });
+        heatmap(fig('context'), t.context, { title: 'Context vectors Z = A X', rowLabels: TOKENS, colLabels: dims(3, 'z'), domain: vectors, note: 'on the scale of the embeddings it mixes' });
       }];
     } catch (error) {
       report(error);

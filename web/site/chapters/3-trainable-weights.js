@@ -2,6 +2,7 @@
 // W_key fitted so each word attends to its phrase (fitted-weights.js); seeded,
 // seed 123 gives the notebooks' numbers. The reader changes the weights, the
 // seed, d_out and the inputs.
+import { sharedDomain } from '../components/colour-scales.js';
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { markStale } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
@@ -32,10 +33,13 @@ const STEPS = {
   Z: 'Each row of A mixes the rows of V into one context vector.',
 };
 
-/** The hero's stages: SelfAttentionV1's trace (t) as the pipeline draws it; the two score maps share `scores`. */
-function heroStages(t, dOut, outLabels, scores) {
+/**
+ * The hero's stages: SelfAttentionV1's trace (t) as the pipeline draws it; the two score maps share `scores`, and
+ * Q, K, V and Z share `vectors` (Z mixes V's rows, so on V's scale its narrow range reads as the blend it is).
+ */
+function heroStages(t, dOut, outLabels, scores, vectors) {
   const tokens = { rowLabels: TOKENS, colLabels: TOKENS };
-  const dimsOf = { rowLabels: TOKENS, colLabels: outLabels };
+  const dimsOf = { rowLabels: TOKENS, colLabels: outLabels, domain: vectors };
   return [
     { name: 'Q', title: 'X W_q', kind: 'q', tensor: t.queries, ...dimsOf },
     { name: 'K', title: 'X W_k', kind: 'k', tensor: t.keys, ...dimsOf, op: '' },
@@ -84,31 +88,35 @@ chapter(async (attn) => {
       const t = sa.forward(inputs);
       const inLabels = dims(inputs.shape[1], 'x');
       const outLabels = dims(dOut, 'd');
-      const weightsOf = (name, notebook) => ({ title: `${name} (the notebook's ${notebook})`, rowLabels: inLabels, colLabels: outLabels });
       const W = { query: sa.W_query, key: sa.W_key, value: sa.W_value }; // read now: `sa` is freed when this returns
+      const weightsDomain = sharedDomain(W.query, W.key, W.value);
+      const weightsOf = (name, notebook) => ({ title: `${name} (the notebook's ${notebook})`, rowLabels: inLabels, colLabels: outLabels,
+        domain: weightsDomain, note: 'one colour scale for the three' });
       const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
       // One colour scale for the scores and the scaled scores, so that dividing by √d_k is seen as the colours
       // drawing together (each map on its own scale looked the same; chapter 4 is about that difference).
       const both = [...t.scores.data, ...t.scaledScores.data].filter(Number.isFinite);
       const shared = { domain: [Math.min(...both), Math.max(...both)], note: 'one colour scale for both score maps' };
+      // One scale for each kind of matrix shown side by side: the three weight matrices; the vectors Q, K, V, Z.
+      const vectors = { domain: sharedDomain(t.queries, t.keys, t.values, t.context), note: 'one colour scale for Q, K, V and Z' };
       // The hero first (it is the chapter's first figure), the rest in the frames that follow, so that no frame
       // blocks the page for long (page.js, perFrame).
-      hero.update(heroStages(t, dOut, outLabels, shared.domain));
+      hero.update(heroStages(t, dOut, outLabels, shared.domain, vectors.domain));
       report(null);
       return [() => {
         heatmap(fig('W_query'), W.query, weightsOf('W_q', 'W_query'));
         heatmap(fig('W_key'), W.key, weightsOf('W_k', 'W_key'));
         heatmap(fig('W_value'), W.value, weightsOf('W_v', 'W_value'));
-        heatmap(fig('queries'), t.queries, { title: 'Queries Q = X W_q', rowLabels: TOKENS, colLabels: outLabels });
-        heatmap(fig('keys'), t.keys, { title: 'Keys K = X W_k', rowLabels: TOKENS, colLabels: outLabels });
-        heatmap(fig('values'), t.values, { title: 'Values V = X W_v', rowLabels: TOKENS, colLabels: outLabels });
+        heatmap(fig('queries'), t.queries, { title: 'Queries Q = X W_q', rowLabels: TOKENS, colLabels: outLabels, ...vectors });
+        heatmap(fig('keys'), t.keys, { title: 'Keys K = X W_k', rowLabels: TOKENS, colLabels: outLabels, ...vectors });
+        heatmap(fig('values'), t.values, { title: 'Values V = X W_v', rowLabels: TOKENS, colLabels: outLabels, ...vectors });
       }, () => drawSpaces(t, dOut, outLabels), () => drawProjections(t, dOut, outLabels), () => {
         heatmap(fig('attn-scores'), t.scores, { title: 'Scores Q Kᵀ', ...tokens, ...shared, ...traceable });
         heatmap(fig('scaled-scores'), t.scaledScores, { title: `Scaled scores Q Kᵀ / √d_k, d_k = ${dOut}`, ...tokens, ...shared, ...traceable });
         heatmap(fig('trainable-weights'), t.weights, { title: 'Attention weights A = softmax(Q Kᵀ / √d_k)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
         if (traced) panel.show(attn.explainScore(t, ...traced), { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS });
         else panel.clear();
-        heatmap(fig('trainable-context'), t.context, { title: 'Context vectors Z = A V', rowLabels: TOKENS, colLabels: outLabels });
+        heatmap(fig('trainable-context'), t.context, { title: 'Context vectors Z = A V', rowLabels: TOKENS, colLabels: outLabels, ...vectors });
       }];
     } catch (error) {
       report(error);

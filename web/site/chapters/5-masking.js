@@ -1,5 +1,6 @@
 // Chapter 5: causal, padding and hand-drawn masks on notebook 000's example
 // (SelfAttentionV1, seed 123), through scaledDotProductAttention.
+import { sharedDomain } from '../components/colour-scales.js';
 import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
 import { chapter } from '../components/chapter.js';
 import { controls } from '../components/controls.js';
@@ -67,33 +68,37 @@ chapter(async (attn) => {
         fillValue,
       });
       const masked = (i, j) => after.mask.data[i * T + j] === 0;
+      // The mask as the formula adds it: M = 0 where a query attends, −∞ where it is masked (the trace's 1 / 0).
+      const M = { data: after.mask.data.map((m) => (m ? 0 : -Infinity)), shape: after.mask.shape };
       const dims = ['d1', 'd2'];
       const shown = { rowLabels: TOKENS, colLabels: TOKENS };
       // The hero first (it is the chapter's first figure), the rest in the frames that follow, so that no frame
       // blocks the page for long (page.js, perFrame).
+      const vectors = sharedDomain(queries, keys, values, after.output); // one scale for Q, K, V and Z (colour-scales.js)
       hero.update([
-        { name: 'Q', title: 'X W_q', kind: 'q', tensor: queries, rowLabels: TOKENS, colLabels: dims },
-        { name: 'K', title: 'X W_k', kind: 'k', tensor: keys, rowLabels: TOKENS, colLabels: dims },
+        { name: 'Q', title: 'X W_q', kind: 'q', tensor: queries, rowLabels: TOKENS, colLabels: dims, domain: vectors },
+        { name: 'K', title: 'X W_k', kind: 'k', tensor: keys, rowLabels: TOKENS, colLabels: dims, domain: vectors },
         { name: 'Ω / √d_k', title: 'Q Kᵀ ÷ √2', kind: 'score', tensor: after.scaledScores, ...shown, op: 'Q Kᵀ ÷ √2' },
-        { name: 'M', title: '1 = attend, 0 = masked', kind: 'score', tensor: after.mask, ...shown, domain: [0, 1], digits: 0, op: 'mask' },
+        { name: 'M', title: '0 = attend, −∞ = masked', kind: 'score', tensor: M, ...shown, masked, maskLabel: '−∞', digits: 0, op: 'mask' },
         { name: 'Ω + M', title: `masked → ${fillValue === -Infinity ? '−∞' : '−1e9'}`, kind: 'score', tensor: after.maskedScores, ...shown, masked, op: '+ M' },
         { name: 'A', title: 'softmax by row', kind: 'score', tensor: after.weights, ...shown, domain: WEIGHTS_DOMAIN, op: 'softmax' },
-        { name: 'V', title: 'X W_v', kind: 'v', tensor: values, rowLabels: TOKENS, colLabels: dims },
-        { name: 'Z', title: 'A V', kind: 'z', tensor: after.output, rowLabels: TOKENS, colLabels: dims, op: 'A V' },
+        { name: 'V', title: 'X W_v', kind: 'v', tensor: values, rowLabels: TOKENS, colLabels: dims, domain: vectors },
+        { name: 'Z', title: 'A V', kind: 'z', tensor: after.output, rowLabels: TOKENS, colLabels: dims, op: 'A V', domain: vectors },
       ]);
       report(null);
       return [() => {
-        heatmap(fig('mask'), after.mask, {
-          title: 'Mask (1 = attend, 0 = masked)',
+        heatmap(fig('mask'), M, {
+          title: 'The mask M, added to the scores',
           ...tokens,
           digits: 0,
-          domain: [0, 1],
+          masked,
+          attendLabel: 'attend (0)',
           onCellClick: (i, j) => {
             clicked[i * T + j] ^= 1;
             draw();
           },
           cellPressed: (i, j) => clicked[i * T + j] === 1,
-          cellLabel: (i, j, text) => `query ${TOKENS[i]}, key ${TOKENS[j]}: ${text} (${text === '1' ? 'attends' : 'masked'})`,
+          cellLabel: (i, j, text) => `query ${TOKENS[i]}, key ${TOKENS[j]}: ${text} (${after.mask.data[i * T + j] ? 'attends' : 'masked'})`,
         });
         heatmap(fig('masked-scores'), after.maskedScores, {
           title: 'Masked scaled scores', ...tokens, digits: 2, masked, maskLabel: fillValue === -Infinity ? '−∞' : '−1e9', ...traceable,

@@ -350,7 +350,7 @@ page(async () => {
       const answer = await ask({ type: 'layer', text, layer, window: HEAD_VIEW_TOKENS, headMask: headMask() });
       if (answer.type === 'skipped') return;
       const { map, pieces } = answer;
-      headView($('[data-figure="your-head-view"]'), map.data, pieces, { heads: model.nHead, shown: shownHeads, label: `Layer ${layer + 1}` });
+      headView($('[data-figure="your-head-view"]'), map.data, pieces, { heads: model.nHead, shown: shownHeads, label: `Layer ${layer + 1}`, firstHead: layer * model.nHead });
     } catch (error) {
       report(error);
     }

@@ -1,10 +1,11 @@
 // A labelled bar chart of a vector (e.g. one row of attention weights), drawn
-// with D3 at the size it is shown. Bars are viridis-coloured by value; every
+// with D3 at the size it is shown. Bars are coloured by value as colour-scales.js says; every
 // bar shows its number. `ghost` draws a second vector behind, as outlines on
 // the same axis (the scores before they were multiplied), so that a change of
 // size is seen as a change of size.
 import * as d3 from 'd3';
 
+import { colourScale } from './colour-scales.js';
 import { exportMenu } from './figure-export.js';
 import { availableWidth, formatNumber, titleTag } from './heatmap.js';
 
@@ -17,7 +18,7 @@ export function bars(container, values, { title, labels, digits = 4, domain, gho
   const [lo, hi] = domain ?? [Math.min(0, d3.min(finite) ?? 0), Math.max(1e-9, d3.max(finite) ?? 1)];
   const x = d3.scaleBand().domain(d3.range(data.length)).range([margin.left, width]).padding(0.15);
   const y = d3.scaleLinear().domain([lo, hi]).range([height - margin.bottom, margin.top]);
-  const color = d3.scaleSequential(d3.interpolateViridis).domain([lo, hi === lo ? lo + 1 : hi]);
+  const { color } = colourScale([lo, hi]); // weights on viridis, anything else diverging around 0 (colour-scales.js)
   const root = d3.select(container);
   root.selectAll('*').remove();
   if (title) root.append(titleTag(container)).attr('class', 'heatmap-title').text(title);

@@ -1,14 +1,18 @@
-// Downloads for a figure, from a small menu beside it: the picture as SVG
+// A figure's one menu, shown while the figure is pointed at or focused (style.css): a link to this figure, and
+// downloads: the picture as SVG
 // (self-contained: every style it is drawn with is written on its elements, so
 // the file looks the same anywhere) and as PNG at twice its size, and its
 // numbers as JSON and CSV. The drawing components (heatmap, bars, head view,
 // scatter, line chart) add the menu; a page never has to. A figure drawn on a
 // canvas hands in its own SVG (the same drawing, painted as SVG elements).
 
+import { copyButton } from './copy-button.js';
+
 const SVG_NS = 'http://www.w3.org/2000/svg';
 // What the site's style sheet sets on SVG elements, copied onto each element of an exported SVG.
 const STYLE_PROPERTIES = ['fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-opacity', 'stroke-dasharray',
-  'opacity', 'font-family', 'font-size', 'font-weight', 'font-style', 'text-anchor', 'dominant-baseline', 'text-decoration'];
+  'opacity', 'font-family', 'font-size', 'font-weight', 'font-style', 'text-anchor', 'dominant-baseline', 'text-decoration',
+  'visibility']; // a file shows what the page shows: numbers on demand stay hidden unless the reader shows them
 
 /** The SVG element as a file: computed styles inline, the page's background behind it. */
 function selfContainedSvg(svg) {
@@ -111,8 +115,19 @@ export function exportMenu(container, picture, numbers, title, { svg } = {}) {
   const menu = document.createElement('details');
   menu.className = 'figure-export';
   const summary = document.createElement('summary');
-  summary.textContent = 'Download';
+  summary.textContent = 'Link and download';
   menu.append(summary);
+  // The link: this view's address (its settings, link-state.js) and the figure's id, which the page scrolls to.
+  const figure = container.closest('[data-figure]') ?? container;
+  figure.id ||= `figure-${slug(figure.dataset.figure ?? name)}`;
+  const { button: linkButton, status } = copyButton({
+    label: 'Copy link to this figure',
+    text: () => `${location.href.split('#')[0]}#${figure.id}`,
+    copied: () => 'Link copied.',
+    refused: (href) => `Copy it from here: ${href}`,
+  });
+  linkButton.dataset.format = 'link';
+  menu.append(linkButton, status);
   const formats = [];
   const isSvg = picture instanceof SVGSVGElement;
   const svgText = isSvg ? () => selfContainedSvg(picture) : svg;

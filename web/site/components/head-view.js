@@ -9,14 +9,19 @@ import * as d3 from 'd3';
 import { exportMenu } from './figure-export.js';
 import { availableWidth } from './heatmap.js';
 
-/** Head h's colour: twelve distinct hues, one per head, from the style sheet's palette of the current theme. */
+/**
+ * A head's colour: twelve distinct hues from the style sheet's palette of the current theme. `h` is the head's
+ * place in the whole model, layer × heads per layer + head, so that one head wears one colour in every view of a
+ * chapter (its head view, its flow figure, its training chart) — colour-scales.js states the rest of the palette.
+ */
 export const headColor = (h) => `var(--head-${(h % 12) + 1})`;
 
 /**
  * weights: (H, T, T) row-major for one sequence; tokens: T labels.
  * shown: the caller's Set of the heads to draw (kept across redraws); head 0 when empty.
+ * firstHead: the place in the model of this layer's head 0 (layer × heads), which sets the heads' colours.
  */
-export function headView(container, weights, tokens, { heads, shown = new Set(), label = 'Head view' }) {
+export function headView(container, weights, tokens, { heads, shown = new Set(), label = 'Head view', firstHead = 0 }) {
   const T = tokens.length;
   for (const h of shown) if (h >= heads) shown.delete(h);
   if (shown.size === 0) shown.add(0);
@@ -54,7 +59,7 @@ export function headView(container, weights, tokens, { heads, shown = new Set(),
     lines.selectAll('line').data(data).join('line')
       .attr('x1', left + 6).attr('y1', (d) => y(d.i))
       .attr('x2', right - 6).attr('y2', (d) => y(d.j))
-      .style('stroke', (d) => headColor(d.h))
+      .style('stroke', (d) => headColor(firstHead + d.h))
       .attr('stroke-width', 3)
       .attr('stroke-opacity', (d) => d.w)
       .attr('data-head', (d) => d.h)
@@ -80,7 +85,7 @@ export function headView(container, weights, tokens, { heads, shown = new Set(),
         picker.selectAll('button').attr('aria-pressed', (_, k) => String(shown.has(k)));
         redraw();
       });
-    button.append('span').attr('class', 'swatch').attr('aria-hidden', 'true').style('background', headColor(h));
+    button.append('span').attr('class', 'swatch').attr('aria-hidden', 'true').style('background', headColor(firstHead + h));
     button.append('span').text(`head ${h + 1}`);
   }
   const side = (x, anchor, name) =>

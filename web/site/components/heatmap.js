@@ -1,6 +1,6 @@
 // A labelled heatmap of a 2-D tensor (or a 1-D one drawn as a single row),
-// every cell showing its number, coloured with viridis (colour-blind safe)
-// and with a legend. Drawn with D3 into `container`, replacing what was there,
+// every cell showing its number, coloured as colour-scales.js says (weights
+// on viridis 0 to 1, signed values diverging around 0) and with a legend. Drawn with D3 into `container`, replacing what was there,
 // at the size it is shown (cells shrink to fit the page, text never does).
 //
 // Attention maps read one way on every page of the site: rows are queries
@@ -8,12 +8,12 @@
 // of weights says that each row sums to 1 (ATTENTION_AXES, WEIGHTS_NOTE).
 import * as d3 from 'd3';
 
+import { colourScale, WEIGHTS_DOMAIN } from './colour-scales.js';
 import { exportMenu } from './figure-export.js';
 
+export { WEIGHTS_DOMAIN };
 export const ATTENTION_AXES = { rowAxis: 'query (the token attending)', colAxis: 'key (the token attended to)' };
 export const WEIGHTS_NOTE = 'each row sums to 1';
-/** Attention weights share one colour scale on every page. */
-export const WEIGHTS_DOMAIN = [0, 1];
 
 const AXIS = 18; // room for a rotated row-axis title
 const HEADER = 22;
@@ -59,15 +59,16 @@ export function availableWidth(container) {
  *          masked?: (row: number, col: number) => boolean, maskLabel?: string,
  *          onCellClick?: (row: number, col: number) => void, cellPressed?: (row: number, col: number) => boolean,
  *          cellLabel?: (row: number, col: number, text: string) => string, cellAction?: string,
- *          groupEvery?: number}} options
+ *          groupEvery?: number, attendLabel?: string}} options
  *   masked: cells drawn hatched with maskLabel, left out of the colour scale.
+ *   attendLabel: a map of two values (a mask): the legend is two swatches, this label's and the masked one's.
  *   onCellClick: the cells become toggle buttons, one tab stop for the whole map (arrow keys move);
  *   cellAction says what Enter does to one ("toggles one", the default, or e.g. "traces one below").
  *   groupEvery: a rule after every that many columns (a head's columns in a multi-head matrix).
  */
 export function heatmap(container, tensor, options = {}) {
   const { title, rowLabels, colLabels, rowAxis, colAxis, note, digits = 4, domain, masked, maskLabel = '−∞',
-    onCellClick, cellPressed, cellLabel, cellAction = 'toggles one', groupEvery } = options;
+    onCellClick, cellPressed, cellLabel, cellAction = 'toggles one', groupEvery, attendLabel } = options;
   const [rows, cols] = tensor.shape.length === 1 ? [1, tensor.shape[0]] : tensor.shape;
   const values = Array.from(tensor.data);
   const isMasked = (i, j) => Boolean(masked?.(i, j));
@@ -82,8 +83,7 @@ export function heatmap(container, tensor, options = {}) {
   const showValues = cell >= MIN_CELL_WITH_VALUES;
 
   const scaled = values.filter((v, k) => Number.isFinite(v) && !isMasked(Math.floor(k / cols), k % cols));
-  const [lo, hi] = domain ?? [d3.min(scaled) ?? 0, d3.max(scaled) ?? 1];
-  const color = d3.scaleSequential(d3.interpolateViridis).domain(lo === hi ? [lo - 1, hi + 1] : [lo, hi]);
+  const { color, domain: [lo, hi] } = colourScale(domain, scaled);
   const fill = (d) => (d.masked ? `url(#${hatchId})` : Number.isFinite(d.v) ? color(d.v) : '#bbbbbb');
   const label = (d) => (d.masked ? maskLabel : formatNumber(d.v, digits));
 
@@ -111,8 +111,9 @@ export function heatmap(container, tensor, options = {}) {
   const hatchId = `hatch-${Math.random().toString(36).slice(2)}`;
   const hatch = svg.append('defs').append('pattern').attr('id', hatchId).attr('width', 6).attr('height', 6)
     .attr('patternUnits', 'userSpaceOnUse').attr('patternTransform', 'rotate(45)');
-  hatch.append('rect').attr('width', 6).attr('height', 6).attr('fill', '#d9d9d9');
-  hatch.append('line').attr('x1', 0).attr('y1', 0).attr('x2', 0).attr('y2', 6).attr('stroke', '#8c8c8c').attr('stroke-width', 2);
+  // The theme's colours (style.css): subdued in the dark theme, where they would outshine the data.
+  hatch.append('rect').attr('class', 'hatch-ground').attr('width', 6).attr('height', 6);
+  hatch.append('line').attr('class', 'hatch-line').attr('x1', 0).attr('y1', 0).attr('x2', 0).attr('y2', 6).attr('stroke-width', 2);
 
   if (colAxis) {
     svg.append('text').attr('class', 'axis-title col-axis').attr('x', left).attr('y', 12).text(`${colAxis} →`);
@@ -149,7 +150,7 @@ export function heatmap(container, tensor, options = {}) {
   if (showValues) {
     cells.append('text').attr('class', 'value')
       .attr('x', (cell - 2) / 2).attr('y', (cell - 2) / 2).attr('dy', '0.35em').attr('text-anchor', 'middle')
-      .attr('fill', (d) => (d.masked ? '#000000' : textColorOn(Number.isFinite(d.v) ? color(d.v) : '#bbbbbb')))
+      .attr('fill', (d) => (d.masked ? null : textColorOn(Number.isFinite(d.v) ? color(d.v) : '#bbbbbb'))) // masked: style.css
       .text(label);
   }
   cells.append('title').text((d) => `${rowName(d.i)} → ${colName(d.j)}: ${d.masked ? `masked (${maskLabel})` : d.v}`);
@@ -164,10 +165,17 @@ export function heatmap(container, tensor, options = {}) {
     }
   }
   const legendY = top + rows * cell + 8;
-  drawLegend(svg, color, lo, hi, left, legendY, legendWidth, digits);
+  if (attendLabel) {
+    const key = svg.append('g').attr('class', 'legend attend-key').attr('transform', `translate(${left}, ${legendY - 2})`);
+    key.append('rect').attr('class', 'hatch-key').attr('width', 12).attr('height', 12).attr('fill', color(0));
+    key.append('text').attr('x', 16).attr('y', 10).text(attendLabel);
+  } else {
+    drawLegend(svg, color, lo, hi, left, legendY, legendWidth, digits, lo < 0 && hi > 0);
+  }
   if (masked) {
-    const key = svg.append('g').attr('class', 'legend masked-key').attr('transform', `translate(${left + legendWidth + 14}, ${legendY - 2})`);
-    key.append('rect').attr('width', 12).attr('height', 12).attr('fill', `url(#${hatchId})`).attr('stroke', '#8c8c8c');
+    const at = attendLabel ? 7 * attendLabel.length + 40 : legendWidth + 14;
+    const key = svg.append('g').attr('class', 'legend masked-key').attr('transform', `translate(${left + at}, ${legendY - 2})`);
+    key.append('rect').attr('class', 'hatch-key').attr('width', 12).attr('height', 12).attr('fill', `url(#${hatchId})`);
     key.append('text').attr('x', 16).attr('y', 10).text(`masked (${maskLabel})`);
   }
   if (note) svg.append('text').attr('class', 'map-note').attr('x', left).attr('y', legendY + 38).text(note);
@@ -202,8 +210,8 @@ function makeToggleGrid(cells, rows, cols, { onCellClick, cellPressed, refocus, 
   if (refocus) cells.filter((d) => d.i === refocus[0] && d.j === refocus[1]).node()?.focus();
 }
 
-function drawLegend(svg, color, lo, hi, x, y, width, digits) {
-  const id = `viridis-${Math.random().toString(36).slice(2)}`;
+function drawLegend(svg, color, lo, hi, x, y, width, digits, zero) {
+  const id = `scale-${Math.random().toString(36).slice(2)}`;
   const gradient = svg.append('defs').append('linearGradient').attr('id', id);
   for (let k = 0; k <= 10; k++) {
     gradient.append('stop').attr('offset', `${k * 10}%`).attr('stop-color', color(lo + ((hi - lo) * k) / 10));
@@ -212,6 +220,7 @@ function drawLegend(svg, color, lo, hi, x, y, width, digits) {
   legend.append('rect').attr('width', width).attr('height', 8).attr('fill', `url(#${id})`);
   legend.append('text').attr('y', 22).text(formatNumber(lo, digits));
   legend.append('text').attr('x', width).attr('y', 22).attr('text-anchor', 'end').text(formatNumber(hi, digits));
+  if (zero) legend.append('text').attr('x', width / 2).attr('y', 22).attr('text-anchor', 'middle').text('0');
 }
 
 /** A number as a cell shows it: fixed digits, or a short exponent (−1e9) when that would not fit. */

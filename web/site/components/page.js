@@ -6,6 +6,7 @@ import 'katex/dist/katex.min.css';
 import '../style.css';
 
 import { renderMath } from './math.js';
+import { numbersSwitch } from './numbers-switch.js';
 import { themeSwitch } from './theme.js';
 
 // Each chapter with what a reader can do after it (the landing page lists them).
@@ -72,7 +73,7 @@ function renderNav() {
   const fold = () => (menu.open = !narrow.matches);
   fold();
   narrow.addEventListener('change', fold);
-  nav.replaceChildren(home, menu, themeSwitch());
+  nav.replaceChildren(home, menu, numbersSwitch(), themeSwitch());
   // The chapters' sticky controls stop under the sticky navigation, however tall it wraps.
   new ResizeObserver(() => document.documentElement.style.setProperty('--nav-height', `${nav.offsetHeight}px`)).observe(nav);
   // A skip link past the navigation, the first thing the keyboard reaches.
@@ -181,6 +182,9 @@ export async function page(setup) {
 function ready() {
   performance.mark('first-figure');
   document.body.dataset.ready = 'true';
+  // A link to one figure (its menu's "Copy link to this figure") ends in its id: the browser looked for it before
+  // the figures were drawn, at their empty height, so the page goes there once they are.
+  if (location.hash.length > 1) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView({ block: 'start' });
   registerServiceWorker();
 }
 

@@ -18,6 +18,7 @@ import * as d3 from 'd3';
 
 import { exportMenu } from './figure-export.js';
 import { stepper } from './stepper.js';
+import { colourScale } from './colour-scales.js';
 import { availableWidth, formatNumber, textColorOn } from './heatmap.js';
 import { onThemeChange, resolveColor } from './theme.js';
 
@@ -165,11 +166,16 @@ export function pipeline(container, { title, describe = () => '' }) {
     defs.append('marker').attr('id', 'pipeline-arrow').attr('viewBox', '0 0 10 10').attr('refX', 9).attr('refY', 5)
       .attr('markerWidth', 7).attr('markerHeight', 7).attr('orient', 'auto')
       .append('path').attr('d', 'M0,0 L10,5 L0,10 z').attr('class', 'arrowhead');
+    // Masked cells wear the heatmaps' hatching (heatmap.js, style.css).
+    const hatchId = `pipeline-hatch-${Math.random().toString(36).slice(2)}`;
+    const hatch = defs.append('pattern').attr('id', hatchId).attr('width', 6).attr('height', 6)
+      .attr('patternUnits', 'userSpaceOnUse').attr('patternTransform', 'rotate(45)');
+    hatch.append('rect').attr('class', 'hatch-ground').attr('width', 6).attr('height', 6);
+    hatch.append('line').attr('class', 'hatch-line').attr('x1', 0).attr('y1', 0).attr('x2', 0).attr('y2', 6).attr('stroke-width', 2);
 
     for (const b of boxes) {
       const { s, k } = b;
-      const [lo, hi] = s.domain ?? domainOf(s);
-      const color = d3.scaleSequential(d3.interpolateViridis).domain(lo === hi ? [lo - 1, hi + 1] : [lo, hi]);
+      const { color, domain: [lo, hi] } = colourScale(s.domain ?? domainOf(s));
       const g = svg.append('g')
         .attr('class', `stage${k >= n ? ' pending' : ''}${k === n - 1 && n < stages.length ? ' current' : ''}`)
         .attr('data-stage', k)
@@ -203,22 +209,22 @@ export function pipeline(container, { title, describe = () => '' }) {
         .attr('dy', '0.35em').attr('text-anchor', 'end').text((r) => s.rowLabels?.[r] ?? '');
       const digits = s.digits ?? 2;
       const showValues = b.cell >= 30;
-      const shownText = (d) => (d.masked ? 'masked' : formatNumber(d.v, Math.abs(d.v) >= 100 ? 0 : digits));
+      const shownText = (d) => (d.masked ? s.maskLabel ?? 'masked' : formatNumber(d.v, Math.abs(d.v) >= 100 ? 0 : digits));
       const cells = g.append('g').selectAll('g').data(d3.range(b.rows * b.cols).map((q) => {
         const r = Math.floor(q / b.cols), c = q % b.cols;
         return { r, c, v: s.tensor.data[q], masked: Boolean(s.masked?.(r, c)) };
       })).join('g')
-        .attr('class', 'cell')
+        .attr('class', (d) => `cell${d.masked ? ' masked' : ''}`)
         .attr('data-row', (d) => d.r)
         .attr('data-col', (d) => d.c)
         .attr('data-value', (d) => d.v)
         .attr('transform', (d) => `translate(${b.left + d.c * b.cell}, ${top + d.r * b.cell})`);
-      const fill = (d) => (d.masked ? 'var(--masked-fill)' : Number.isFinite(d.v) ? color(d.v) : 'var(--masked-fill)');
+      const fill = (d) => (d.masked ? `url(#${hatchId})` : Number.isFinite(d.v) ? color(d.v) : 'var(--masked-fill)');
       cells.append('rect').attr('width', b.cell - 2).attr('height', b.cell - 2).attr('rx', 2).attr('fill', fill);
       if (showValues) {
         cells.append('text').attr('class', 'value').attr('x', (b.cell - 2) / 2).attr('y', (b.cell - 2) / 2).attr('dy', '0.35em')
           .attr('text-anchor', 'middle')
-          .attr('fill', (d) => textColorOn(d.masked || !Number.isFinite(d.v) ? resolveColor('var(--masked-fill)') : color(d.v)))
+          .attr('fill', (d) => (d.masked ? null : textColorOn(Number.isFinite(d.v) ? color(d.v) : resolveColor('var(--masked-fill)')))) // masked: style.css
           .text(shownText);
       }
       cells.append('title').text((d) => `${s.name}[${s.rowLabels?.[d.r] ?? d.r}, ${s.colLabels?.[d.c] ?? d.c}] = ${d.masked ? 'masked' : d.v}`);

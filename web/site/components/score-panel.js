@@ -1,8 +1,9 @@
 // "Trace one number": the panel that takes one cell (i, j) of an attention map
-// apart, from attn.explainScore (every number here is a field of its answer):
-// q_i and k_j side by side with their products and the sum, the raw score;
-// its division by √d_k; row i of the weights with this key marked; and the
-// value rows those weights mix into z_i.
+// apart, from attn.explainScore (every number here is a field of its answer).
+// It reads first as a short worked sum, q · k → ÷ √d_k → softmax → z, with
+// row i of the weights as bars (this key marked); the full tables — q_i and k_j
+// side by side with their products, and the value rows the weights mix into
+// z_i — are behind a disclosure.
 import { bars } from './bars.js';
 import { formatNumber } from './heatmap.js';
 
@@ -122,7 +123,16 @@ export function scorePanel(container, { hint }) {
       );
       mixing.dataset.part = 'mixing';
       mixing.querySelectorAll('tbody tr')[keys.indexOf(j)]?.classList.add('traced');
-      container.replaceChildren(heading, products, scaling, row, mixing);
+      // The worked sum: the products written out when they are few, the first three and a count when not.
+      const terms = Array.from({ length: Math.min(d, d <= 4 ? d : 3) }, (_, c) => `${f(e.query.data[c])} × ${f(e.key.data[c])}`);
+      const sum = cell('p', `q · k = ${terms.join(' + ')}${d > 4 ? ` + … (${d} products)` : ''} = ${f(e.score)};  ` +
+        `÷ ${f(e.divisor)} = ${f(e.scaledScore)};  the softmax of the row gives “${keyLabels[j]}” ${f(e.weights.data[j])};  ` +
+        `z = Σ w · v = (${Array.from(e.output.data.subarray(0, Math.min(dv, 4)), f).join(', ')}${dv > 4 ? `, … ${dv} numbers` : ''}).`, 'worked-sum');
+      sum.dataset.part = 'sum';
+      const full = document.createElement('details');
+      full.className = 'trace-tables';
+      full.append(cell('summary', `The full tables: the ${d} products, and the ${keys.length} value rows mixed`), products, scaling, mixing);
+      container.replaceChildren(heading, sum, row, full);
       // A cell the reader just chose (not a redraw, not a link being opened) brings its answer into view: the panel
       // sits below the maps, often a screen away from the cell.
       const key = `${context}|${i}|${j}`;

@@ -184,7 +184,7 @@ export function attentionView(state) {
         $('#probe-claim').textContent = claim(state.probeReport, pieces, focusOf, H);
         const layer = Number($('#head-view-layer').value) || 0;
         headView($('[data-figure="trained-head-view"]'), trace.layers[layer].weights.data, pieces.map(shown), {
-          heads: H, shown: chosen.heads, label: `Head view of layer ${layer + 1} of the active model`,
+          heads: H, shown: chosen.heads, label: `Head view of layer ${layer + 1} of the active model`, firstHead: layer * H,
         });
       }];
     } catch (error) {

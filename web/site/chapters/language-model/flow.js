@@ -87,7 +87,7 @@ export function tokenFlow(figure) {
             curves.append('path')
               .attr('class', 'read')
               .attr('d', `M${x0},${y0} C${x0},${(y0 + y1) / 2} ${x1},${(y0 + y1) / 2} ${x1},${y1}`)
-              .attr('stroke', headColor(h))
+              .attr('stroke', headColor((k - 1) * layers[k - 1].length + h))
               .attr('stroke-width', 1 + 7 * w)
               .attr('data-weight', w)
               .append('title').text(`${headName(k - 1, h)}: ${quote(pieces[T - 1])} reads ${quote(pieces[j])} with weight ${w.toFixed(3)}`);
@@ -116,7 +116,7 @@ export function tokenFlow(figure) {
     bars.append('text').attr('class', 'bar-label').attr('x', 52).attr('y', 10).attr('text-anchor', 'end').text((t) => clip(shown(t.piece).trim() || '␣', 110));
     bars.append('rect').attr('x', 56).attr('width', (t) => Math.max(1, bw(t.p))).attr('height', 14);
     bars.append('text').attr('class', 'bar-value').attr('x', (t) => 60 + bw(t.p)).attr('y', 11).text((t) => `${(100 * t.p).toFixed(1)}%`);
-    picture.replaceChildren(svg.node());
+    picture.replaceChildren(svg.node(), headLegend(layers));
     figure.querySelector(':scope > details.figure-export')?.remove();
     exportMenu(figure, svg.node(), null, 'your text through the model');
   }
@@ -127,6 +127,23 @@ export function tokenFlow(figure) {
       steps.update();
     },
   };
+}
+
+/** The curves' key: one swatch per head, in the colour it wears in every view of the chapter (head-view.js). */
+function headLegend(layers) {
+  const list = document.createElement('ul');
+  list.className = 'head-legend';
+  list.setAttribute('aria-label', 'Heads');
+  layers.forEach((heads, l) => heads.forEach((_, h) => {
+    const item = document.createElement('li');
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.setAttribute('aria-hidden', 'true');
+    swatch.style.background = headColor(l * heads.length + h);
+    item.append(swatch, headName(l, h));
+    list.append(item);
+  }));
+  return list;
 }
 
 /** A label cut to what fits in `room` pixels of 11 px text. */

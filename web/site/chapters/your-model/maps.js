@@ -1,9 +1,31 @@
 // Chapter 8's full map of one head, painted pixel by pixel (a 1,024 × 1,024 map is a million cells, more than SVG
-// or a labelled canvas can hold), with a cursor the mouse and the arrow keys move, a readout of the cell under it,
-// and Enter or a click to trace that cell. (The layers × heads grid is components/head-grid.js.)
+// or a labelled canvas can hold), its tokens along both edges (every one when they fit, else every n-th), the
+// masked triangle in the masked colour (not the colour of a zero weight), a cursor the mouse and the arrow keys
+// move (drawn over the map and scrolled into view), a readout of the cell under it, and Enter or a click to trace
+// that cell. (The layers × heads grid is components/head-grid.js.)
 import { exportMenu } from '../../components/figure-export.js';
 import { paintWeights } from '../../components/head-grid.js';
 import { formatNumber } from '../../components/heatmap.js';
+import { resolveColor } from '../../components/theme.js';
+import { shown as visible } from '../language-model/state.js';
+
+const LABEL_PX = 12; // a token label's line: labels closer than this are thinned to every n-th
+
+/** Every n-th token's label along one edge of the map, `scale` pixels a token. */
+function edgeLabels(pieces, scale, className) {
+  const edge = document.createElement('div');
+  edge.className = `map-labels ${className}`;
+  edge.setAttribute('aria-hidden', 'true'); // the readout names the cell under the cursor
+  const every = Math.max(1, Math.ceil(LABEL_PX / scale));
+  for (let k = 0; k < pieces.length; k += every) {
+    const label = document.createElement('span');
+    label.textContent = visible(pieces[k]).trim() || '␣';
+    label.style.setProperty('--at', `${(k + 0.5) * scale}px`);
+    edge.append(label);
+  }
+  edge.style.setProperty('--length', `${pieces.length * scale}px`);
+  return edge;
+}
 
 /**
  * One head's map {layer, head, pieces, map: (T, T)} into `figure`, `zoom` pixels a cell for up to 64 tokens (fewer
@@ -20,10 +42,24 @@ export function fullMap(figure, shown, { zoom, readout, onTrace }) {
   canvas.style.height = `${T * scale}px`;
   canvas.setAttribute('role', 'img');
   canvas.setAttribute('aria-label', `${caption.textContent}. Arrow keys move through its cells.`);
-  paintWeights(canvas.getContext('2d'), shown.map.data, T, T);
+  const ctx = canvas.getContext('2d');
+  paintWeights(ctx, shown.map.data, T, T);
+  // The keys after each query are masked (a causal model): painted as masked, not as weights of 0.
+  ctx.fillStyle = resolveColor('var(--masked-fill)');
+  for (let i = 0; i < T - 1; i++) ctx.fillRect(i + 1, i, T - i - 1, 1);
+  const mark = document.createElement('div');
+  mark.className = 'map-cursor';
+  mark.style.width = mark.style.height = `${Math.max(4, scale)}px`;
+  const area = document.createElement('div');
+  area.className = 'map-area';
+  area.append(canvas, mark);
+  const frame = document.createElement('div');
+  frame.className = 'map-frame';
+  frame.append(document.createElement('span'), edgeLabels(shown.pieces, scale, 'columns'), edgeLabels(shown.pieces, scale, 'rows'), area);
   let cursor = [T - 1, T - 1];
   const tell = () => {
     const [i, j] = cursor;
+    mark.style.transform = `translate(${j * scale + (scale - Math.max(4, scale)) / 2}px, ${i * scale + (scale - Math.max(4, scale)) / 2}px)`;
     const piece = (k) => JSON.stringify(shown.pieces[k]);
     readout(j > i
       ? `Query ${i + 1} ${piece(i)} cannot see key ${j + 1} ${piece(j)}: it comes later (masked).`
@@ -53,8 +89,11 @@ export function fullMap(figure, shown, { zoom, readout, onTrace }) {
     e.preventDefault();
     cursor = cursor.map((v, k) => Math.max(0, Math.min(T - 1, v + moves[e.key][k])));
     tell();
+    mark.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   });
-  figure.replaceChildren(caption, canvas);
+  // The cursor starts on the last query's own key; a keyboard arriving at the map finds it in view.
+  canvas.addEventListener('focus', () => mark.scrollIntoView({ block: 'nearest', inline: 'nearest' }));
+  figure.replaceChildren(caption, frame);
   exportMenu(figure, canvas, { title: caption.textContent, rowLabels: shown.pieces, colLabels: shown.pieces,
     values: Array.from(shown.map.data), rows: T, cols: T }, `layer ${shown.layer + 1} head ${shown.head + 1}`);
   tell();
