@@ -28,8 +28,9 @@ before(async () => {
   const T = ids.length;
   const head = (t, h) => Array.from(t.data.subarray(h * T * T, (h + 1) * T * T));
   const mask = { data: Float32Array.from({ length: 2 * H }, (_, k) => (k === previous ? 0 : 1)), shape: [2, H] };
+  const inductionHeads = Array.from(s.prefixMatching.data.subarray(H, 2 * H)).flatMap((v, h) => (v >= 0.3 ? [h] : []));
   expected = {
-    previous, induction, T,
+    previous, induction, T, inductionHeads,
     previousMap: head(attn.layerAttention(model, ids, 0), previous),
     inductionMap: head(attn.layerAttention(model, ids, 1), induction),
     inductionMapOff: head(attn.layerAttention(model, ids, 1, { headMask: mask }), induction),
@@ -105,6 +106,22 @@ test('the two heads on the reader\'s letters, one weight traced back, and the pr
   assertClean(problems);
 });
 
+test('the chapter names every induction head measured, and says when a repeat is too short for this model', async () => {
+  const { page, context, problems } = await site.load('chapters/9-induction-heads');
+  assert.ok(expected.inductionHeads.length >= 1);
+  assert.equal(await page.getAttribute('#heads-found', 'data-heads'), expected.inductionHeads.join(','));
+  const found = await page.textContent('#heads-found');
+  for (const h of expected.inductionHeads) assert.match(found, new RegExp(`head ${h + 1}\\b`));
+  // The default's repeat is 11 letters: no warning. "abcdef" twice is 6, under the 8 the model trained on.
+  assert.equal(await page.getAttribute('#copy-losses', 'data-repeat'), String(LENGTH));
+  assert.doesNotMatch(await page.textContent('#copy-losses'), /copies shorter ones weakly/);
+  await page.fill('#sequence', 'abcdefabcdef');
+  await page.waitForFunction(() => document.querySelector('#copy-losses').dataset.repeat === '6');
+  assert.match(await page.textContent('#copy-losses'), /Your longest repeat is 6 letters; this model learned on repeats of 8 to 10 and copies shorter ones weakly/);
+  await context.close();
+  assertClean(problems);
+});
+
 test('the phase change: replayed from the snapshots, and trained live for a short run', async () => {
   const { page, context, problems } = await site.load('chapters/9-induction-heads');
   await page.waitForFunction(() => document.querySelector('#snapshot-numbers').dataset.step !== undefined);
@@ -121,6 +138,12 @@ test('the phase change: replayed from the snapshots, and trained live for a shor
   assert.ok(before > 3.2 && after < 1.2, `the second copy's loss at the first and last snapshots: ${before}, ${after}`);
   const change = Number(await page.getAttribute('[data-figure="snapshot-losses"]', 'data-phase-change-step'));
   assert.ok(change > 0 && change < 1500, `phase change at ${change}`);
+  // Both charts mark the phase change and the step the slider shows (the last snapshot's, here).
+  const last = JSON.parse(readFileSync(new URL('../../web/site/public/induction/index.json', import.meta.url), 'utf8')).steps[15];
+  for (const chart of ['snapshot-losses', 'snapshot-scores']) {
+    const marks = await page.$$eval(`[data-figure="${chart}"] g.mark`, (g) => g.map((e) => [e.getAttribute('class'), Number(e.dataset.x), e.textContent]));
+    assert.deepEqual(marks, [['mark mark-phase', change, `phase change, step ${change}`], ['mark mark-step', last, `shown: step ${last}`]]);
+  }
   assert.equal(await page.locator('[data-figure="snapshot-induction-map"] g.cell').count(), LETTERS.length ** 2);
 
   // A live run of 100 steps: measured every 25, and its model can replace the shipped one in the views.
@@ -129,6 +152,12 @@ test('the phase change: replayed from the snapshots, and trained live for a shor
   await page.waitForFunction(() => document.querySelector('#train-status').dataset.done === 'true', null, { timeout: 60000 });
   assert.match(await page.textContent('#train-status'), /^Done: 100 steps\./);
   assert.equal(await page.locator('[data-figure="live-losses"] svg path.line').count() >= 2, true);
+  // The run's two heads were drawn on the reader's letters at its last measurement, step 100.
+  for (const [figure, layer] of [['live-previous-map', 1], ['live-induction-map', 2]]) {
+    await page.waitForFunction((f) => / at step 100:/.test(document.querySelector(`[data-figure="${f}"] .heatmap-title`)?.textContent ?? ''), figure);
+    assert.match(await page.textContent(`[data-figure="${figure}"] .heatmap-title`), new RegExp(`^Layer ${layer}, head \\d at step 100: the`));
+    assert.equal(await page.locator(`[data-figure="${figure}"] g.cell`).count(), LETTERS.length ** 2);
+  }
   await page.click('#use-trained');
   await page.waitForFunction(() => document.body.dataset.inductionModel === 'trained');
   const [file] = await Promise.all([page.waitForEvent('download'), page.click('#download-trained')]);

@@ -33,6 +33,25 @@ function withCircuit(attn, model, tokenizer) {
   return { model, tokenizer, scores, previous: best(scores.previousToken.data, 0), induction: best(scores.prefixMatching.data, H) };
 }
 
+/**
+ * A layer-2 head counts as an induction head when at least this share of its attention, on the measured repeats,
+ * goes to the letter after the current letter's earlier occurrence (attn.headScores' prefix matching; a head that
+ * ignores the repeat scores about 1/16 there, the share of one key among the 16 it sees on average).
+ */
+const INDUCTION_SHARE = 0.3;
+
+/** The length of the longest stretch of letters that occurs twice, without overlapping itself (0 if none). */
+export function longestRepeat(ids) {
+  let best = 0;
+  for (let a = 0; a < ids.length; a++)
+    for (let b = a + 1; b < ids.length; b++) {
+      let n = 0;
+      while (b + n < ids.length && a + n < b && ids[a + n] === ids[b + n]) n++;
+      best = Math.max(best, n);
+    }
+  return best;
+}
+
 /** The letters' next-token losses: −ln p of each letter after the first, from logits (T, V). */
 function letterLosses(logits, ids) {
   const V = logits.shape[2];
@@ -156,10 +175,28 @@ chapter(async (attn) => {
     const lossText = $('#copy-losses');
     lossText.dataset.copyLoss = onCopies === null ? '' : onCopies.toFixed(4);
     lossText.dataset.otherLoss = elsewhere === null ? '' : elsewhere.toFixed(4);
+    // The repeats the model trained on: ⌊T/4⌋ to ⌊T/3⌋ letters of its T (attn.repeatedSequences' lengths).
+    const T = current.model.config.blockSize;
+    const [shortest, longest] = [Math.floor(T / 4), Math.floor(T / 3)];
+    const repeat = longestRepeat(ids);
+    lossText.dataset.repeat = String(repeat);
     lossText.textContent = onCopies === null ? 'Nothing in these letters repeats, so nothing can be copied: every letter is a guess.'
       : `Letters an induction head can predict (the letter before them came earlier, followed by them): ${formatNumber(onCopies, 3)} nats on ` +
-        `average; the others: ${elsewhere === null ? '—' : formatNumber(elsewhere, 3)} nats (ln 32 = 3.47 is a blind guess).`;
+        `average; the others: ${elsewhere === null ? '—' : formatNumber(elsewhere, 3)} nats (ln 32 = 3.47 is a blind guess).` +
+        (repeat < shortest ? ` Your longest repeat is ${repeat} letter${repeat === 1 ? '' : 's'}; this model learned on repeats of ` +
+          `${shortest} to ${longest} and copies shorter ones weakly: make it ${shortest} or more to see the stripe.` : '');
     const s = current.scores;
+    const H = current.model.config.nHead;
+    const found = Array.from({ length: H }, (_, h) => ({ h, share: s.prefixMatching.data[H + h] })).filter((x) => x.share >= INDUCTION_SHARE);
+    const [first, ...others] = found.map((x) => [`head ${x.h + 1}`, formatNumber(x.share, 2)]);
+    $('#heads-found').dataset.heads = found.map((x) => x.h).join(',');
+    $('#heads-found').textContent = found.length === 0
+      ? `The measurement finds no induction head in layer 2: no head puts ${INDUCTION_SHARE} of its attention on the letter after an ` +
+        'earlier occurrence. The map on the right shows the head that comes closest.'
+      : `The measurement finds ${found.length === 1 ? 'one induction head' : `${found.length} induction heads`} in layer 2: ` +
+        `${first[0]} puts ${first[1]} of its attention on the letter after an earlier occurrence` +
+        `${others.map(([head, share]) => `, ${head} ${share}`).join('')}.` +
+        (found.length > 1 ? ` All of them copy; the map on the right shows the strongest, head ${current.induction + 1}.` : '');
     const gain = s.inContextLossGain.data[current.previous];
     $('#ablation-numbers').textContent = `Measured on ${MEASURED.batchSize} random sequences with a repeat: the second copy's loss is ` +
       `${formatNumber(s.secondRepeatLoss, 3)} nats with every head, ${formatNumber(s.secondRepeatLoss + gain, 3)} with layer 1's head ` +
@@ -198,6 +235,7 @@ chapter(async (attn) => {
   // The snapshot's numbers, then its two maps, each step a frame of its own.
   const snapshotSteps = [
     () => {
+      if (snapshots.length) snapshotCharts();
       const read = reading();
       if (read && snapshots.length) snapshotNumbers();
     },
@@ -223,6 +261,14 @@ chapter(async (attn) => {
     const k = settings.read('snapshot');
     return k === null ? null : snapshots[k];
   };
+
+  let snapshotCurve = null; // the replay's charts: every snapshot's measurement, by step
+
+  /** The replay's two charts, marking the step the slider shows (and the phase change). */
+  function snapshotCharts() {
+    drawCurves(fig('snapshot-losses'), fig('snapshot-scores'), snapshotCurve, { what: 'the shipped model while it trained',
+      step: shownSnapshot()?.step ?? null });
+  }
 
   function snapshotNumbers() {
     const shown = shownSnapshot();
@@ -258,10 +304,9 @@ chapter(async (attn) => {
     }));
     snapshots = loaded;
     settings.element('snapshot').max = String(loaded.length - 1);
-    const curve = emptyCurve(current.model.config.nHead);
-    for (const s of loaded) addScores(curve, s.step, s.scores);
-    drawCurves(fig('snapshot-losses'), fig('snapshot-scores'), curve, { what: 'the shipped model while it trained' });
-    fig('snapshot-losses').dataset.phaseChangeStep = String(phaseChange(curve));
+    snapshotCurve = emptyCurve(current.model.config.nHead);
+    for (const s of loaded) addScores(snapshotCurve, s.step, s.scores);
+    fig('snapshot-losses').dataset.phaseChangeStep = String(phaseChange(snapshotCurve));
   }
 
   // ---- which model the views show ----------------------------------------------------------------------------
@@ -301,7 +346,22 @@ chapter(async (attn) => {
   }, { restore: drawAll });
   await link.ready;
   document.body.dataset.inductionModel = 'shipped';
-  await liveTraining({ settings, alphabet, nHead: current.model.config.nHead, onModel: useModel });
+  // The live run draws its two heads on the reader's letters at every measurement: the stripe forming.
+  const liveMap = (figure, { head, weights }, ids, iter, layer, role) => {
+    const T = ids.length;
+    heatmap(fig(figure), { data: weights, shape: [T, T] }, {
+      title: `Layer ${layer + 1}, head ${head + 1} at step ${iter}: the ${role} of your run`, ...mapOptions(ids.map((id) => alphabet[id])),
+    });
+  };
+  const live = await liveTraining({
+    settings, alphabet, nHead: current.model.config.nHead, onModel: useModel,
+    letters: () => reading()?.ids ?? null,
+    onMaps: (maps, iter) => {
+      liveMap('live-previous-map', maps.previous, maps.ids, iter, 0, 'previous-token head');
+      liveMap('live-induction-map', maps.induction, maps.ids, iter, 1, 'induction head');
+    },
+  });
+  settings.element('sequence').addEventListener('input', () => live.lettersChanged());
   drawAll();
   loadSnapshots().then(() => drawSnapshot(), report);
 });

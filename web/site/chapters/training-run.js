@@ -21,7 +21,7 @@ export function eventLoopTurns() {
   });
 }
 
-export function trainingRuns(start) {
+export function trainingRuns(start, { onMessage = () => {} } = {}) {
   const nextTurn = eventLoopTurns();
   const runs = {
     trainer: null,
@@ -62,7 +62,7 @@ export function trainingRuns(start) {
       else if (data.type === 'stop') {
         runs.stopped = true;
         runs.paused = false;
-      }
+      } else onMessage(data); // a worker's own messages (chapter 9's letters)
     } catch (error) {
       const started = data.type === 'start' && runs.running;
       runs.running = false;

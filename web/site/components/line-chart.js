@@ -41,14 +41,16 @@ export function thinned(points, px, width) {
  * @param {HTMLElement} container  its contents are replaced
  * @param {{title: string, x: number[], series: {label: string, values: (number|null)[], color: string,
  *          dash?: boolean, points?: boolean, emphasis?: boolean, muted?: boolean}[], xLabel: string, yLabel: string,
- *          yDomain?: [number, number], description: string, empty?: string}} options
+ *          yDomain?: [number, number], description: string, empty?: string,
+ *          marks?: {x: number, label: string, kind: string}[]}} options
  *   series colours are CSS colours (a palette variable such as 'var(--accent)' follows the theme);
  *   points: each value also drawn as a dot named by a tooltip; description: the chart for assistive technology;
  *   emphasis / muted: a series drawn thicker (the one the text is about) or faded (lines that stay near zero, so
  *   that eight overlapping flat lines do not hide the one that matters); empty: the sentence shown instead of
- *   axes while there is nothing to draw.
+ *   axes while there is nothing to draw. marks: vertical rules at steps the page is about (the step a slider shows,
+ *   a phase change), each labelled at the top and named by `kind` (its class, `mark-${kind}`).
  */
-export function lineChart(container, { title, x, series, xLabel, yLabel, yDomain, description, empty }) {
+export function lineChart(container, { title, x, series, xLabel, yLabel, yDomain, description, empty, marks = [] }) {
   if (x.length === 0 && empty) {
     // Nothing measured yet: a sentence saying what will be drawn here, not axes around nothing.
     const root = d3.select(container);
@@ -78,13 +80,20 @@ export function lineChart(container, { title, x, series, xLabel, yLabel, yDomain
     .attr('width', width)
     .attr('height', height)
     .attr('role', 'img')
-    .attr('aria-label', description);
+    .attr('aria-label', `${description}${marks.length ? `; marked: ${marks.map((m) => m.label).join(', ')}` : ''}`);
   svg.append('g').attr('class', 'axis x-axis').attr('transform', `translate(0, ${HEIGHT - MARGIN.bottom})`).call(d3.axisBottom(px).ticks(6));
   svg.append('g').attr('class', 'axis y-axis').attr('transform', `translate(${MARGIN.left}, 0)`).call(d3.axisLeft(py).ticks(5));
   svg.append('text').attr('class', 'axis-title').attr('x', MARGIN.left + plotWidth / 2).attr('y', HEIGHT - 8).attr('text-anchor', 'middle').text(xLabel);
   svg.append('text').attr('class', 'axis-title').attr('text-anchor', 'middle')
     .attr('transform', `translate(14, ${(MARGIN.top + HEIGHT - MARGIN.bottom) / 2}) rotate(-90)`).text(yLabel);
 
+  // Marks under the lines, so that a line crossing one stays readable.
+  for (const [k, mark] of marks.filter((m) => Number.isFinite(m.x)).entries()) {
+    const at = px(mark.x);
+    const g = svg.append('g').attr('class', `mark mark-${mark.kind}`).attr('data-x', mark.x);
+    g.append('line').attr('x1', at).attr('x2', at).attr('y1', MARGIN.top).attr('y2', HEIGHT - MARGIN.bottom);
+    g.append('text').attr('x', at + 4).attr('y', MARGIN.top + 10 + 13 * k).text(mark.label);
+  }
   const path = d3.line().x((p) => px(p.x)).y((p) => py(p.y));
   lines.forEach((l, k) => {
     const g = svg.append('g').attr('class', 'series').attr('data-series', l.label).attr('data-points', l.points.length);

@@ -21,8 +21,18 @@ export function addScores(curve, step, s) {
   }
 }
 
-export function drawCurves(lossFigure, scoreFigure, curve, { what, empty }) {
+/**
+ * Both charts of a curve. `step`: the step whose maps the page shows (the replay's slider), marked on both charts,
+ * as is the phase change (phaseChange) once the curve has one.
+ */
+export function drawCurves(lossFigure, scoreFigure, curve, { what, empty, step = null }) {
+  const phase = phaseChange(curve);
+  const marks = [
+    ...(phase === null ? [] : [{ x: phase, label: `phase change, step ${phase}`, kind: 'phase' }]),
+    ...(step === null ? [] : [{ x: step, label: `shown: step ${step}`, kind: 'step' }]),
+  ];
   lineChart(lossFigure, {
+    marks,
     title: `Loss on the two copies of a repeat, ${what}`,
     x: curve.x,
     series: [{ label: 'first copy', values: curve.first, color: 'var(--values)', points: true },
@@ -34,6 +44,7 @@ export function drawCurves(lossFigure, scoreFigure, curve, { what, empty }) {
   });
   const H = curve.prefix.length;
   lineChart(scoreFigure, {
+    marks,
     title: `Each head's score, ${what}`,
     x: curve.x,
     series: [...curve.previous.map((values, h) => ({ label: `L1 h${h + 1} previous`, values, color: headColor(h), dash: true })),

@@ -1,10 +1,13 @@
 // Chapter 9's live run, off the main thread: the library's induction recipe from the reader's seed, with the
 // heads measured every INDUCTION_RUN.scoreEvery steps. Messages in:
-//   {type: 'start', seed, iters, alphabet}: alphabet, the letters the tokens are (the shipped model's vocabulary)
+//   {type: 'start', seed, iters, alphabet, ids}: alphabet, the letters the tokens are (the shipped model's
+//   vocabulary); ids, the reader's letters (null while they are refused), on which each measurement draws the heads
+//   {type: 'letters', ids}: the reader changed them
 //   {type: 'pause'} | {type: 'resume'} | {type: 'stop'}
 // Messages out: {type: 'started', threads}, {type: 'progress', iter, iters, loss, stepMs},
-//   {type: 'scores', iter, seconds, firstRepeatLoss, secondRepeatLoss, previousToken, prefixMatching} (seconds of
-//   training, measurements included and pauses left out), {type: 'checkpoint', iter, bytes, done}, {type: 'error', message, started}.
+//   {type: 'scores', iter, seconds, firstRepeatLoss, secondRepeatLoss, previousToken, prefixMatching, maps} (seconds of
+//   training, measurements included and pauses left out; maps: {ids, previous: {head, weights}, induction: {head, weights}},
+//   the most previous-token head of layer 1 and the most induction-like of layer 2 on the reader's letters, (T, T) each), {type: 'checkpoint', iter, bytes, done}, {type: 'error', message, started}.
 // Pausing, stopping, checkpoints and a failed run's last good state: ../training-run.js.
 import { createAttention } from '../../../lib/index.js';
 import { INDUCTION_RUN } from '../settings.js';
@@ -16,20 +19,34 @@ import { trainingRuns } from '../training-run.js';
 const loading = createAttention();
 loading.catch(() => {});
 let attn;
-const runs = trainingRuns(run);
+let letters = null; // the reader's letters as token ids, or null
+const runs = trainingRuns(run, { onMessage: (data) => data.type === 'letters' && (letters = data.ids) });
+
+/** The head of `layer` that scores highest in `scores` (H of them from `from`), drawn on the reader's letters. */
+function headMap(model, layer, scores, from) {
+  const H = model.config.nHead;
+  let head = 0;
+  for (let h = 1; h < H; h++) if (scores.data[from + h] > scores.data[from + head]) head = h;
+  const T = letters.length;
+  return { head, weights: attn.layerAttention(model, letters, layer).data.slice(head * T * T, (head + 1) * T * T) };
+}
 
 function measure(trainer, started) {
   const model = trainer.snapshot();
   try {
     const s = attn.headScores(model, { batchSize: INDUCTION_RUN.scoreSequences, ablation: false });
+    // The maps the chapter shows, as they are at this step: the two heads forming.
+    const maps = letters && { ids: letters, previous: headMap(model, 0, s.previousToken, 0),
+      induction: headMap(model, 1, s.prefixMatching, model.config.nHead) };
     postMessage({ type: 'scores', iter: trainer.iter, seconds: (performance.now() - started - runs.pausedMs) / 1000,
-      firstRepeatLoss: s.firstRepeatLoss, secondRepeatLoss: s.secondRepeatLoss, previousToken: s.previousToken, prefixMatching: s.prefixMatching });
+      firstRepeatLoss: s.firstRepeatLoss, secondRepeatLoss: s.secondRepeatLoss, previousToken: s.previousToken, prefixMatching: s.prefixMatching, maps });
   } finally {
     model.dispose();
   }
 }
 
-async function run({ seed, iters, alphabet }) {
+async function run({ seed, iters, alphabet, ids }) {
+  letters = ids;
   attn = await loading;
   const { model, training } = attn.inductionRecipe();
   runs.begin(new attn.Trainer({ model, training: { ...training, seed }, text: alphabet }));

@@ -9,8 +9,12 @@ import { addScores, drawCurves, emptyCurve, phaseChange } from './curves.js';
 
 const $ = (sel) => document.querySelector(sel);
 
-/** settings: the chapter's controls(); alphabet: the letters of the tokens; onModel(bytes | null): use a model (null: the shipped one). */
-export async function liveTraining({ settings, alphabet, nHead, onModel }) {
+/**
+ * settings: the chapter's controls(); alphabet: the letters of the tokens; onModel(bytes | null): use a model (null:
+ * the shipped one); letters(): the reader's letters as ids (null while refused); onMaps(maps, iter): draw the run's
+ * two heads on them at a measurement (the worker's `maps`). Returns { lettersChanged() } for the chapter to call.
+ */
+export async function liveTraining({ settings, alphabet, nHead, onModel, letters, onMaps }) {
   const worker = new Worker(new URL('./training-worker.js', import.meta.url), { type: 'module' });
   const status = $('#train-status');
   let curve = emptyCurve(nHead);
@@ -69,6 +73,7 @@ export async function liveTraining({ settings, alphabet, nHead, onModel }) {
       addScores(curve, data.iter, data);
       curve.seconds.push(data.seconds);
       draw();
+      if (data.maps) onMaps(data.maps, data.iter);
     } else if (data.type === 'checkpoint') {
       bytes = data.bytes;
       saveInductionRun({ ...planned, iter: data.iter, curve, bytes, saved: Date.now() }).catch(report);
@@ -102,7 +107,7 @@ export async function liveTraining({ settings, alphabet, nHead, onModel }) {
     status.textContent = 'Starting…';
     setPhase('starting');
     draw();
-    worker.postMessage({ type: 'start', seed, iters, alphabet });
+    worker.postMessage({ type: 'start', seed, iters, alphabet, ids: letters() });
   });
   $('#pause').addEventListener('click', () => worker.postMessage({ type: 'pause' }));
   $('#resume').addEventListener('click', () => {
@@ -140,4 +145,5 @@ export async function liveTraining({ settings, alphabet, nHead, onModel }) {
   }
   setPhase('idle');
   draw();
+  return { lettersChanged: () => worker.postMessage({ type: 'letters', ids: letters() }) };
 }
