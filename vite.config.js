@@ -5,7 +5,7 @@
 // the C++ changes.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, relative, resolve } from 'node:path';
 
@@ -54,8 +54,8 @@ function pageHead() {
 
 // After the pages are written: dist/api/, the API reference generated from the
 // package's type declarations under the same policy (tools/api-reference.js),
-// then dist/sw.js: web/site/service-worker.js with the list of built files to
-// precache (the reference too) and a hash of their contents (a new build, a new cache).
+// then dist/sw.js: web/site/service-worker.js with the list of built files a reader can keep offline (the
+// reference too), their size and a hash of their contents (a new build, a new cache).
 function apiReferenceAndServiceWorker() {
   return {
     name: 'attn-api-reference-and-service-worker',
@@ -71,7 +71,8 @@ function apiReferenceAndServiceWorker() {
       for (const f of files) hash.update(f).update(readFileSync(resolve(dist, f)));
       const source = readFileSync(resolve(site, 'service-worker.js'), 'utf8')
         .replace('self.__BUILD_HASH__', JSON.stringify(hash.digest('hex').slice(0, 16)))
-        .replace('self.__PRECACHE__', JSON.stringify(files.map((f) => `./${relative(dist, resolve(dist, f))}`)));
+        .replace('self.__PRECACHE__', JSON.stringify(files.map((f) => `./${relative(dist, resolve(dist, f))}`)))
+        .replace('self.__PRECACHE_BYTES__', String(files.reduce((sum, f) => sum + statSync(resolve(dist, f)).size, 0)));
       writeFileSync(resolve(dist, 'sw.js'), source);
     },
   };

@@ -160,10 +160,17 @@ export function artifactPath(name) {
  */
 export async function ready(page, { timeout = 30000 } = {}) {
   let state;
-  try {
-    state = await (await page.waitForSelector('body[data-ready]', { state: 'attached', timeout })).getAttribute('data-ready');
-  } catch (error) {
-    state = `not set after ${timeout} ms (${error.message.split('\n')[0]})`;
+  // A page the service worker reloads into isolation may navigate between finding <body data-ready> and reading
+  // it (the worker installs at once): that is read again on the new page, not taken as a failure.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      state = await (await page.waitForSelector('body[data-ready]', { state: 'attached', timeout })).getAttribute('data-ready');
+      break;
+    } catch (error) {
+      if (attempt < 2 && /context was destroyed|navigat/i.test(error.message)) continue;
+      state = `not set after ${timeout} ms (${error.message.split('\n')[0]})`;
+      break;
+    }
   }
   if (state === 'true') return;
   throw new Error(`${page.url()}: data-ready is ${state}; the page recorded ${JSON.stringify(recorded.get(page) ?? 'nothing (not opened by openPage)')}`);

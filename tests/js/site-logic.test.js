@@ -204,3 +204,14 @@ test("the chapters' prose names no notebook number, version, test machine or npm
   }
   assert.deepEqual(found, []);
 });
+
+test('every chapter ends with its sources: the notebooks\' public originals and the papers, as links', () => {
+  const dir = new URL('../../web/site/chapters/', import.meta.url);
+  for (const file of readdirSync(dir).filter((f) => /^\d-.*\.html$/.test(f))) {
+    const html = readFileSync(new URL(file, dir), 'utf8');
+    const section = /<section class="sources"[^>]*>([^]*?)<\/section>/.exec(html)?.[1];
+    assert.ok(section, `${file} has a Sources section`);
+    const links = [...section.matchAll(/<a href="(https:\/\/[^"]+)">/g)].map((m) => m[1]);
+    assert.ok(links.length >= 2, `${file}: ${links.length} sources`);
+  }
+});

@@ -2,6 +2,7 @@
 // the reader will be able to do after it.
 import { page, CHAPTERS } from './components/page.js';
 import { chapterPicture } from './index-pictures.js';
+import { offlineKeeper } from './offline-keeper.js';
 
 page(async () => {
   const toc = document.querySelector('#toc');
@@ -23,4 +24,5 @@ page(async () => {
     li.append(a);
     toc.appendChild(li);
   });
+  offlineKeeper(document.querySelector('#keep-offline'), document.querySelector('#offline-status'));
 });
