@@ -262,3 +262,16 @@ test('a browser whose IndexedDB never answers still draws chapter 8, loads a fol
   await context.close();
   assertClean(problems);
 });
+
+test('no folder at hand: one click shows the site\'s own model in every view, with a text it can read', async () => {
+  const { page, context, problems } = await site.load('chapters/8-your-model');
+  await page.click('#load-shipped');
+  await page.waitForFunction(() => document.querySelector('#load-status').textContent.startsWith('Loaded the site\'s own model:'));
+  assert.match(await page.textContent('#load-status'), /2 layers of 4 heads, width 64, .* \(words and marks\)/);
+  await page.waitForFunction(() => document.querySelectorAll('#head-table tbody tr').length === 8);
+  assert.equal(await page.inputValue('#bring-text'), 'The cats, which slept near the dog,');
+  assert.equal(await page.isVisible('#load-error'), false);
+  assert.equal(await page.locator('#model-view g.thumb').count(), 8);
+  await context.close();
+  assertClean(problems);
+});

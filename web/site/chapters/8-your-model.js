@@ -18,7 +18,7 @@ import { scorePanel } from '../components/score-panel.js';
 import { drawHeadTable, headRows, headsCsv } from './your-model/head-table.js';
 import { fullMap } from './your-model/maps.js';
 import { forgetFolder, keepFolder, keptFolder } from './your-model/store.js';
-import { YOUR_MODEL } from './settings.js';
+import { INPUT, YOUR_MODEL } from './settings.js';
 
 const $ = (sel) => document.querySelector(sel);
 const THUMBNAIL = 32; // cells a side of each head's small map
@@ -69,20 +69,28 @@ page(async () => {
     const positions = m.positions === 'rope' ? `${m.blockSize.toLocaleString('en')} rotary positions` : `${m.blockSize.toLocaleString('en')} positions`;
     const window = m.slidingWindow > 0 ? `, windows of ${m.slidingWindow.toLocaleString('en')} tokens` : '';
     return `${m.nLayer} layers of ${heads}, width ${m.nEmbd}, ${positions}${window}, ` +
-      `${m.vocabSize.toLocaleString('en')} tokens (${m.tokenizer === 'bpe' ? 'byte-pair encoding' : 'characters'}), ` +
+      `${m.vocabSize.toLocaleString('en')} tokens (${{ bpe: 'byte-pair encoding', word: 'words and marks', char: 'characters' }[m.tokenizer] ?? m.tokenizer}), ` +
       `${(m.parameters / 1e6).toFixed(1)} M parameters`;
   }
 
+  /**
+   * files: the reader's folder (kept in the browser unless `kept` says it already is), or null for the site's own
+   * model, chapter 7's: one click, nothing downloaded from elsewhere and nothing to keep.
+   */
   async function load(files, { kept = null } = {}) {
     $('#load-error').hidden = true;
     $('#load-controls').hidden = false;
-    $('#load-status').textContent = 'Reading the files…';
+    $('#load-status').textContent = files ? 'Reading the files…' : 'Loading the site\'s own model…';
     try {
-      const { model: m } = await ask({ type: 'load', files });
+      const { model: m } = await ask(files ? { type: 'load', files } : { type: 'loadShipped' });
       model = m;
-      $('#load-status').textContent = `Loaded: ${describe(m)}.`;
+      $('#load-status').textContent = `Loaded${files ? '' : ' the site\'s own model'}: ${describe(m)}.`;
       $('#model-views').hidden = false;
-      if (!kept) {
+      if (!files) {
+        // Its text: words it knows (a word model refuses others), chapter 7's.
+        settings.element('text').value = INPUT.text.default;
+        $('#kept').hidden = true;
+      } else if (!kept) {
         // Not awaited: the views draw while the browser writes the files, however long a large model takes.
         // Until it has, nothing is offered for removal: the folder kept before is being replaced.
         showKeeping();
@@ -128,6 +136,7 @@ page(async () => {
     $('#kept-note').textContent = why;
   }
 
+  $('#load-shipped').addEventListener('click', () => load(null));
   $('#model-files').addEventListener('change', (e) => {
     const files = [...e.target.files];
     e.target.value = '';

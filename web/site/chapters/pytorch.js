@@ -228,12 +228,14 @@ export function chapter5({ inputs, tokens, causal, length, cells, fillValue, mas
     lines.push('# A row of -inf has no softmax: PyTorch gives NaN, the page shows zeros', 'attn_weights = attn_weights.nan_to_num(0.0)');
   }
   lines.push(
-    'print("mask =", mask)',
+    '# The mask as the formula adds it, and as the page draws it: 0 to attend, -inf to mask',
+    "M = torch.zeros_like(mask).masked_fill(mask == 0, float('-inf'))",
+    'print("M =", M)',
     'print("masked_scores =", masked_scores)',
     'print("weights_without_mask =", torch.softmax(scaled_scores, dim=-1))',
     'print("attn_weights =", attn_weights)',
   );
-  return script(lines, { mask: 'mask', masked_scores: 'masked-scores', weights_without_mask: 'weights-before', attn_weights: 'weights-after' });
+  return script(lines, { M: 'mask', masked_scores: 'masked-scores', weights_without_mask: 'weights-before', attn_weights: 'weights-after' });
 }
 
 /** Chapter 6: notebook 001's MultiHeadAttention on the reader's sentence, num_heads, mask and seed. */

@@ -83,15 +83,22 @@ export function training(state, settings, models) {
     const at = heads.x.findIndex((_, t) => heads.shares.some((line) => line[t] >= EMERGED));
     const last = heads.x.length - 1;
     const best = heads.shares.reduce((b, line, k) => (line[last] > heads.shares[b][last] ? k : b), 0);
+    // A run that ends with no head on the subject is not a failed run: said why, and what would show one.
+    const why = heads.shares[best][last] >= EMERGED ? '' : heads.accuracy[last] >= EMERGED
+      ? ' No head holds on to the subject now: the model agrees by another path (its feed-forward layers, or several heads ' +
+        'each carrying a part), and nothing made one head keep the job. Train longer or with more heads to see one keep it: ' +
+        'the shipped model, trained 4,000 steps, does.'
+      : ' The model has not learned agreement yet, and no head has found the subject: train longer (the shipped model took ' +
+        '4,000 steps), on the agreement corpus, with at least 2 layers.';
     if (at >= 0) {
       const k = heads.shares.findIndex((line) => line[at] >= EMERGED);
       holder.dataset.emergedAt = String(heads.x[at]);
       $('#heads-status').textContent = `${name(k)[0].toUpperCase()}${name(k).slice(1)} first looked hardest at the subject in ` +
         `${percent(heads.shares[k][at])} of the sentences at step ${heads.x[at]}; at step ${heads.x[last]} the best head is ` +
-        `${name(best)} (${percent(heads.shares[best][last])}) and agreement is ${percent(heads.accuracy[last])}.`;
+        `${name(best)} (${percent(heads.shares[best][last])}) and agreement is ${percent(heads.accuracy[last])}.${why}`;
     } else {
       $('#heads-status').textContent = `No head looks at the subject in ${percent(EMERGED)} of the sentences yet: at step ${heads.x[last]} the best is ` +
-        `${name(best)} (${percent(heads.shares[best][last])}), agreement ${percent(heads.accuracy[last])}.`;
+        `${name(best)} (${percent(heads.shares[best][last])}), agreement ${percent(heads.accuracy[last])}.${why}`;
     }
   }
   /** The progress bar and status line of the run in progress, at its latest step. */

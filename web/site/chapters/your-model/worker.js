@@ -2,6 +2,7 @@
 // parameters, and one pass over 1,024 tokens takes seconds, which the page
 // must never wait on. Messages in (each with an id the answer repeats):
 //   {type: 'load', files: File[]}            the model folder's files (a drop, a picker, or the browser's copy)
+//   {type: 'loadShipped'}                    the site's own model (chapter 7's), nothing to choose
 //   {type: 'cancel'}                         stops a load in progress
 //   {type: 'analyse', text, headMask, thumbnail}
 //   {type: 'head', text, layer, head, headMask} | {type: 'trace', text, layer, head, i, j, headMask}
@@ -10,6 +11,7 @@
 // Messages out: {type: 'progress', loaded, total}, {type: 'loaded', model}, {type: 'analysis', ...},
 //   {type: 'map', ...}, {type: 'trace', ...}, {type: 'token', text}, {type: 'generated'}, {type: 'error', message, of}
 import { createAttention } from '../../../lib/index.js';
+import shippedModelUrl from '../../../lib/models/agreement.safetensors?url';
 
 const attnReady = createAttention();
 let model = null;
@@ -41,6 +43,25 @@ function topTokens(logits) {
   return order.map((id) => ({ id, piece: pieceOf(id), p: Math.exp(logits[id] - max) / sum }));
 }
 
+/** Makes `loaded` ({model, tokenizer}) the model every message is about, and says what it is. */
+function adopt(attn, loaded) {
+  model?.dispose();
+  tokenizer?.dispose();
+  ({ model, tokenizer } = loaded);
+  const c = model.config;
+  // Prefix matching does not depend on the reader's text: measured once, on random repeated tokens (chapter 9's
+  // score); without the per-head ablation, which would cost a pass per head (144 for GPT-2 small).
+  prefixMatching = c.nLayer >= 2
+    ? attn.headScores(model, { batchSize: PREFIX_SEQUENCES, length: Math.min(c.blockSize, PREFIX_LENGTH), ablation: false }).prefixMatching.data
+    : new Float32Array(c.nLayer * c.nHead).fill(NaN);
+  return {
+    type: 'loaded',
+    model: { nLayer: c.nLayer, nHead: c.nHead, nKvHead: c.nKvHead || c.nHead, nEmbd: c.nEmbd, blockSize: c.blockSize,
+      vocabSize: c.vocabSize, positions: c.positions, slidingWindow: c.slidingWindow,
+      parameters: model.numParameters({ nonEmbedding: false }), tokenizer: tokenizer.kind, activation: c.activation },
+  };
+}
+
 const handlers = {
   async load({ files }) {
     const attn = await attnReady;
@@ -52,21 +73,12 @@ const handlers = {
       onProgress: ({ loaded: done, total }) => postMessage({ type: 'progress', loaded: done, total }),
     });
     if (loading === controller) loading = null;
-    model?.dispose();
-    tokenizer?.dispose();
-    ({ model, tokenizer } = loaded);
-    const c = model.config;
-    // Prefix matching does not depend on the reader's text: measured once, on random repeated tokens (chapter 9's
-    // score); without the per-head ablation, which would cost a pass per head (144 for GPT-2 small).
-    prefixMatching = c.nLayer >= 2
-      ? attn.headScores(model, { batchSize: PREFIX_SEQUENCES, length: Math.min(c.blockSize, PREFIX_LENGTH), ablation: false }).prefixMatching.data
-      : new Float32Array(c.nLayer * c.nHead).fill(NaN);
-    return {
-      type: 'loaded',
-      model: { nLayer: c.nLayer, nHead: c.nHead, nKvHead: c.nKvHead || c.nHead, nEmbd: c.nEmbd, blockSize: c.blockSize,
-        vocabSize: c.vocabSize, positions: c.positions, slidingWindow: c.slidingWindow,
-        parameters: model.numParameters({ nonEmbedding: false }), tokenizer: tokenizer.kind, activation: c.activation },
-    };
+    return adopt(attn, loaded);
+  },
+  async loadShipped() {
+    const attn = await attnReady;
+    loading?.abort();
+    return adopt(attn, await attn.loadDefaultModel({ url: shippedModelUrl }));
   },
   cancel() {
     loading?.abort(new DOMException('Loading was cancelled.', 'AbortError'));
@@ -144,7 +156,7 @@ const latest = {};
 
 onmessage = async ({ data }) => {
   try {
-    if (!model && !['load', 'cancel', 'stop'].includes(data.type)) throw new Error('No model is loaded.');
+    if (!model && !['load', 'loadShipped', 'cancel', 'stop'].includes(data.type)) throw new Error('No model is loaded.');
     if (REPLACEABLE.has(data.type)) {
       latest[data.type] = data.id;
       await new Promise((resolve) => setTimeout(resolve, 0)); // let newer requests arrive
