@@ -7,6 +7,7 @@ import * as d3 from 'd3';
 
 import { exportMenu } from './figure-export.js';
 import { availableWidth } from './heatmap.js';
+import { resolveColor } from './theme.js';
 
 // viridis as 256 RGB triples: the site's colour scale for weights in [0, 1]
 const VIRIDIS = Array.from({ length: 256 }, (_, i) => {
@@ -14,11 +15,17 @@ const VIRIDIS = Array.from({ length: 256 }, (_, i) => {
   return [r, g, b];
 });
 
-/** A (rows, cols) block of weights in [0, 1], from `offset` of `data`, painted one pixel a cell onto a 2-D context. */
+/**
+ * A (rows, cols) block of weights in [0, 1], from `offset` of `data`, painted one pixel a cell onto a 2-D context.
+ * The cells above the diagonal (a key after its query, or a block of such keys in a thumbnail) are a causal model's
+ * masked ones: painted in the masked colour (the style sheet's --masked-fill), not as weights of 0.
+ */
 export function paintWeights(ctx, data, rows, cols, offset = 0) {
+  const { r: mr, g: mg, b: mb } = d3.rgb(resolveColor('var(--masked-fill)'));
   const image = ctx.createImageData(cols, rows);
   for (let k = 0; k < rows * cols; k++) {
-    const [r, g, b] = VIRIDIS[Math.max(0, Math.min(255, Math.round(data[offset + k] * 255)))];
+    const masked = k % cols > Math.floor(k / cols);
+    const [r, g, b] = masked ? [mr, mg, mb] : VIRIDIS[Math.max(0, Math.min(255, Math.round(data[offset + k] * 255)))];
     image.data.set([r, g, b, 255], k * 4);
   }
   ctx.putImageData(image, 0, 0);
@@ -31,19 +38,20 @@ function mapUrl(data, size, offset) {
   return canvas.toDataURL();
 }
 
-// Every head's picture, per maps array: choosing a head redraws the grid (its frame moves), and 144 heads
-// need not be painted and encoded again for that.
+// Every head's picture, per maps array and theme (the masked colour is the theme's): choosing a head redraws
+// the grid (its frame moves), and 144 heads need not be painted and encoded again for that.
 const pictures = new WeakMap();
 
 /** The picture of each head (layer-major) of maps (nLayer, nHead, S, S). */
 function picturesOf(maps) {
-  let urls = pictures.get(maps.data);
-  if (!urls) {
+  const theme = document.documentElement.dataset.theme ?? 'light';
+  const byTheme = pictures.get(maps.data) ?? new Map();
+  pictures.set(maps.data, byTheme);
+  if (!byTheme.has(theme)) {
     const [nLayer, nHead, S] = maps.shape;
-    urls = Array.from({ length: nLayer * nHead }, (_, k) => mapUrl(maps.data, S, k * S * S));
-    pictures.set(maps.data, urls);
+    byTheme.set(theme, Array.from({ length: nLayer * nHead }, (_, k) => mapUrl(maps.data, S, k * S * S)));
   }
-  return urls;
+  return byTheme.get(theme);
 }
 
 const AXIS = 28; // room for "L12" and "h12"

@@ -6,7 +6,6 @@
 import { exportMenu } from '../../components/figure-export.js';
 import { paintWeights } from '../../components/head-grid.js';
 import { formatNumber } from '../../components/heatmap.js';
-import { resolveColor } from '../../components/theme.js';
 import { shown as visible } from '../language-model/state.js';
 
 const LABEL_PX = 12; // a token label's line: labels closer than this are thinned to every n-th
@@ -42,11 +41,7 @@ export function fullMap(figure, shown, { zoom, readout, onTrace }) {
   canvas.style.height = `${T * scale}px`;
   canvas.setAttribute('role', 'img');
   canvas.setAttribute('aria-label', `${caption.textContent}. Arrow keys move through its cells.`);
-  const ctx = canvas.getContext('2d');
-  paintWeights(ctx, shown.map.data, T, T);
-  // The keys after each query are masked (a causal model): painted as masked, not as weights of 0.
-  ctx.fillStyle = resolveColor('var(--masked-fill)');
-  for (let i = 0; i < T - 1; i++) ctx.fillRect(i + 1, i, T - i - 1, 1);
+  paintWeights(canvas.getContext('2d'), shown.map.data, T, T); // the keys after each query painted as masked
   const mark = document.createElement('div');
   mark.className = 'map-cursor';
   mark.style.width = mark.style.height = `${Math.max(4, scale)}px`;
