@@ -1,7 +1,7 @@
 // The site as a lesson: every figure read the right way, on every screen, by
 // every reader. Each test checks one promise of the site to a learner (errors beside
-// their cause are reader-errors.test.js's; controls' names accessible-names.test.js's): prose that follows
-// the model shown, named axes, a readable −1e9 mask, chapters that show their
+// their cause are reader-errors.test.js's; controls' names accessible-names.test.js's; colours, scales and
+// masks visual-language.test.js's): prose that follows the model shown, named axes, chapters that show their
 // effect, controls that fit, phones, the keyboard and the head view. Every page's
 // accessibility (axe-core) and contrast are measured where site.test.js loads
 // each page at each width and theme (accessibility.js).
@@ -105,36 +105,6 @@ describe('3. every attention map says which axis is which', () => {
     assertClean(problems);
     assertClean(four.problems);
   });
-});
-
-test('4. the −1e9 mask view: compact labels that fit, a colour scale of the unmasked scores, hatched masked cells', async () => {
-  const { page, context, problems } = await load('chapters/5-masking');
-  await page.selectOption('#fill', '-1e9');
-  await page.waitForFunction(() => document.querySelector('[data-figure="masked-scores"] g.cell.masked text')?.textContent === '−1e9');
-  const cells = await page.$$eval('[data-figure="masked-scores"] g.cell', (els) => els.map((g) => ({
-    masked: g.classList.contains('masked'), value: Number(g.dataset.value), text: g.querySelector('text').textContent,
-    textWidth: g.querySelector('text').getBBox().width, cellWidth: Number(g.querySelector('rect').getAttribute('width')),
-    fill: g.querySelector('rect').getAttribute('fill'),
-  })));
-  const masked = cells.filter((c) => c.masked);
-  assert.equal(masked.length, 15); // the causal mask's upper triangle
-  for (const c of masked) {
-    assert.equal(c.text, '−1e9');
-    assert.equal(c.value, -1e9);
-    assert.ok(c.textWidth < c.cellWidth - 4, `label ${c.textWidth}px in a ${c.cellWidth}px cell`);
-    assert.match(c.fill, /^url\(#hatch-/);
-  }
-  const unmasked = cells.filter((c) => !c.masked).map((c) => c.value);
-  const legend = await page.$$eval('[data-figure="masked-scores"] .legend text', (t) => t.map((e) => e.textContent));
-  // Scores are signed: a scale centred on 0 that reaches the largest unmasked score either way (colour-scales.js).
-  const reach = Math.max(...unmasked.map(Math.abs));
-  assert.deepEqual(legend, [(-reach).toFixed(2), reach.toFixed(2), '0', 'masked (−1e9)']);
-  // Every unmasked cell takes its own colour from the scale: the lowest and the highest differ.
-  const fills = new Set(cells.filter((c) => !c.masked).map((c) => c.fill));
-  assert.ok(fills.size > 10, `${fills.size} colours for ${unmasked.length} unmasked scores`);
-  await page.locator('[data-figure="masked-scores"]').screenshot({ path: artifactPath('lesson-mask-1e9.png') });
-  await context.close();
-  assertClean(problems);
 });
 
 test('5. chapter 4: multiplied scores visibly grow against the × 1 outline, the softmax\'s gradient vanishes, and the assumption of Var(q·k) = d_k is stated', async () => {
@@ -388,76 +358,12 @@ describe('10. the head view teaches', () => {
 });
 
 describe('the lesser points', () => {
-  test('weights share the 0-1 colour scale; ω/Σω shares the softmax axis; chapter 1 shows its context vector and keeps lines off its labels', async () => {
-    for (const [chapter, figures] of [['2-self-attention', ['weights']], ['3-trainable-weights', ['trainable-weights']],
-      ['5-masking', ['weights-before', 'weights-after']], ['6-multi-head', ['grid']]]) {
-      const { page, context } = await load(`chapters/${chapter}`);
-      for (const figure of figures) {
-        const legends = await page.$$eval(`[data-figure="${figure}"] .legend`, (l) => l.map((g) => [...g.querySelectorAll('text')].map((t) => Number(t.textContent))));
-        for (const legend of legends) assert.deepEqual(legend.slice(0, 2), [0, 1], `${chapter} ${figure}`);
-      }
-      if (chapter === '2-self-attention') {
-        const domains = await page.$$eval('[data-figure="sum-normalised"] svg, [data-figure="naive-softmax"] svg, [data-figure="softmax"] svg', (s) => s.map((e) => e.dataset.domain));
-        assert.deepEqual(domains, ['0,1', '0,1', '0,1']);
-      }
-      await context.close();
-    }
-    const { page, context, problems } = await load('chapters/1-why-attention');
-    const weights = await page.$$eval('[data-figure="bahdanau-weights"] g.bar', (b) => b.map((e) => Number(e.dataset.value)));
-    const states = await page.$$eval('[data-figure="encoder-states"] g.cell', (c) => c.map((e) => Number(e.dataset.value)));
-    const z = await page.$$eval('[data-figure="context-vector"] g.cell', (c) => c.map((e) => Number(e.dataset.value)));
-    for (let d = 0; d < 3; d++) {
-      const expected = weights.reduce((sum, w, j) => sum + w * states[j * 3 + d], 0);
-      assert.ok(Math.abs(z[d] - expected) < 1e-5, `z[${d}] ${z[d]} vs ${expected}`);
-    }
-    for (const viewport of [DESKTOP, PHONE]) {
-      await page.setViewportSize(viewport);
-      await settled(page);
-      const crossings = await page.$eval('[data-figure="bottleneck"] svg', (svg) => {
-        const labels = [...svg.querySelectorAll('text')].map((t) => ({ text: t.textContent, box: t.getBBox() }));
-        const hits = [];
-        for (const path of svg.querySelectorAll('.attention-lines path')) {
-          for (let s = 0; s <= path.getTotalLength(); s += 2) {
-            const p = path.getPointAtLength(s);
-            for (const { text, box } of labels) {
-              if (p.x > box.x && p.x < box.x + box.width && p.y > box.y && p.y < box.y + box.height) hits.push(text);
-            }
-          }
-        }
-        return [...new Set(hits)];
-      });
-      assert.deepEqual(crossings, [], `${viewport.width}px: lines cross ${crossings}`);
-    }
-    await context.close();
-    assertClean(problems);
-  });
-
   test('chapter 2: a naive softmax of NaN says why (e^149.5 = ∞, ∞ / ∞ = NaN)', async () => {
     const { page, context, problems } = await load('chapters/2-self-attention');
     assert.match(await page.textContent('#overflow-note'), /^The largest scaled score is 1\.5 \(“journey”\): e\^1\.5 still fits in float32/);
     await page.locator('#factor').fill('2'); // × 100: the slider moves in powers of ten
     await page.waitForFunction(() => document.querySelector('#overflow-note').textContent.startsWith('The naive softmax is NaN'));
     assert.match(await page.textContent('#overflow-note'), /the largest scaled score, 149\.5 for “journey”, gives e\^149\.5 = ∞ in float32 .* ∞ \/ ∞ = NaN/);
-    await context.close();
-    assertClean(problems);
-  });
-
-  test('chapter 3: the scores and the scaled scores share one colour scale, so that √d_k shows as fading', async () => {
-    const { page, context, problems } = await load('chapters/3-trainable-weights');
-    await page.fill('#d-out', '8');
-    await page.waitForFunction(() => document.querySelector('[data-figure="scaled-scores"] .heatmap-title')?.textContent.endsWith('d_k = 8'));
-    const maps = await page.$$eval('[data-figure="attn-scores"] svg.heatmap, [data-figure="scaled-scores"] svg.heatmap', (svgs) => svgs.map((svg) => ({
-      domain: svg.dataset.domain.split(',').map(Number),
-      cells: [...svg.querySelectorAll('g.cell')].map((c) => ({ v: Number(c.dataset.value), fill: c.querySelector('rect').getAttribute('fill') })),
-    })));
-    assert.deepEqual(maps[0].domain, maps[1].domain);
-    // Signed scores: centred on 0, reaching the largest score of either map either way.
-    const reach = Math.max(...[...maps[0].cells, ...maps[1].cells].map((c) => Math.abs(c.v)));
-    assert.deepEqual(maps[0].domain, [-reach, reach]);
-    // The scaled map's largest cell is not the scale's top colour, as it was when each map had its own scale.
-    const top = maps[0].cells.reduce((a, b) => (b.v > a.v ? b : a));
-    const scaledTop = maps[1].cells.reduce((a, b) => (b.v > a.v ? b : a));
-    assert.notEqual(scaledTop.fill, top.fill);
     await context.close();
     assertClean(problems);
   });

@@ -41,7 +41,7 @@ function withCircuit(attn, model, tokenizer) {
 const INDUCTION_SHARE = 0.3;
 
 /** The length of the longest stretch of letters that occurs twice, without overlapping itself (0 if none). */
-export function longestRepeat(ids) {
+function longestRepeat(ids) {
   let best = 0;
   for (let a = 0; a < ids.length; a++)
     for (let b = a + 1; b < ids.length; b++) {

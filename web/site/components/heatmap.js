@@ -1,7 +1,8 @@
 // A labelled heatmap of a 2-D tensor (or a 1-D one drawn as a single row),
-// every cell showing its number, coloured as colour-scales.js says (weights
-// on viridis 0 to 1, signed values diverging around 0) and with a legend. Drawn with D3 into `container`, replacing what was there,
-// at the size it is shown (cells shrink to fit the page, text never does).
+// every cell with its number (shown on demand: numbers-switch.js), coloured as
+// colour-scales.js says (weights on viridis 0 to 1, signed values diverging
+// around 0) and with a legend. Drawn with D3 into `container`, replacing what
+// was there, at the size it is shown (cells shrink to fit the page, text never does).
 //
 // Attention maps read one way on every page of the site: rows are queries
 // (the token attending), columns are keys (the token attended to), and a map

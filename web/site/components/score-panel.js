@@ -124,7 +124,7 @@ export function scorePanel(container, { hint }) {
       mixing.dataset.part = 'mixing';
       mixing.querySelectorAll('tbody tr')[keys.indexOf(j)]?.classList.add('traced');
       // The worked sum: the products written out when they are few, the first three and a count when not.
-      const terms = Array.from({ length: Math.min(d, d <= 4 ? d : 3) }, (_, c) => `${f(e.query.data[c])} × ${f(e.key.data[c])}`);
+      const terms = Array.from({ length: d <= 4 ? d : 3 }, (_, c) => `${f(e.query.data[c])} × ${f(e.key.data[c])}`);
       const sum = cell('p', `q · k = ${terms.join(' + ')}${d > 4 ? ` + … (${d} products)` : ''} = ${f(e.score)};  ` +
         `÷ ${f(e.divisor)} = ${f(e.scaledScore)};  the softmax of the row gives “${keyLabels[j]}” ${f(e.weights.data[j])};  ` +
         `z = Σ w · v = (${Array.from(e.output.data.subarray(0, Math.min(dv, 4)), f).join(', ')}${dv > 4 ? `, … ${dv} numbers` : ''}).`, 'worked-sum');
