@@ -101,6 +101,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("notebook001Config", &js::notebook001_config);
     function("nanoGPTConfig", &js::nanogpt_config);
     function("defaultGenerateOptions", &js::default_generate_options);
+    function("samplingDistribution", &js::sampling_distribution);
     function("tokenizerFromVocabulary", &js::tokenizer_from_vocabulary);
     function("agreementCorpus", &js::agreement_corpus);
     function("probeAgreement", &js::probe_agreement);

@@ -8,6 +8,7 @@
 #include "attn/config.hpp"
 #include "attn/head_scores.hpp"
 #include "attn/head_statistics.hpp"
+#include "attn/sampling.hpp"
 #include "attn/synthetic_corpus.hpp"
 
 #include <algorithm>
@@ -102,6 +103,16 @@ val gpt_parameter(const GPT& m, const std::string& name) {
 
 val default_generate_options() {
     return guarded("defaultGenerateOptions", [] { return val(to_json(GenerateOptions{}, Naming::Camel)); });
+}
+
+val sampling_distribution(const JsTensor& logits, double temperature, double top_k) {
+    constexpr const char* fn = "samplingDistribution";
+    return guarded(fn, [&] {
+        SamplingOptions options;
+        options.temperature = static_cast<float>(temperature);
+        options.top_k = static_cast<int64_t>(top_k);
+        return val(to_js(attn::sampling_distribution(to_tensor(logits, fn, "logits"), options)));
+    });
 }
 
 val make_generation_session(const GPT& m, const val& prompt, double B, const std::string& options,

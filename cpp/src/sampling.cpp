@@ -47,18 +47,20 @@ std::vector<int64_t> multinomial(const Tensor& probs, Generator& gen) {
     return out;
 }
 
-std::vector<int64_t> sample_next(const Tensor& logits, const SamplingOptions& o, Generator& gen) {
-    check_sampling_options(o, "sampleNext");
-    if (logits.dim() != 2 || logits.shape[1] == 0) throw_shape("sampleNext", "logits", "[B, V] with V > 0", logits.shape);
-    check_finite(logits, "sampleNext", "logits");  // the argmax of a row of NaN would be token 0, silently
+namespace {
+// sampling_distribution and sample_next: the checks and the distribution they share; `fn` names the caller.
+Tensor distribution(const Tensor& logits, const SamplingOptions& o, const char* fn) {
+    check_sampling_options(o, fn);
+    if (logits.dim() != 2 || logits.shape[1] == 0) throw_shape(fn, "logits", "[B, V] with V > 0", logits.shape);
+    check_finite(logits, fn, "logits");  // the argmax of a row of NaN would be token 0, silently
     const int64_t B = logits.shape[0], V = logits.shape[1];
     if (o.temperature == 0.0f) {
-        std::vector<int64_t> out(static_cast<size_t>(B));
+        Tensor one_hot(logits.shape);
         for (int64_t b = 0; b < B; ++b) {
             const float* row = logits.data.data() + b * V;
-            out[static_cast<size_t>(b)] = std::max_element(row, row + V) - row;
+            one_hot.data[static_cast<size_t>(b * V + (std::max_element(row, row + V) - row))] = 1.0f;
         }
-        return out;
+        return one_hot;
     }
     Tensor scaled = logits;
     for (float& x : scaled.data) x /= o.temperature;
@@ -74,7 +76,25 @@ std::vector<int64_t> sample_next(const Tensor& logits, const SamplingOptions& o,
                 if (r[j] < kth) r[j] = -std::numeric_limits<float>::infinity();
         }
     }
-    return multinomial(softmax(scaled), gen);
+    return softmax(scaled);
+}
+}  // namespace
+
+Tensor sampling_distribution(const Tensor& logits, const SamplingOptions& o) {
+    return distribution(logits, o, "samplingDistribution");
+}
+
+std::vector<int64_t> sample_next(const Tensor& logits, const SamplingOptions& o, Generator& gen) {
+    const Tensor probs = distribution(logits, o, "sampleNext");
+    if (o.temperature > 0.0f) return multinomial(probs, gen);
+    // Greedy draws nothing from the generator: the argmax, as the one-hot distribution has it.
+    const int64_t B = probs.shape[0], V = probs.shape[1];
+    std::vector<int64_t> out(static_cast<size_t>(B));
+    for (int64_t b = 0; b < B; ++b) {
+        const float* row = probs.data.data() + b * V;
+        out[static_cast<size_t>(b)] = std::max_element(row, row + V) - row;
+    }
+    return out;
 }
 
 }  // namespace attn

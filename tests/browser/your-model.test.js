@@ -272,6 +272,28 @@ test('no folder at hand: one click shows the site\'s own model in every view, wi
   assert.equal(await page.inputValue('#bring-text'), 'The cats, which slept near the dog,');
   assert.equal(await page.isVisible('#load-error'), false);
   assert.equal(await page.locator('#model-view g.thumb').count(), 8);
+  // Sampling made visible: the next token's bars are the library's distribution at the page's temperature and
+  // top-k (0.8 and 40), over the model's 10 likeliest; Generate at temperature 0 draws, and marks, the first.
+  const attn = await createAttention();
+  const { model, tokenizer } = await attn.loadDefaultModel();
+  const ids = tokenizer.encode('The cats, which slept near the dog,');
+  const V = model.config.vocabSize;
+  const last = { data: model.forward([ids]).logits.data.slice((ids.length - 1) * V, ids.length * V), shape: [V] };
+  const own = attn.samplingDistribution(last).data;
+  const after = attn.samplingDistribution(last, { temperature: 0.8, topK: 40 }).data;
+  const top = Array.from(own.keys()).sort((a, b) => own[b] - own[a]).slice(0, 10);
+  model.dispose();
+  tokenizer.dispose();
+  await page.waitForFunction(() => document.querySelectorAll('[data-figure="your-sampling"] g.bar').length === 10);
+  const shown = await page.$$eval('[data-figure="your-sampling"] g.bar', (g) => g.map((e) => Number(e.dataset.value)));
+  shown.forEach((p, k) => assert.ok(Math.abs(p - after[top[k]]) < 1e-6, `bar ${k}: ${p} vs ${after[top[k]]}`));
+  await page.fill('#bring-temperature', '0');
+  await page.waitForFunction(() => document.querySelector('[data-figure="your-sampling"]').dataset.temperature === '0');
+  await page.fill('#bring-max-new', '3');
+  await page.click('#bring-generate');
+  await page.waitForFunction(() => document.querySelector('#your-sampling-drawn').dataset.drawn !== undefined);
+  assert.equal(await page.getAttribute('#your-sampling-drawn', 'data-drawn'), String(top[0]));
+  assert.equal(await page.locator('[data-figure="your-sampling"] g.bar.drawn[data-index="0"]').count(), 1);
   await context.close();
   assertClean(problems);
 });

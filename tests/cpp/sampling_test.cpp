@@ -3,6 +3,7 @@
 #include "attn/softmax.hpp"
 #include "golden.hpp"
 
+#include <cmath>
 #include <limits>
 
 using namespace attn;
@@ -75,4 +76,29 @@ TEST(Sampling, TemperatureAndTopKAreNanoGPTsSoftmaxOfScaledAndCutLogits) {
     negative.top_k = -1;
     EXPECT_THROW(sample_next(logits, negative), Error);
     EXPECT_THROW(sample_next(Tensor({5}), SamplingOptions{}), Error);
+}
+
+TEST(Sampling, TheDistributionIsTheOneSampleNextDrawsFrom) {
+    const Tensor logits({2, 5}, {0.5f, 2.0f, -1.0f, 1.5f, 0.0f, 3.0f, -2.0f, 0.1f, 2.9f, 1.0f});
+    SamplingOptions o;
+    o.temperature = 0.7f;
+    o.top_k = 3;
+    const Tensor p = sampling_distribution(logits, o);
+    EXPECT_EQ(p.shape, logits.shape);
+    // Cut keys get exactly 0; the rest are the softmax of the kept logits / 0.7.
+    for (size_t j : {2, 4, 6, 7}) EXPECT_EQ(p.data[j], 0.0f);
+    const double z = std::exp(2.0 / 0.7) + std::exp(1.5 / 0.7) + std::exp(0.5 / 0.7);
+    EXPECT_NEAR(p.data[1], std::exp(2.0 / 0.7) / z, 1e-6);
+    for (uint64_t seed = 0; seed < 20; ++seed) {
+        Generator a(seed), b(seed);
+        EXPECT_EQ(sample_next(logits, o, a), multinomial(p, b)) << "seed " << seed;
+    }
+    // Greedy: all the mass on the first largest logit (3.0 ties at indices 1 and 2: the first wins).
+    SamplingOptions greedy;
+    greedy.temperature = 0.0f;
+    const Tensor g = sampling_distribution(Tensor({1, 4}, {1.0f, 3.0f, 3.0f, 0.0f}), greedy);
+    EXPECT_EQ(g.data, (std::vector<float>{0.0f, 1.0f, 0.0f, 0.0f}));
+    SamplingOptions bad;
+    bad.temperature = std::numeric_limits<float>::infinity();
+    EXPECT_THROW(sampling_distribution(logits, bad), Error);
 }

@@ -441,6 +441,13 @@ export interface Attention {
   /** generate()'s options with every default filled in. */
   defaultGenerateOptions(): Required<GenerateOptions>;
   /**
+   * The distribution generate() draws the next token from, in nanoGPT's order: logits / temperature, every logit
+   * below the k-th largest to −∞, softmax; temperature 0 (greedy) puts all the mass on the first largest logit.
+   * logits (V) or (B, V) → probabilities of the same shape, each row summing to 1. Defaults as generate()'s:
+   * temperature 1, topK 0 (every token).
+   */
+  samplingDistribution(logits: TensorLike, options?: { temperature?: number; topK?: number }): Tensor;
+  /**
    * The synthetic corpus, one sentence per line: "The cats, which slept near the dog, purr.", every third in
    * the short form "The cats purr."; each subject does four verbs of its own (cats purr, dogs bark).
    * `sentences` (default 20,000) at most 4,628,197: as many as fit the 256 MiB of a training text at the

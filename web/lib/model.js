@@ -3,7 +3,7 @@
 // checkpoints, the shipped model, and the agreement corpus and probe
 // (notebook 001 §8, nanoGPT). modelApi(M) gives them for one loaded module M.
 import {
-  asTensor, boolean, configJson, fail, idsArg, integers, number, options, plainOptions, refuse, string, wellFormed,
+  asTensor, boolean, configJson, fail, idsArg, integer, integers, number, options, plainOptions, refuse, string, wellFormed,
 } from './arguments.js';
 import { attnError } from './errors.js';
 import { AdoptedHandle, disposeSymbol, Module, registry } from './handles.js';
@@ -309,6 +309,18 @@ export function modelApi(M) {
     inductionRecipe: () => JSON.parse(M.inductionRecipe()),
     /** generate()'s options with their defaults: {maxNewTokens, temperature, topK, seed, useKvCache}. */
     defaultGenerateOptions: () => JSON.parse(M.defaultGenerateOptions()),
+    /**
+     * The distribution generate() draws the next token from: softmax(logits / temperature) after top-k, as
+     * nanoGPT; temperature 0 puts all the mass on the largest logit. logits (V) or (B, V) → the same shape.
+     */
+    samplingDistribution(logits, opts) {
+      const fn = 'samplingDistribution';
+      const { temperature = 1, topK = 0 } = options(opts, ['temperature', 'topK'], fn);
+      const t = asTensor(logits, fn, 'logits');
+      const rows = t.shape.length === 1 ? { data: t.data, shape: [1, t.shape[0]] } : t;
+      const p = M.samplingDistribution(rows, number(temperature, fn, 'temperature'), integer(topK, fn, 'topK'));
+      return t.shape.length === 1 ? { data: p.data, shape: t.shape } : p;
+    },
     /** The synthetic subject–verb agreement corpus, one sentence per line. */
     agreementCorpus: (sentences = 20000, seed = 1337) =>
       M.agreementCorpus(number(sentences, 'agreementCorpus', 'sentences'), number(seed, 'agreementCorpus', 'seed')),

@@ -22,6 +22,11 @@ struct SamplingOptions {
 // non-negative with a positive sum per row. Returns (B).
 std::vector<int64_t> multinomial(const Tensor& probs, Generator& gen = default_generator());
 
+// The distribution sample_next draws from, in nanoGPT's order: logits / temperature, every logit below the
+// k-th largest set to -inf, softmax. Temperature 0 (greedy) puts all the mass on the first largest logit.
+// logits (B, V) -> (B, V), each row summing to 1.
+Tensor sampling_distribution(const Tensor& logits, const SamplingOptions& options);
+
 // logits (B, V) of one position per row -> (B) next tokens.
 std::vector<int64_t> sample_next(const Tensor& logits, const SamplingOptions& options,
                                  Generator& gen = default_generator());

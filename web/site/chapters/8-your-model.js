@@ -8,6 +8,7 @@
 // (your-model/store.js) until the reader removes them; the link keeps
 // everything but the model. This file holds the page's state and wires them.
 import { bars } from '../components/bars.js';
+import { markStale } from '../components/inputs.js';
 import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { page, perFrame, report } from '../components/page.js';
@@ -38,6 +39,7 @@ page(async () => {
   worker.onmessage = ({ data }) => {
     if (data.type === 'progress') return showProgress(data);
     if (data.type === 'token') return ($('#bring-generated').textContent += data.text);
+    if (data.type === 'drawn') return markDrawn(data.id);
     const waiting = pending.get(data.id);
     if (!waiting) return;
     pending.delete(data.id);
@@ -194,6 +196,7 @@ page(async () => {
       const result = await ask({ type: 'analyse', text, headMask: headMask(), thumbnail: THUMBNAIL });
       if (id !== analysed || result.type === 'skipped') return;
       analysis = result;
+      drawSampling();
       $('#text-note').textContent = result.cut > 0
         ? `The model reads ${model.blockSize} tokens at most: the first ${result.cut} of your text are left out.`
         : `${result.pieces.length} tokens.`;
@@ -367,6 +370,37 @@ page(async () => {
   $('#head-view-layer').addEventListener('change', drawHeadView);
 
   // ---- generation -----------------------------------------------------------------------------------------
+
+  // Sampling made visible: the token after the text as the model gives it (outlines) and as the temperature and
+  // top-k leave it (bars, what Generate draws from); Generate marks the token it drew first.
+  let sampled = null; // the figure's {ids, …}
+  const drawSampling = perFrame(async () => {
+    const temperature = settings.read('temperature');
+    const topK = settings.read('top_k', { max: model?.vocabSize });
+    const ok = Boolean(model && analysis) && temperature !== null && topK !== null;
+    markStale([$('[data-figure="your-sampling"]')], !ok);
+    if (!ok) return;
+    const s = await ask({ type: 'sampling', temperature, top_k: topK });
+    sampled = s;
+    bars($('[data-figure="your-sampling"]'), s.after, {
+      title: `The next token, temperature ${temperature}, top-k ${topK === 0 ? 'all' : topK}: the bars are what Generate draws ` +
+        'from; the outlines, the model\'s own probabilities',
+      labels: s.pieces.map((piece) => piece.trim() || '␣'),
+      domain: [0, Math.max(...s.own, ...s.after)],
+      digits: 3,
+      ghost: s.own,
+      ghostLabel: 'temperature 1, every token',
+    });
+    $('[data-figure="your-sampling"]').dataset.temperature = String(temperature);
+  });
+  function markDrawn(id) {
+    const k = sampled?.ids.indexOf(id) ?? -1;
+    for (const bar of document.querySelectorAll('[data-figure="your-sampling"] g.bar.drawn')) bar.classList.remove('drawn');
+    document.querySelector(`[data-figure="your-sampling"] g.bar[data-index="${k}"]`)?.classList.add('drawn');
+    $('#your-sampling-drawn').dataset.drawn = String(id);
+    $('#your-sampling-drawn').textContent = k < 0 ? 'The token drawn is not among the 10 shown.' : `Drawn: “${sampled.pieces[k].trim() || '␣'}”.`;
+  }
+  for (const name of ['temperature', 'top_k']) settings.element(name).addEventListener('input', drawSampling);
 
   $('#bring-generate').addEventListener('click', async () => {
     const text = settings.read('text');

@@ -5,7 +5,7 @@
 // size is seen as a change of size.
 import * as d3 from 'd3';
 
-import { colourScale } from './colour-scales.js';
+import { colourScale, WEIGHTS_DOMAIN } from './colour-scales.js';
 import { exportMenu } from './figure-export.js';
 import { availableWidth, formatNumber, titleTag } from './heatmap.js';
 
@@ -18,7 +18,9 @@ export function bars(container, values, { title, labels, digits = 4, domain, gho
   const [lo, hi] = domain ?? [Math.min(0, d3.min(finite) ?? 0), Math.max(1e-9, d3.max(finite) ?? 1)];
   const x = d3.scaleBand().domain(d3.range(data.length)).range([margin.left, width]).padding(0.15);
   const y = d3.scaleLinear().domain([lo, hi]).range([height - margin.bottom, margin.top]);
-  const { color } = colourScale([lo, hi]); // weights on viridis, anything else diverging around 0 (colour-scales.js)
+  // Values within 0 to 1 are probabilities or weights: viridis on 0 to 1 whatever the axis shows; anything else
+  // diverging around 0 (colour-scales.js).
+  const { color } = colourScale(lo >= 0 && hi <= 1 ? WEIGHTS_DOMAIN : [lo, hi]);
   const root = d3.select(container);
   root.selectAll('*').remove();
   if (title) root.append(titleTag(container)).attr('class', 'heatmap-title').text(title);
@@ -56,6 +58,8 @@ export function bars(container, values, { title, labels, digits = 4, domain, gho
     .attr('y', (d) => top(d.v))
     .attr('height', (d) => size(d.v))
     .attr('fill', (d) => (Number.isFinite(d.v) ? color(d.v) : '#bbb'));
+  const room = Math.max(2, Math.floor((x.step() - 4) / 6.5)); // characters of 11 px text a bar's label may take
+  const fitted = (label) => (label.length <= room ? label : `${label.slice(0, room - 1)}…`);
   bar
     .append('text')
     .attr('class', 'value')
@@ -69,7 +73,10 @@ export function bars(container, values, { title, labels, digits = 4, domain, gho
     .attr('x', (d) => x(d.i) + x.bandwidth() / 2)
     .attr('y', height - margin.bottom + 16)
     .attr('text-anchor', 'middle')
-    .text((d) => labels?.[d.i] ?? String(d.i));
+    .text((d) => fitted(labels?.[d.i] ?? String(d.i)));
+  // A label longer than its bar's room (a word on a phone) is cut, and named in full by its tooltip.
+  bar.select('text.label').filter((d) => fitted(labels?.[d.i] ?? String(d.i)) !== (labels?.[d.i] ?? String(d.i)))
+    .append('title').text((d) => labels[d.i]);
   svg.append('text').attr('class', 'axis-range').attr('x', width).attr('y', height - 4).attr('text-anchor', 'end')
     .text(`axis ${formatNumber(lo, digits > 2 ? 2 : digits)} to ${formatNumber(hi, digits > 2 ? 2 : digits)}`);
   exportMenu(container, svg.node(), { title, rowLabels: [title ?? 'value'], colLabels: data.map((_, i) => labels?.[i] ?? String(i)),

@@ -8,8 +8,10 @@
 //   {type: 'head', text, layer, head, headMask} | {type: 'trace', text, layer, head, i, j, headMask}
 //   {type: 'layer', text, layer, window, headMask}
 //   {type: 'generate', text, temperature, top_k, max_new_tokens} | {type: 'stop'}
+//   {type: 'sampling', temperature, top_k}   the latest analysis's next token, as generate would draw it
 // Messages out: {type: 'progress', loaded, total}, {type: 'loaded', model}, {type: 'analysis', ...},
-//   {type: 'map', ...}, {type: 'trace', ...}, {type: 'token', text}, {type: 'generated'}, {type: 'error', message, of}
+//   {type: 'map', ...}, {type: 'trace', ...}, {type: 'token', text}, {type: 'drawn', id} (generate's first token),
+//   {type: 'generated'}, {type: 'sampling', ids, pieces, own, after}, {type: 'error', message, of}
 import { createAttention } from '../../../lib/index.js';
 import shippedModelUrl from '../../../lib/models/agreement.safetensors?url';
 
@@ -18,6 +20,7 @@ let model = null;
 let tokenizer = null;
 let loading = null; // the AbortController of a load in progress
 let stopGenerating = false;
+let nextLogits = null; // (V) the latest analysis's logits of the token after the text
 
 const NEXT_TOKENS = 10;
 
@@ -28,7 +31,8 @@ function idsOf(text) {
   return { ids: ids.length > n ? ids.slice(ids.length - n) : ids, cut: Math.max(0, ids.length - n) };
 }
 
-const pieceOf = (id) => tokenizer.pieces[id];
+// A model's vocabulary can be larger than its tokenizer's (padded to a round size): those ids have no piece.
+const pieceOf = (id) => tokenizer.pieces[id] ?? `<unused ${id}>`;
 // The loaded model's prefix-matching score per head (NaN for a model of one layer, which cannot compose one).
 let prefixMatching = null;
 const PREFIX_SEQUENCES = 4;
@@ -90,6 +94,7 @@ const handlers = {
     const options = { thumbnailSize: thumbnail, headMask };
     const s = attn.summarizeHeads(model, ids, options);
     const base = headMask ? attn.summarizeHeads(model, ids, { thumbnailSize: 0 }) : null;
+    nextLogits = s.nextLogits;
     return {
       type: 'analysis',
       pieces: ids.map(pieceOf),
@@ -127,6 +132,15 @@ const handlers = {
     const map = attn.headAttention(model, ids, layer, head, { headMask });
     return { type: 'trace', layer, head, i, j, pieces: ids.map(pieceOf), explanation: attn.explainScore(map, i, j) };
   },
+  /** The next token's probabilities, the model's own and as temperature and top-k leave them, for its 10 likeliest. */
+  async sampling({ temperature, top_k }) {
+    const attn = await attnReady;
+    if (!nextLogits) throw new Error('Nothing is analysed yet.');
+    const own = attn.samplingDistribution(nextLogits).data;
+    const after = attn.samplingDistribution(nextLogits, { temperature, topK: top_k }).data;
+    const ids = Array.from(own.keys()).sort((a, b) => own[b] - own[a]).slice(0, NEXT_TOKENS);
+    return { type: 'sampling', ids, pieces: ids.map(pieceOf), own: ids.map((id) => own[id]), after: ids.map((id) => after[id]) };
+  },
   async generate({ text, temperature, top_k, max_new_tokens }) {
     const { ids } = idsOf(text);
     stopGenerating = false;
@@ -134,6 +148,7 @@ const handlers = {
     const generated = [];
     let shown = '';
     for (const [token] of model.stream([prompt], { temperature, topK: top_k, maxNewTokens: max_new_tokens, seed: Date.now() % 2 ** 31 })) {
+      if (generated.length === 0) postMessage({ type: 'drawn', id: token });
       generated.push(token);
       // Decoded as a whole, so that a character split over two tokens shows once it is complete.
       const text = tokenizer.decode(generated).replace(/\uFFFD+$/, '');
