@@ -29,6 +29,11 @@ export type { GPTConfig, GPTLayerTrace, GPTTrace, GenerateOptions, Ids, GPT, Gen
 // Bringing your own model (pretrained.js) has its types in pretrained.d.ts: used here, and exported with the rest.
 import type { BPETokenizer, HeadMap, HeadScores, HeadSummary, RepeatedSequences, LoadedPretrained, LoadPretrainedOptions, ModelFolder } from './pretrained.js';
 export type { BPETokenizer, HeadMap, HeadScores, HeadSummary, RepeatedSequences, LoadedPretrained, LoadPretrainedOptions, ModelFolder } from './pretrained.js';
+// createAttention's options and the threads it got are in options.d.ts, the errors every function throws in errors.d.ts.
+import type { CreateAttentionOptions, Threads, UrlLike } from './options.js';
+import type { AttentionError } from './errors.js';
+export type { CreateAttentionOptions, ModuleSource, Threads, UrlLike } from './options.js';
+export type { AttentionError, AttentionErrorCode } from './errors.js';
 // The same API in a worker (remote.js) has its types in remote.d.ts, derived from these.
 import type { AsyncAttention } from './remote.js';
 export type {
@@ -470,63 +475,6 @@ export interface Attention {
 }
 
 /**
- * A URL, as a string or a URL object (anything with an `href`); in Node also a file path.
- * Relative strings resolve against the page in a browser and the working directory in Node.
- */
-export type UrlLike = string | { readonly href: string };
-
-/** Where createAttention finds the WebAssembly module (give at most one of wasmUrl and wasmBinary), and where it runs. */
-/** Where the WebAssembly module comes from: at most one of these; by default, from beside the package's files. */
-export interface ModuleSource {
-  /**
-   * The single-threaded .wasm file's URL or (in Node) path, for bundlers that do not copy it themselves:
-   * `import wasmUrl from 'attention-step-by-step/wasm'` with esbuild's `--loader:.wasm=file`. One thread.
-   */
-  wasmUrl?: UrlLike;
-  /** The single-threaded .wasm file's bytes. One thread. */
-  wasmBinary?: ArrayBuffer | Uint8Array;
-  /**
-   * The folder (URL, or path in Node) an app serves the package's `web/lib/wasm/` files from, as they are
-   * named there: the single-threaded module and, for threads, the threaded module's three files. For
-   * bundlers that copy none of them (esbuild), a CDN, or a site that serves them under its own paths, like
-   * onnxruntime-web's `env.wasm.wasmPaths`. A relative URL is resolved against the page.
-   */
-  wasmPaths?: UrlLike;
-}
-
-export interface CreateAttentionOptions extends ModuleSource {
-  /**
-   * true: run the module in a Web Worker (a worker_thread in Node) and return {@link AsyncAttention},
-   * whose every call returns a Promise, so that a page's main thread never waits for a computation.
-   */
-  worker?: boolean;
-  /**
-   * With `worker: true`, the worker script's URL, for bundlers that do not bundle it themselves
-   * (Vite and webpack do): bundle `attention-step-by-step/worker` as an entry of its own.
-   */
-  workerUrl?: UrlLike;
-  /**
-   * The threads the module computes on: `'auto'` (the default: the machine's cores, at most 8) or a count
-   * from 1 to 16. Results are bit-identical on any count; only speed changes. More than one thread loads the
-   * package's threaded module, which needs shared memory: always there in Node, and in a browser only in a
-   * cross-origin-isolated page (headers `Cross-Origin-Opener-Policy: same-origin` and
-   * `Cross-Origin-Embedder-Policy: require-corp`), in a worker: a page's main thread may not wait for
-   * other threads, so there it runs behind `worker: true`. Where it cannot, the API runs on one thread
-   * and {@link Attention.threads} says why; a threaded module that fails to start does the same, with a
-   * console warning. `wasmUrl` and `wasmBinary` name the single-threaded module, so they mean one thread;
-   * `wasmPaths` names both.
-   */
-  threads?: 'auto' | number;
-}
-
-/** What `createAttention({ threads })` got: `count` threads (this one and count − 1 workers), and why. */
-export interface Threads {
-  readonly count: number;
-  readonly requested: 'auto' | number;
-  readonly reason: string;
-}
-
-/**
  * Loads the WASM module: by default the .wasm next to this module, read from disk
  * in Node and fetched in a browser. Rejects with an Error naming what is missing
  * on an engine without WebAssembly SIMD or exception handling, and with the
@@ -554,35 +502,3 @@ export function format(t: TensorLike | IntTensor, options?: { precision?: number
 
 /** torch.tensor without loading WASM. */
 export function tensor(data: TensorLike | ArrayLike<number>, shape?: number[]): Tensor;
-
-/**
- * The `code` of every Error this package throws (docs/errors.md): stable across versions, unlike the
- * messages, so an app can branch on it. Codes cross the worker boundary of `{ worker: true }` unchanged.
- * - `ERR_ATTN_INVALID_TYPE` (a `TypeError`): an argument of the wrong JavaScript type.
- * - `ERR_ATTN_INVALID_ARGUMENT`: an argument refused for its value (a shape, a range, NaN, an unknown option).
- * - `ERR_ATTN_INVALID_FILE`: a file's contents refused (not its format, truncated, damaged, beyond a limit).
- * - `ERR_ATTN_LOAD_FAILED`: a file or URL could not be read.
- * - `ERR_ATTN_OUT_OF_MEMORY`: the WebAssembly heap is full.
- * - `ERR_ATTN_DISPOSED`: an object used after `dispose()`, or disposed during one of its calls.
- * - `ERR_ATTN_WORKER`: the worker could not start, or has stopped.
- * - `ERR_ATTN_UNSUPPORTED`: this engine or page cannot do it (no WebAssembly SIMD, a policy refusing WebAssembly).
- * - `ERR_ATTN_INTERNAL`: a bug in the library; please report it.
- *
- * An aborted call rejects with its `AbortSignal`'s reason instead, as `fetch` does: by default a
- * `DOMException` named `'AbortError'`.
- */
-export type AttentionErrorCode =
-  | 'ERR_ATTN_INVALID_TYPE'
-  | 'ERR_ATTN_INVALID_ARGUMENT'
-  | 'ERR_ATTN_INVALID_FILE'
-  | 'ERR_ATTN_LOAD_FAILED'
-  | 'ERR_ATTN_OUT_OF_MEMORY'
-  | 'ERR_ATTN_DISPOSED'
-  | 'ERR_ATTN_WORKER'
-  | 'ERR_ATTN_UNSUPPORTED'
-  | 'ERR_ATTN_INTERNAL';
-
-/** An Error thrown by this package (a `TypeError` for `ERR_ATTN_INVALID_TYPE`). */
-export interface AttentionError extends Error {
-  readonly code: AttentionErrorCode;
-}
