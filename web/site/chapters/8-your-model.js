@@ -9,6 +9,7 @@
 // everything but the model. This file holds the page's state and wires them.
 import { bars } from '../components/bars.js';
 import { markStale } from '../components/inputs.js';
+import { markDrawn, samplingBars } from '../components/sampling-bars.js';
 import { controls } from '../components/controls.js';
 import { kinds, linkState } from '../components/link-state.js';
 import { page, perFrame, report } from '../components/page.js';
@@ -39,7 +40,7 @@ page(async () => {
   worker.onmessage = ({ data }) => {
     if (data.type === 'progress') return showProgress(data);
     if (data.type === 'token') return ($('#bring-generated').textContent += data.text);
-    if (data.type === 'drawn') return markDrawn(data.id);
+    if (data.type === 'drawn') return markDrawn($('[data-figure="your-sampling"]'), $('#your-sampling-drawn'), sampled, data.id, data.piece);
     const waiting = pending.get(data.id);
     if (!waiting) return;
     pending.delete(data.id);
@@ -373,7 +374,7 @@ page(async () => {
 
   // Sampling made visible: the token after the text as the model gives it (outlines) and as the temperature and
   // top-k leave it (bars, what Generate draws from); Generate marks the token it drew first.
-  let sampled = null; // the figure's {ids, …}
+  let sampled = null; // the sampling figure's candidates {ids, pieces, own, after}, likeliest first
   const drawSampling = perFrame(async () => {
     const temperature = settings.read('temperature');
     const topK = settings.read('top_k', { max: model?.vocabSize });
@@ -382,24 +383,8 @@ page(async () => {
     if (!ok) return;
     const s = await ask({ type: 'sampling', temperature, top_k: topK });
     sampled = s;
-    bars($('[data-figure="your-sampling"]'), s.after, {
-      title: `The next token, temperature ${temperature}, top-k ${topK === 0 ? 'all' : topK}: the bars are what Generate draws ` +
-        'from; the outlines, the model\'s own probabilities',
-      labels: s.pieces.map((piece) => piece.trim() || '␣'),
-      domain: [0, Math.max(...s.own, ...s.after)],
-      digits: 3,
-      ghost: s.own,
-      ghostLabel: 'temperature 1, every token',
-    });
-    $('[data-figure="your-sampling"]').dataset.temperature = String(temperature);
+    samplingBars($('[data-figure="your-sampling"]'), s, { temperature, topK });
   });
-  function markDrawn(id) {
-    const k = sampled?.ids.indexOf(id) ?? -1;
-    for (const bar of document.querySelectorAll('[data-figure="your-sampling"] g.bar.drawn')) bar.classList.remove('drawn');
-    document.querySelector(`[data-figure="your-sampling"] g.bar[data-index="${k}"]`)?.classList.add('drawn');
-    $('#your-sampling-drawn').dataset.drawn = String(id);
-    $('#your-sampling-drawn').textContent = k < 0 ? 'The token drawn is not among the 10 shown.' : `Drawn: “${sampled.pieces[k].trim() || '␣'}”.`;
-  }
   for (const name of ['temperature', 'top_k']) settings.element(name).addEventListener('input', drawSampling);
 
   $('#bring-generate').addEventListener('click', async () => {

@@ -3,9 +3,9 @@
 // and, above it, sampling made visible: the next word's probabilities as the
 // model gives them and as the temperature and top-k leave them
 // (attn.samplingDistribution, what generate() draws from), the word drawn marked.
-import { bars } from '../../components/bars.js';
 import { markStale, showProblem } from '../../components/inputs.js';
 import { perFrame, report } from '../../components/page.js';
+import { markDrawn, samplingBars } from '../../components/sampling-bars.js';
 import { unknownWordSentence } from './unknown-word.js';
 
 const SHOWN = 10; // the likeliest next words drawn as bars
@@ -29,7 +29,7 @@ function promptIds(model, tokenizer, prompt) {
 /** settings: controls() of GENERATION. */
 export function generation(state, settings) {
   let stop = false;
-  let shown = []; // the token ids of the sampling figure's bars, likeliest first
+  let shown = null; // the sampling figure's candidates {ids, pieces, own, after}, likeliest first
 
   const drawSampling = perFrame(() => {
     const { model, tokenizer } = state.current();
@@ -45,31 +45,14 @@ export function generation(state, settings) {
     const last = { data: logits.data.subarray((ids.length - 1) * V, ids.length * V), shape: [V] };
     const own = state.attn.samplingDistribution(last).data;
     const after = state.attn.samplingDistribution(last, { temperature, topK }).data;
-    shown = Array.from(own.keys()).sort((a, b) => own[b] - own[a]).slice(0, SHOWN);
-    bars(figure, shown.map((id) => after[id]), {
-      title: `The next token, temperature ${temperature}, top-k ${topK === 0 ? 'all' : topK}: the bars are what Generate ` +
-        'draws from; the outlines, the model\'s own probabilities (temperature 1, every token)',
-      labels: shown.map((id) => tokenizer.pieces[id].trim() || '␣'),
-      domain: [0, Math.max(...shown.map((id) => Math.max(own[id], after[id])))], // the axis reaches the tallest bar
-      digits: 3,
-      ghost: shown.map((id) => own[id]),
-      ghostLabel: 'temperature 1, every token',
-    });
-    figure.dataset.temperature = String(temperature);
+    const top = Array.from(own.keys()).sort((a, b) => own[b] - own[a]).slice(0, SHOWN);
+    shown = { ids: top, pieces: top.map((id) => tokenizer.pieces[id]), own: top.map((id) => own[id]), after: top.map((id) => after[id]) };
+    samplingBars(figure, shown, { temperature, topK });
     $('#sampling-drawn').textContent = '';
   });
   for (const name of ['prompt', 'temperature', 'top_k']) settings.element(name).addEventListener('input', drawSampling);
   state.on('model', drawSampling);
   drawSampling();
-
-  /** The first token Generate drew, marked among the bars (or said to be outside them). */
-  function markDrawn(id, piece) {
-    const k = shown.indexOf(id);
-    for (const bar of document.querySelectorAll('[data-figure="sampling"] g.bar.drawn')) bar.classList.remove('drawn');
-    document.querySelector(`[data-figure="sampling"] g.bar[data-index="${k}"]`)?.classList.add('drawn');
-    $('#sampling-drawn').dataset.drawn = String(id);
-    $('#sampling-drawn').textContent = `Drawn: “${piece.trim() || piece}”${k < 0 ? ` (not among the ${SHOWN} shown)` : ''}.`;
-  }
 
   $('#generate').addEventListener('click', async () => {
     const { model, tokenizer } = state.current();
@@ -88,7 +71,7 @@ export function generation(state, settings) {
       let first = true;
       for (const [id] of model.stream(ids, { maxNewTokens, temperature, topK })) {
         out.textContent += tokenizer.decode([id]);
-        if (first) markDrawn(id, tokenizer.pieces[id]);
+        if (first) markDrawn($('[data-figure="sampling"]'), $('#sampling-drawn'), shown, id, tokenizer.pieces[id]);
         first = false;
         if (stop) break;
         await nextTurn();

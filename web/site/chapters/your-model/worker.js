@@ -10,7 +10,7 @@
 //   {type: 'generate', text, temperature, top_k, max_new_tokens} | {type: 'stop'}
 //   {type: 'sampling', temperature, top_k}   the latest analysis's next token, as generate would draw it
 // Messages out: {type: 'progress', loaded, total}, {type: 'loaded', model}, {type: 'analysis', ...},
-//   {type: 'map', ...}, {type: 'trace', ...}, {type: 'token', text}, {type: 'drawn', id} (generate's first token),
+//   {type: 'map', ...}, {type: 'trace', ...}, {type: 'token', text}, {type: 'drawn', id, piece} (generate's first token),
 //   {type: 'generated'}, {type: 'sampling', ids, pieces, own, after}, {type: 'error', message, of}
 import { createAttention } from '../../../lib/index.js';
 import shippedModelUrl from '../../../lib/models/agreement.safetensors?url';
@@ -148,7 +148,7 @@ const handlers = {
     const generated = [];
     let shown = '';
     for (const [token] of model.stream([prompt], { temperature, topK: top_k, maxNewTokens: max_new_tokens, seed: Date.now() % 2 ** 31 })) {
-      if (generated.length === 0) postMessage({ type: 'drawn', id: token });
+      if (generated.length === 0) postMessage({ type: 'drawn', id: token, piece: pieceOf(token) });
       generated.push(token);
       // Decoded as a whole, so that a character split over two tokens shows once it is complete.
       const text = tokenizer.decode(generated).replace(/\uFFFD+$/, '');
