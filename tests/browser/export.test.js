@@ -9,22 +9,31 @@ import { assertClean, assertDrawnAlikeAlone, comparePngs, dataUrl, download, mea
 
 const site = useSite();
 
-test('chapter 5: the masked scores downloaded as JSON, CSV, SVG and PNG', async () => {
+test('chapter 5: the hero downloaded as JSON, CSV, SVG and PNG: every matrix, the masked scores among them', async () => {
   const { page, context, problems } = await site.load('chapters/5-masking');
-  const figure = '[data-figure="masked-scores"]';
-  const shown = await page.$$eval(`${figure} g.heatmap-row`, (rows) => rows.map((r) => Array.from(r.querySelectorAll('g.cell'), (c) => Number(c.dataset.value))));
+  const figure = '[data-figure="pipeline"]';
+  const stage = `${figure} g.stage[data-id="masked-scores"]`;
+  const shown = await page.$$eval(`${stage} g.cell`, (cells) => {
+    const rows = [];
+    for (const c of cells) (rows[Number(c.dataset.row)] ??= []).push(Number(c.dataset.value));
+    return rows;
+  });
 
   const json = await download(page, figure, 'json');
-  assert.equal(json.name, 'masked-scaled-scores.json');
-  const parsed = JSON.parse(json.bytes.toString('utf8'));
+  assert.match(json.name, /^the-whole-computation-q-k-scaled-scores-mask-softmax.*\.json$/);
+  const matrices = JSON.parse(json.bytes.toString('utf8'));
+  assert.deepEqual(matrices.map((m) => m.title.split(':')[0]), ['Q', 'K', 'Ω / √d_k', 'M', 'Ω + M', 'A', 'V', 'Z']);
+  const parsed = matrices[4];
   assert.deepEqual(parsed.rows, ['Your', 'journey', 'starts', 'with', 'one', 'step']);
   assert.deepEqual(parsed.columns, parsed.rows);
   assert.deepEqual(parsed.values.map((r) => r.map(Number)), shown); // "-Infinity" for masked scores
   assert.equal(parsed.values[0][1], '-Infinity');
 
-  const csv = (await download(page, figure, 'csv')).bytes.toString('utf8').trim().split('\r\n').map((l) => l.split(','));
-  assert.deepEqual(csv[0], ['', 'Your', 'journey', 'starts', 'with', 'one', 'step']);
-  assert.deepEqual(csv.slice(1).map((r) => r.slice(1).map(Number)), shown);
+  // CSV: the matrices one after another, each under its title.
+  const csv = (await download(page, figure, 'csv')).bytes.toString('utf8').split('\r\n');
+  const at = csv.findIndex((l) => l.startsWith('Ω + M:'));
+  assert.deepEqual(csv[at + 1].split(','), ['', 'Your', 'journey', 'starts', 'with', 'one', 'step']);
+  assert.deepEqual(csv.slice(at + 2, at + 8).map((l) => l.split(',').slice(1).map(Number)), shown);
 
   // The SVG on its own page draws what the figure draws.
   const svg = await download(page, figure, 'svg');
@@ -111,7 +120,7 @@ test('chapter 1: the diagram\'s download menu stays open when it makes the page 
 test('a figure has one menu, out of sight until the figure is pointed at or focused; its link opens the page at that figure', async () => {
   const { page, context, problems } = await site.load('chapters/3-trainable-weights');
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.server.origin });
-  const figure = '[data-figure="trainable-context"]';
+  const figure = '[data-figure="W_value"]';
   const menu = `${figure} > details.figure-export`;
   assert.equal(await page.locator(menu).count(), 1);
   const opacity = () => page.$eval(menu, (d) => getComputedStyle(d).opacity);
@@ -125,7 +134,7 @@ test('a figure has one menu, out of sight until the figure is pointed at or focu
   await page.click(`${menu} > summary`);
   await page.click(`${menu} button[data-format="link"]`);
   const link = await page.evaluate(() => navigator.clipboard.readText());
-  assert.match(link, /chapters\/3-trainable-weights\.html(\?[^#]*)?#figure-trainable-context$/);
+  assert.match(link, /chapters\/3-trainable-weights\.html(\?[^#]*)?#figure-w-value$/);
   // Opened, the page draws its figures and then goes to this one.
   await page.goto('about:blank');
   await page.goto(link);

@@ -5,19 +5,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { assertClean, drawn, useSite } from './harness.js';
+import { assertClean, drawn, hero, useSite } from './harness.js';
 
 const site = useSite();
 
-/** For each row of a weights map, the column of its largest weight. */
-const strongestKeys = (page, figure) => page.$$eval(`${figure} g.heatmap-row`, (rows) => rows.map((r) => {
-  const values = [...r.querySelectorAll('g.cell')].map((c) => Number(c.dataset.value));
-  return values.indexOf(Math.max(...values));
-}));
+/** For each row of the hero's weights A, the column of its largest weight. */
+const strongestKeys = (page) => page.$$eval(`${hero('weights')} g.cell`, (cells) => {
+  const rows = [];
+  for (const c of cells) (rows[Number(c.dataset.row)] ??= []).push(Number(c.dataset.value));
+  return rows.map((values) => values.indexOf(Math.max(...values)));
+});
 
 test('chapter 3 opens on weights where at least three different keys are some query\'s strongest; seeded, one key wins every row', async () => {
   const { page, context, problems } = await site.load('chapters/3-trainable-weights');
-  const fitted = await strongestKeys(page, '[data-figure="trainable-weights"]');
+  const fitted = await strongestKeys(page);
   assert.ok(new Set(fitted).size >= 3, `strongest keys: ${fitted}`);
   // The phrases the chapter names: Your → journey, with and one → step, step → one.
   assert.equal(fitted[0], 1);
@@ -25,13 +26,13 @@ test('chapter 3 opens on weights where at least three different keys are some qu
   assert.match(await page.textContent('#weights-origin'), /fitted, by gradient descent/);
   await page.selectOption('#weights', 'seeded');
   await page.waitForFunction(() => /the same key/.test(document.querySelector('#projection-readout').textContent));
-  assert.equal(new Set(await strongestKeys(page, '[data-figure="trainable-weights"]')).size, 1);
+  assert.equal(new Set(await strongestKeys(page)).size, 1);
   // Every d_out has its fitted pair, and the seed still draws W_value.
   await page.selectOption('#weights', 'fitted');
   await page.fill('#d-out', '8');
   await page.waitForFunction(() => document.querySelectorAll('[data-figure="W_query"] g.heatmap-row[data-row="0"] g.cell').length === 8);
   await drawn(page);
-  assert.ok(new Set(await strongestKeys(page, '[data-figure="trainable-weights"]')).size >= 3);
+  assert.ok(new Set(await strongestKeys(page)).size >= 3);
   const values = () => page.$$eval('[data-figure="W_value"] g.cell', (c) => c.map((e) => e.dataset.value).join());
   const before = await values();
   await page.fill('#seed', '7');
@@ -42,10 +43,16 @@ test('chapter 3 opens on weights where at least three different keys are some qu
 
 test('chapter 6 opens on four heads with four jobs: no two share their strongest key for every query, on any sentence', async () => {
   const { page, context, problems } = await site.load('chapters/6-multi-head');
+  // Each head in turn, chosen in the grid and drawn in full in the hero.
   const heads = async () => {
     await drawn(page);
-    const count = await page.locator('[data-figure="grid"] figure').count();
-    return Promise.all(Array.from({ length: count }, (_, h) => strongestKeys(page, `[data-figure="grid"] figure[data-head="${h}"]`)));
+    const found = [];
+    for (let h = 0; h < await page.locator('[data-figure="grid"] g.thumb').count(); h++) {
+      await page.click(`[data-figure="grid"] g.thumb[data-head="${h}"]`);
+      await page.waitForFunction(([sel, name]) => document.querySelector(sel)?.textContent === name, [`${hero('weights')} .stage-name`, `A (head ${h + 1})`]);
+      found.push(await strongestKeys(page));
+    }
+    return found;
   };
   const distinct = (all) => all.every((a, g) => all.every((b, h) => g === h || a.some((k, i) => k !== b[i])));
   const jobs = (T) => [
@@ -65,7 +72,7 @@ test('chapter 6 opens on four heads with four jobs: no two share their strongest
   // Another sentence and seed (the token embeddings change; the jobs do not).
   await page.fill('#sentence', 'a dog and a fox ran over the hill to see the sun go down');
   await page.fill('#seed', '42');
-  await page.waitForFunction(() => document.querySelectorAll('[data-figure="grid"] figure[data-head="0"] g.heatmap-row').length === 15);
+  await page.waitForFunction((sel) => document.querySelectorAll(`${sel} g.cell`).length === 15 * 15, hero('weights'));
   const other = await heads();
   assert.ok(distinct(other), JSON.stringify(other));
   assert.ok(agreement(other, jobs(15)) >= 0.9, JSON.stringify(other));

@@ -188,6 +188,11 @@ export async function load(browser, server, path, viewport, options) {
  * Waits until the page has drawn what the latest edit asked for: a redraw may take several frames
  * (components/page.js, perFrame), and <body> has data-drawing until the last.
  */
+/** A matrix of a chapter's hero (components/pipeline.js), by the id the chapter gives it: hero('weights'). */
+export const hero = (id) => `[data-figure="pipeline"] g.stage[data-id="${id}"]`;
+/** One cell of a hero's matrix. */
+export const heroCell = (id, row, col) => `${hero(id)} g.cell[data-row="${row}"][data-col="${col}"]`;
+
 export const drawn = (page) => page.waitForSelector('body:not([data-drawing])', { state: 'attached' });
 
 /** Resolves once the page has painted two more frames: what was changed before is drawn. */
@@ -284,6 +289,10 @@ export async function download(page, figure, format) {
  * `page` draws: at most 0.2 % of the pixels differ (antialiasing at edges).
  */
 export async function assertDrawnAlikeAlone(page, selector, svgText) {
+  // the figure as drawn, not as pointed at: the download menu's last click left the pointer over it (a hero then
+  // lights the cells under it), and a fading cell must not be caught half-way
+  await page.mouse.move(0, 0);
+  await page.emulateMedia({ reducedMotion: 'reduce' });
   // the figure without a border around it (the page's frame, not the figure's)
   const original = await page.locator(selector).screenshot({ style: `${selector} { border-width: 0 !important; }` });
   const box = await page.locator(selector).boundingBox();

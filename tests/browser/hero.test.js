@@ -29,9 +29,9 @@ test('chapter 3: one weight lights its query row, key row, value row, the score 
   const scoreRow = ['1,0', '1,1', '1,2', '1,3', '1,4', '1,5'];
   assert.deepEqual(await lit(page), [['1,0', '1,1'], ['2,0', '2,1'], scoreRow, scoreRow, ['1,2'], ['2,0', '2,1'], ['1,0', '1,1']]);
   assert.equal(await page.$$eval(`${HERO} svg.linking`, (s) => s.length), 1, 'the other cells fade');
-  // The read-out is exact and agrees with the chapter's own maps of the same numbers.
-  const weight = Number(await page.getAttribute('[data-figure="trainable-weights"] g.cell[data-row="1"][data-col="2"]', 'data-value'));
-  const score = Number(await page.getAttribute('[data-figure="attn-scores"] g.cell[data-row="1"][data-col="2"]', 'data-value'));
+  // The read-out is exact: the cells' own numbers, to four digits.
+  const weight = Number(await page.getAttribute(`${stage(4)} g.cell[data-row="1"][data-col="2"]`, 'data-value'));
+  const score = Number(await page.getAttribute(`${stage(2)} g.cell[data-row="1"][data-col="2"]`, 'data-value'));
   const readout = await page.textContent(`${HERO} .pipeline-readout`);
   assert.ok(readout.startsWith(`A[journey, starts] = ${weight.toFixed(4)}`), readout);
   assert.ok(readout.includes(`Ω ${score.toFixed(4)} → Ω / √d_k ${(score / Math.SQRT2).toFixed(4)} → A ${weight.toFixed(4)}`), readout);
@@ -101,10 +101,11 @@ test('chapter 5: masked scores read as masked, get a weight of exactly 0, and th
   const { page, context, problems } = await site.load('chapters/5-masking');
   const names = await page.$$eval(`${HERO} .stage-name`, (t) => t.map((e) => e.textContent));
   assert.deepEqual(names, ['Q', 'K', 'Ω / √d_k', 'M', 'Ω + M', 'A', 'V', 'Z']);
-  // Causal: "Your" (row 0) sees itself alone.
+  // Causal: "Your" (row 0) sees itself alone; its masked scores read as the fill the softmax receives.
   const row0 = await page.$$eval(`${stage(4)} g.cell[data-row="0"] text`, (t) => t.map((e) => e.textContent));
   assert.match(row0[0], /^\d\.\d\d$/);
-  assert.deepEqual(row0.slice(1), Array(5).fill('masked'));
+  assert.deepEqual(row0.slice(1), Array(5).fill('−∞'));
+  assert.deepEqual(await page.$$eval(`${stage(4)} g.cell[data-row="0"]`, (c) => c.map((e) => e.classList.contains('masked'))), [false, true, true, true, true, true]);
   assert.deepEqual(await page.$$eval(`${stage(5)} g.cell[data-row="0"]`, (c) => c.map((e) => Number(e.dataset.value))), [1, 0, 0, 0, 0, 0]);
   // Pointing at a masked weight lights the key's value row, and the read-out says it is masked upstream.
   await page.hover(`${stage(5)} g.cell[data-row="0"][data-col="3"]`);

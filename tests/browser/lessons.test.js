@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { createAttention } from '../../web/lib/index.js';
-import { artifactPath, assertClean, drawn, focusForKeys, measured, ready, settled, useSite } from './harness.js';
+import { artifactPath, assertClean, drawn, focusForKeys, hero, heroCell, measured, ready, settled, useSite } from './harness.js';
 
 const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', '7-language-model', '8-your-model',
   '9-induction-heads'];
@@ -67,10 +67,14 @@ describe('2. descriptions follow the model that is shown', () => {
 });
 
 describe('3. every attention map says which axis is which', () => {
-  for (const [chapter, maps] of [['2-self-attention', ['scores', 'weights']], ['3-trainable-weights', ['attn-scores', 'scaled-scores', 'trainable-weights']],
-    ['5-masking', ['mask', 'masked-scores', 'weights-before', 'weights-after']], ['6-multi-head', ['grid']]]) {
+  // [chapter, the hero's token × token matrices, the chapter's own maps]
+  for (const [chapter, hero, maps] of [['2-self-attention', 'Ω, A', []], ['3-trainable-weights', 'Ω, Ω / √d_k, A', []],
+    ['5-masking', 'Ω / √d_k, M, Ω + M, A', ['weights-before']], ['6-multi-head', 'A (head 1)', []]]) {
     test(`chapter ${chapter}`, async () => {
       const { page, context, problems } = await load(`chapters/${chapter}`);
+      const rowsSum = hero.includes('A') ? '; each row of A sums to 1' : '';
+      assert.equal(await page.textContent('[data-figure="pipeline"] .pipeline-axes'),
+        `In ${hero}: rows are queries (the token attending), columns are keys (the token attended to)${rowsSum}.`);
       for (const figure of maps) {
         const axes = await page.$$eval(`[data-figure="${figure}"] svg.heatmap`, (svgs) => svgs.map((s) => ({
           rows: s.querySelector('.row-axis')?.textContent, cols: s.querySelector('.col-axis')?.textContent,
@@ -80,7 +84,7 @@ describe('3. every attention map says which axis is which', () => {
         for (const a of axes) {
           assert.equal(a.rows, QUERY_AXIS, `${figure}: ${a.title}`);
           assert.equal(a.cols, KEY_AXIS, `${figure}: ${a.title}`);
-          if (/[Ww]eights|Head/.test(a.title)) assert.equal(a.note, 'each row sums to 1', `${figure}: ${a.title}`);
+          assert.equal(a.note, 'each row sums to 1', `${figure}: ${a.title}`);
         }
       }
       await context.close();
@@ -162,7 +166,7 @@ test('6. chapter 3: labelled points, named axes, values apart, a labelled 3-D vi
   assert.equal(keys.length, 6);
   const best = keys.findIndex((k) => k.best);
   assert.equal(best, keys.map((k) => k.score).indexOf(Math.max(...keys.map((k) => k.score))));
-  const row = await page.$$eval('[data-figure="attn-scores"] g.heatmap-row[data-row="1"] g.cell', (c) => c.map((e) => Number(e.dataset.value)));
+  const row = await page.$$eval(`${hero('scores')} g.cell[data-row="1"]`, (c) => c.map((e) => Number(e.dataset.value)));
   keys.forEach((k, j) => assert.ok(Math.abs(k.score - row[j]) < 1e-6));
   // The fitted weights (the default): different queries look for different keys. The notebooks' seeded ones: all
   // look for the longest key.
@@ -278,26 +282,27 @@ test('8. phones: the chapter navigation is one line that stays at the top, and o
 });
 
 describe('9. the keyboard', () => {
-  test('the mask grid is one tab stop: arrows move, Enter toggles and keeps focus; a skip link comes first', async () => {
+  test('the mask is one tab stop: arrows move, Enter toggles and keeps focus; a skip link comes first', async () => {
     const { page, context, problems } = await load('chapters/5-masking');
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Skip to the content');
     await page.keyboard.press('Enter');
     assert.equal(await page.evaluate(() => document.activeElement.tagName), 'MAIN');
-    assert.equal(await page.locator('[data-figure="mask"] g.cell[tabindex="0"]').count(), 1);
-    assert.equal(await page.locator('[data-figure="mask"] g.cell[tabindex="-1"]').count(), 35);
-    await focusForKeys(page, '[data-figure="mask"] g.cell[tabindex="0"]');
+    assert.equal(await page.locator(`${hero('mask')} g.cell[tabindex="0"]`).count(), 1);
+    assert.equal(await page.locator(`${hero('mask')} g.cell[tabindex="-1"]`).count(), 35);
+    await focusForKeys(page, `${hero('mask')} g.cell[tabindex="0"]`);
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowRight');
     const at = () => page.evaluate(() => [document.activeElement.dataset.row, document.activeElement.dataset.col, document.activeElement.getAttribute('aria-pressed')]);
     assert.deepEqual(await at(), ['2', '1', 'false']);
+    assert.match(await page.getAttribute(`${hero('mask')} g.cell[data-row="2"][data-col="1"]`, 'aria-label'), /^M, query starts, key journey: 0 \(attends\)$/);
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => document.querySelector('[data-figure="weights-after"] g.heatmap-row[data-row="2"] g.cell[data-col="1"]').dataset.value === '0');
+    await page.waitForFunction((sel) => document.querySelector(sel).dataset.value === '0', heroCell('weights', 2, 1));
     assert.deepEqual(await at(), ['2', '1', 'true'], 'focus stays on the toggled cell');
-    assert.equal(await page.locator('[data-figure="mask"] g.cell[tabindex="0"]').count(), 1);
+    assert.equal(await page.locator(`${hero('mask')} g.cell[tabindex="0"]`).count(), 1);
     await page.keyboard.press(' ');
-    await page.waitForFunction(() => document.querySelector('[data-figure="weights-after"] g.heatmap-row[data-row="2"] g.cell[data-col="1"]').dataset.value !== '0');
+    await page.waitForFunction((sel) => document.querySelector(sel).dataset.value !== '0', heroCell('weights', 2, 1));
     assert.deepEqual(await at(), ['2', '1', 'false']);
     await context.close();
     assertClean(problems);
@@ -393,23 +398,30 @@ describe('the lesser points', () => {
 
   test('chapter 6 shows Q cut into heads and the heads joined back, column for column', async () => {
     const { page, context, problems } = await load('chapters/6-multi-head');
-    const map = (figure) => page.$eval(`[data-figure="${figure}"] svg.heatmap`, (svg) => ({
-      columns: [...svg.querySelectorAll('.col-label, .column-label, text.col')].map((t) => t.textContent),
-      rules: svg.querySelectorAll('.group-rule').length,
-      rows: svg.querySelectorAll('g.heatmap-row').length,
-      cells: svg.querySelectorAll('g.cell').length,
+    const matrix = (id) => page.$eval(hero(id), (g) => ({
+      rules: g.querySelectorAll('.group-rule').length,
+      rows: new Set([...g.querySelectorAll('g.cell')].map((c) => c.dataset.row)).size,
+      cells: g.querySelectorAll('g.cell').length,
+      title: g.querySelector('.stage-title').textContent,
     }));
-    const q = await map('split-queries');
-    const concat = await map('concat');
+    const q = await matrix('queries');
+    const concat = await matrix('concat');
     // 4 heads of d_k = 3 over d_model 12: three rules between the heads' column blocks, in both matrices.
     assert.equal(q.rules, 3);
     assert.equal(concat.rules, 3);
     assert.equal(q.cells, q.rows * 12);
     assert.equal(concat.cells, q.cells);
-    assert.match(await page.textContent('[data-figure="split-queries"]'), /cut into 4 heads of d_k = 3 columns/);
+    assert.equal(q.title, 'X W_q, cut into 4 heads of d_k = 3');
+    // A weight of head 2 lights head 2's columns of Q and K only.
+    await page.click('[data-figure="grid"] g.thumb[data-head="1"]');
+    await page.waitForFunction((sel) => document.querySelector(sel).textContent === 'A (head 2)', `${hero('weights')} .stage-name`);
+    await page.hover(heroCell('weights', 3, 1));
+    const litColumns = (id) => page.$$eval(`${hero(id)} g.cell.lit`, (c) => [...new Set(c.map((e) => Number(e.dataset.col)))].sort((a, b) => a - b));
+    assert.deepEqual(await litColumns('queries'), [3, 4, 5]);
+    assert.deepEqual(await litColumns('keys'), [3, 4, 5]);
     await page.selectOption('#weights', 'seeded');
     await page.selectOption('#num-heads', '6');
-    await page.waitForFunction(() => document.querySelectorAll('[data-figure="split-queries"] .group-rule').length === 5);
+    await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .group-rule`).length === 5, hero('queries'));
     await context.close();
     assertClean(problems);
   });
@@ -418,7 +430,7 @@ describe('the lesser points', () => {
     const five = await load('chapters/5-masking');
     assert.equal(await five.page.isChecked('#causal'), true);
     const before = await five.page.$$eval('[data-figure="weights-before"] g.cell', (c) => c.map((e) => e.dataset.value));
-    const afterMask = await five.page.$$eval('[data-figure="weights-after"] g.cell', (c) => c.map((e) => e.dataset.value));
+    const afterMask = await five.page.$$eval(`${hero('weights')} g.cell`, (c) => c.map((e) => e.dataset.value));
     assert.notDeepEqual(before, afterMask);
     await five.context.close();
     const three = await load('chapters/3-trainable-weights');
@@ -434,8 +446,7 @@ describe('the lesser points', () => {
       ["W_q (the notebook's W_query)", "W_k (the notebook's W_key)", "W_v (the notebook's W_value)"]);
     await three.context.close();
     const two = await load('chapters/2-self-attention');
-    assert.deepEqual(await two.page.$$eval('[data-figure="weights"] .heatmap-title, [data-figure="context"] .heatmap-title', (t) => t.map((e) => e.textContent)),
-      ['Attention weights A = softmax(Ω)', 'Context vectors Z = A X']);
+    assert.deepEqual(await two.page.$$eval('[data-figure="pipeline"] .stage-name', (t) => t.map((e) => e.textContent)), ['X', 'Ω', 'A', 'Z']);
     await two.context.close();
     for (const p of [five, three, two]) assertClean(p.problems);
   });

@@ -7,15 +7,15 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { artifactPath, assertClean, comparePngs, dataUrl, focusForKeys, measured, openPage, ready, twoFrames, useSite } from './harness.js';
+import { artifactPath, assertClean, comparePngs, dataUrl, focusForKeys, hero, heroCell, measured, openPage, ready, twoFrames, useSite } from './harness.js';
 
 const site = useSite();
 const VIEWPORT = { width: 1280, height: 900 };
 
 const cellValue = (page, figure, i, j) =>
   page.$eval(`[data-figure="${figure}"] g.heatmap-row[data-row="${i}"] g.cell[data-col="${j}"]`, (e) => Number(e.dataset.value));
-const mapValues = (page, figure) =>
-  page.$$eval(`[data-figure="${figure}"] g.cell`, (cells) => cells.map((c) => Number(c.dataset.value)));
+/** The numbers of a map, or of a matrix of the hero (selector: hero('weights')). */
+const mapValues = (page, selector) => page.$$eval(`${selector} g.cell`, (cells) => cells.map((c) => Number(c.dataset.value)));
 
 /**
  * The page's address once its latest edit is recorded: edits are written a moment after they happen, and
@@ -27,9 +27,19 @@ async function settledUrl(page) {
 }
 
 
-/** Screenshots of every figure and traced-number panel of the page, with nothing focused or hovered. */
+/**
+ * Screenshots of every figure and traced-number panel of the page, with nothing focused, hovered or pinned (a
+ * hero's pinned cell is how the reader looks, not what the view is: Escape lets it go).
+ */
 async function figures(page) {
+  await page.emulateMedia({ reducedMotion: 'reduce' }); // the hero's cells fade back in at once, not over 250 ms
   await page.mouse.move(0, 0);
+  for (const pinned of await page.$$('[data-figure="pipeline"] g.cell.pinned')) {
+    await pinned.focus();
+    await page.keyboard.press('Escape');
+  }
+  // A figure taller than the window is shot in parts, scrolled: the sticky navigation would cover one of them.
+  await page.$eval('nav.chapters', (nav) => (nav.style.visibility = 'hidden'));
   await page.evaluate(() => document.activeElement?.blur());
   await twoFrames(page);
   const shots = {};
@@ -97,7 +107,7 @@ test('chapters 1-4: a copied link opens the same figures in a new browser', asyn
   ({ link } = await copiedLinkRestores('chapters/3-trainable-weights', async (page) => {
     await page.fill('#seed', '5');
     await page.fill('[data-editor="inputs"] input[data-row="4"][data-col="2"]', '-0.3');
-    await page.click('[data-figure="trainable-weights"] g.heatmap-row[data-row="2"] g.cell[data-col="4"]');
+    await page.click(heroCell('weights', 2, 4));
     await page.fill('#d-out', '3');
     await focusForKeys(page, '[data-figure="space"] svg.scatter3d');
     for (const key of ['ArrowLeft', 'ArrowLeft', 'ArrowUp']) await page.keyboard.press(key);
@@ -115,9 +125,9 @@ test('chapters 5 and 6: clicked mask cells, traced numbers and the head view tra
     await page.click('#causal');
     await page.selectOption('#fill', '-1e9');
     await page.locator('#length').fill('4');
-    await page.click('[data-figure="mask"] g.heatmap-row[data-row="0"] g.cell[data-col="1"]');
-    await page.click('[data-figure="mask"] g.heatmap-row[data-row="3"] g.cell[data-col="2"]');
-    await page.click('[data-figure="weights-after"] g.heatmap-row[data-row="2"] g.cell[data-col="1"]');
+    await page.click(heroCell('mask', 0, 1));
+    await page.click(heroCell('mask', 3, 2));
+    await page.click(heroCell('weights', 2, 1));
     await page.waitForSelector('[data-score-panel][data-score]');
   });
   assert.match(link, /\?v=1&causal=0&fill=-1e9&keys=4&masked=1\.2,4\.3&trace=3\.2$/);
@@ -127,10 +137,11 @@ test('chapters 5 and 6: clicked mask cells, traced numbers and the head view tra
     await page.selectOption('#num-heads', '6');
     await page.click('#causal');
     await page.fill('#seed', '3');
-    await page.click('[data-figure="grid"] figure[data-head="1"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]');
+    await page.click('[data-figure="grid"] g.thumb[data-head="1"]');
+    await page.click(heroCell('weights', 3, 1));
     await page.click('.head-picker button[data-head="2"]');
   }));
-  assert.match(link, /\?v=1&weights=seeded&sentence=the\+dog\+chased\+the\+cat&num_heads=6&causal=1&seed=3&trace=2\.4\.2&head_view=1,3$/);
+  assert.match(link, /\?v=1&weights=seeded&sentence=the\+dog\+chased\+the\+cat&num_heads=6&causal=1&seed=3&trace=2\.4\.2&hero_head=2&head_view=1,3$/);
 });
 
 // CI once saw 26 pixels differ at the corners around chapter 5's traced cell:
@@ -141,9 +152,9 @@ test('a figure repainted in part (one cell) screenshots like the same figure dra
   const whole = await openPage(site.browser, site.server.origin, VIEWPORT);
   await whole.page.goto(link);
   await ready(whole.page);
-  const map = whole.page.locator('[data-figure="weights-after"]');
+  const map = whole.page.locator('[data-figure="pipeline"] .pipeline-picture');
   const drawnWhole = await map.screenshot();
-  const traced = '[data-figure="weights-after"] g.cell.clicked rect';
+  const traced = `${hero('weights')} g.cell.clicked rect`;
   await whole.page.$eval(traced, (rect) => rect.setAttribute('stroke-opacity', '0.5'));
   await twoFrames(whole.page);
   await whole.page.$eval(traced, (rect) => rect.removeAttribute('stroke-opacity'));
@@ -218,10 +229,10 @@ test('chapter 3: the 3-D views turn together, by dragging and by keys, keep thei
 
 test('back and forward step through the reader\'s edits, one step per edit', async () => {
   const { page, context, problems } = await site.load('chapters/3-trainable-weights');
-  const states = [{ url: page.url(), weights: await mapValues(page, 'trainable-weights') }];
+  const states = [{ url: page.url(), weights: await mapValues(page, hero('weights')) }];
   const edit = async (action) => {
     await action();
-    states.push({ url: await settledUrl(page), weights: await mapValues(page, 'trainable-weights') });
+    states.push({ url: await settledUrl(page), weights: await mapValues(page, hero('weights')) });
   };
   // typed key by key, "4" recorded before "2" is typed: still one step
   await edit(async () => {
@@ -231,13 +242,13 @@ test('back and forward step through the reader\'s edits, one step per edit', asy
     await page.locator('#seed').press('2');
   });
   await edit(() => page.fill('#d-out', '4'));
-  await edit(() => page.click('[data-figure="trainable-weights"] g.heatmap-row[data-row="0"] g.cell[data-col="5"]'));
+  await edit(() => page.click(heroCell('weights', 0, 5)));
   assert.deepEqual(states.map((s) => new URL(s.url).search), ['', '?v=1&seed=42', '?v=1&seed=42&d_out=4', '?v=1&seed=42&d_out=4&trace=1.6']);
   for (const k of [2, 1, 0]) {
     await page.goBack();
-    await page.waitForFunction((w) => document.querySelector('[data-figure="trainable-weights"] g.cell').dataset.value === String(w), states[k].weights[0]);
+    await page.waitForFunction(([sel, w]) => document.querySelector(sel).dataset.value === String(w), [heroCell('weights', 0, 0), states[k].weights[0]]);
     await page.waitForFunction(() => !document.querySelector('[data-score-panel]').dataset.score);
-    assert.deepEqual(await mapValues(page, 'trainable-weights'), states[k].weights, `back to step ${k}`);
+    assert.deepEqual(await mapValues(page, hero('weights')), states[k].weights, `back to step ${k}`);
     assert.equal(page.url(), states[k].url);
   }
   assert.equal(await page.inputValue('#seed'), '123');
@@ -245,8 +256,8 @@ test('back and forward step through the reader\'s edits, one step per edit', asy
   for (const k of [1, 2, 3]) {
     await page.goForward();
     await page.waitForFunction((url) => location.href === url, states[k].url);
-    await page.waitForFunction((w) => document.querySelector('[data-figure="trainable-weights"] g.cell').dataset.value === String(w), states[k].weights[0]);
-    assert.deepEqual(await mapValues(page, 'trainable-weights'), states[k].weights, `forward to step ${k}`);
+    await page.waitForFunction(([sel, w]) => document.querySelector(sel).dataset.value === String(w), [heroCell('weights', 0, 0), states[k].weights[0]]);
+    assert.deepEqual(await mapValues(page, hero('weights')), states[k].weights, `forward to step ${k}`);
   }
   await page.waitForSelector('[data-score-panel][data-key="5"]');
   assert.equal(await page.inputValue('#d-out'), '4');
@@ -286,7 +297,7 @@ test('a malformed or hostile link: the defaults, a note saying what was refused,
     for (const pattern of expected) assert.match(note, pattern, `${path}${query}`);
     assert.equal(await page.$$eval('main img, main script', (e) => e.length), 0, 'no markup from the link');
     // The page shows its defaults for what it refused, and its address no longer holds the refused parts.
-    const figure = { '3-trainable-weights': 'trainable-weights', '5-masking': 'weights-after', '6-multi-head': 'grid' }[path.split('/').pop()];
+    const figure = ['3-trainable-weights', '5-masking', '6-multi-head'].includes(path.split('/').pop()) ? hero('weights') : null;
     if (figure) {
       const shown = await mapValues(page, figure);
       if (!query.includes('heads=2')) {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { ready, useSite } from './harness.js';
+import { hero, ready, useSite } from './harness.js';
 
 const site = useSite();
 
@@ -30,7 +30,7 @@ test('a first visit keeps only what it loads; a page once opened works offline; 
   await context.setOffline(true);
   await page.reload();
   await ready(page);
-  assert.equal(await page.locator('[data-figure="weights"] g.cell').count(), 36);
+  assert.equal(await page.locator(`${hero('weights')} g.cell`).count(), 36);
   assert.equal(await page.evaluate(() => window.crossOriginIsolated), true);
   // Asked on the index, with its size said first, the service worker keeps every chapter.
   await context.setOffline(false);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { artifactPath, assertClean, openPage, ready, useSite } from './harness.js';
+import { artifactPath, assertClean, hero, heroCell, openPage, ready, useSite } from './harness.js';
 import { torchStdout } from '../fixtures/torch-cache.js';
 
 const site = useSite();
@@ -20,10 +20,19 @@ function printed(stdout) {
   return tensors;
 }
 
-/** The numbers a figure draws: a heatmap's cells row by row, or a bar chart's bars ("grid:h": chapter 6's head h). */
-function figureValues(page, figure) {
-  const selector = figure.startsWith('grid:') ? `[data-figure="grid"] figure[data-head="${figure.slice(5)}"]` : `[data-figure="${figure}"]`;
-  return page.$$eval(`${selector} g.heatmap-row g.cell, ${selector} g.bar`, (els) => els.map((e) => Number(e.dataset.value)));
+/**
+ * The numbers a figure draws, row by row: a heatmap's cells, a bar chart's bars, a matrix of the hero ("hero:id"),
+ * or chapter 6's hero's weights once head h is chosen in the grid ("head:h").
+ */
+async function figureValues(page, figure) {
+  if (figure.startsWith('head:')) {
+    const h = Number(figure.slice(5));
+    await page.click(`[data-figure="grid"] g.thumb[data-head="${h}"]`);
+    await page.waitForFunction(([sel, name]) => document.querySelector(sel)?.textContent === name, [`${hero('weights')} .stage-name`, `A (head ${h + 1})`]);
+    return figureValues(page, 'hero:weights');
+  }
+  const selector = figure.startsWith('hero:') ? hero(figure.slice(5)) : `[data-figure="${figure}"]`;
+  return page.$$eval(`${selector} g.cell, ${selector} g.bar`, (els) => els.map((e) => Number(e.dataset.value)));
 }
 
 /** Runs the page's script with PyTorch and compares every printed tensor with its figure (1e-4, as printed). */
@@ -106,7 +115,7 @@ test('chapter 4: another factor and d_k', () => onChapter('chapters/4-scaling', 
 test('chapter 5: causal, padding and a clicked cell with -1e9; every key masked with -inf', () => onChapter('chapters/5-masking', async (page) => {
   await setRange(page, '#length', 4);
   await page.selectOption('#fill', '-1e9');
-  await page.click('[data-figure="mask"] g.heatmap-row[data-row="5"] g.cell >> nth=1');
+  await page.click(heroCell('mask', 5, 1));
   await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('mask[5, 1] = 0'));
   const code = await checkScript(page, 'chapter 5');
   assert.match(code, /mask = torch\.tril\(mask\)/);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { artifactPath, assertClean, drawn, useSite } from './harness.js';
+import { artifactPath, assertClean, drawn, hero, useSite } from './harness.js';
 
 const DESKTOP = { width: 1280, height: 900 };
 const site = useSite();
@@ -33,14 +33,14 @@ describe('errors appear beside their cause, and figures that no longer match are
     assert.equal(await alertBeside(page, '#d-out'), 'd_out must be from 1 to 8; got “9”.');
     assert.equal(await page.getAttribute('#d-out', 'aria-invalid'), 'true');
     const stale = await staleness(page);
-    assert.ok(stale.length >= 10 && stale.every((f) => f.stale && f.hidden && f.inert), JSON.stringify(stale));
+    assert.ok(stale.length >= 7 && stale.every((f) => f.stale && f.hidden && f.inert), JSON.stringify(stale));
     assert.ok(stale.every((f) => f.note === 'Out of date: fix the input above to redraw.'));
     await page.screenshot({ path: artifactPath('lesson-stale-chapter-3.png'), fullPage: false });
     await page.fill('#d-out', '3');
-    await page.waitForSelector('[data-figure="queries"]:not(.stale)');
+    await page.waitForSelector('[data-figure="pipeline"]:not(.stale)');
     assert.ok((await staleness(page)).every((f) => !f.stale && !f.hidden && !f.inert && f.note === null));
     assert.equal(await page.locator('.field:has(#d-out) [role="alert"]').isVisible(), false);
-    assert.deepEqual(await page.$$eval('[data-figure="queries"] g.heatmap-row[data-row="0"] g.cell', (c) => c.length), 3);
+    assert.deepEqual(await page.$$eval(`${hero('queries')} g.cell[data-row="0"]`, (c) => c.length), 3);
     await context.close();
     assertClean(problems);
   });
@@ -63,7 +63,7 @@ describe('errors appear beside their cause, and figures that no longer match are
     assert.equal(await alertBeside(page, 'input[data-row="2"][data-col="1"]'), 'starts, x2 must be a number; the field is empty.');
     assert.ok((await staleness(page)).every((f) => f.stale));
     await page.fill('[data-editor="inputs"] input[data-row="2"][data-col="1"]', '0.85');
-    await page.waitForSelector('[data-figure="weights"]:not(.stale)');
+    await page.waitForSelector('[data-figure="pipeline"]:not(.stale)');
     await context.close();
     assertClean(problems);
   });
@@ -90,13 +90,13 @@ describe('errors appear beside their cause, and figures that no longer match are
     const { page, context, problems } = await load('chapters/6-multi-head');
     await page.fill('#sentence', '   ');
     assert.equal(await alertBeside(page, '#sentence'), 'Type a sentence: at least one word.');
-    assert.ok((await staleness(page, '[data-figure="grid"], [data-figure="head-view"]')).every((f) => f.stale && f.hidden));
+    assert.ok((await staleness(page, '[data-figure="pipeline"], [data-figure="grid"], [data-figure="head-view"]')).every((f) => f.stale && f.hidden));
     const words = Array.from({ length: 20 }, (_, i) => `w${i + 1}`).join(' ');
     await page.fill('#sentence', words);
     await page.waitForSelector('[data-figure="grid"]:not(.stale)');
     await drawn(page);
     assert.equal(await page.textContent('#sentence-note'), 'The sentence has 20 words; the model reads at most 16, so it was cut after “w16”.');
-    assert.equal(await page.locator('[data-figure="grid"] figure[data-head="0"] g.heatmap-row').count(), 16);
+    assert.equal(await page.locator(`${hero('weights')} g.cell[data-col="0"]`).count(), 16);
     await context.close();
     assertClean(problems);
   });

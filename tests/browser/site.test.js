@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
 import {
-  artifactPath, assertClean, assertDrawnAlikeAlone, DIST, download, drawn, focusForKeys, ISOLATION_HEADERS, load as loadFrom, measured, openPage, ready,
-  serve, SUB_PATH, useSite,
+  artifactPath, assertClean, assertDrawnAlikeAlone, DIST, download, drawn, focusForKeys, hero, heroCell, ISOLATION_HEADERS, load as loadFrom, measured,
+  openPage, ready, serve, SUB_PATH, useSite,
 } from './harness.js';
 import { assertAccessible } from './accessibility.js';
 
@@ -35,10 +35,10 @@ const JOURNEY_WEIGHTS = printedRow('nb000.attn_weights', 1); // notebook 000 §3
 const site = useSite();
 const load = (path, viewport, options) => site.load(path, viewport, options);
 
-const rowValues = (page, figure, row) =>
-  page.$$eval(`[data-figure="${figure}"] g.heatmap-row[data-row="${row}"] g.cell`, (els) => els.map((e) => e.querySelector('text')?.textContent ?? e.dataset.value));
-const rowData = (page, figure, row) =>
-  page.$$eval(`[data-figure="${figure}"] g.heatmap-row[data-row="${row}"] g.cell`, (els) => els.map((e) => Number(e.dataset.value)));
+/** A row of a matrix of the chapter's hero, its exact numbers. */
+const heroRow = (page, id, row) => page.$$eval(`${hero(id)} g.cell[data-row="${row}"]`, (els) => els.map((e) => Number(e.dataset.value)));
+/** The same, to the four decimals PyTorch prints. */
+const printedHeroRow = async (page, id, row) => (await heroRow(page, id, row)).map((v) => v.toFixed(4));
 
 describe('every page', () => {
   for (const path of PAGES) {
@@ -163,9 +163,9 @@ test('chapter 1: the reader\'s scores set the attention lines', async () => {
 
 test('chapter 2 shows notebook 000 and recomputes on edits', async () => {
   const { page, context, problems } = await load('chapters/2-self-attention');
-  assert.deepEqual(await rowValues(page, 'weights', 1), JOURNEY_WEIGHTS);
+  assert.deepEqual(await printedHeroRow(page, 'weights', 1), JOURNEY_WEIGHTS);
   assert.deepEqual(await page.$$eval('[data-figure="softmax"] g.bar text.value', (t) => t.map((e) => e.textContent)), JOURNEY_WEIGHTS);
-  assert.deepEqual(await rowValues(page, 'context', 1), printedRow('nb000.all_context_vector', 1));
+  assert.deepEqual(await printedHeroRow(page, 'context', 1), printedRow('nb000.all_context_vector', 1));
   // the naive softmax overflows where the stable one does not
   await page.fill('#factor', '100');
   await page.waitForFunction(() => document.querySelector('[data-figure="naive-softmax"] text.value')?.textContent === 'NaN');
@@ -177,7 +177,7 @@ test('chapter 2 shows notebook 000 and recomputes on edits', async () => {
   const exps = scaled.map((s) => Math.exp(s - top));
   stable.forEach((w, j) => assert.ok(Math.abs(w - exps[j] / exps.reduce((a, b) => a + b, 0)) < 1e-3, `weight ${j}: ${w}`));
   await page.fill('[data-editor="inputs"] input[data-row="1"][data-col="0"]', '0.9');
-  await page.waitForFunction((w) => document.querySelector('[data-figure="weights"] g.heatmap-row[data-row="1"] g.cell text').textContent !== w, JOURNEY_WEIGHTS[0]);
+  await page.waitForFunction(([sel, w]) => Number(document.querySelector(sel).dataset.value).toFixed(4) !== w, [heroCell('weights', 1, 0), JOURNEY_WEIGHTS[0]]);
   await context.close();
   assertClean(problems);
 });
@@ -186,8 +186,8 @@ test('chapter 3 with seeded weights shows the seed-123 numbers and redraws for a
   const { page, context, problems } = await load('chapters/3-trainable-weights');
   await page.selectOption('#weights', 'seeded');
   await page.waitForFunction((w) => document.querySelector('[data-figure="W_query"] g.cell text').textContent === w, printedRow('nb000.seed123.W_query', 0)[0]);
-  assert.deepEqual(await rowValues(page, 'queries', 1), printedRow('nb000.seed123.query_2', 0)); // notebook 000 §4.3
-  assert.deepEqual(await rowValues(page, 'trainable-weights', 1), printedRow('nb002.seed123.attn_weights', 1));
+  assert.deepEqual(await printedHeroRow(page, 'queries', 1), printedRow('nb000.seed123.query_2', 0)); // notebook 000 §4.3
+  assert.deepEqual(await printedHeroRow(page, 'weights', 1), printedRow('nb002.seed123.attn_weights', 1));
   assert.equal(await page.locator('[data-figure="space"] svg.scatter circle').count(), 12); // queries and keys
   assert.equal(await page.locator('[data-figure="value-space"] svg.scatter circle').count(), 6);
   await page.fill('#d-out', '3');
@@ -218,32 +218,35 @@ test('chapter 4: larger scores make the softmax a step function', async () => {
 test('chapter 5: the causal mask zeroes the upper triangle; a clicked cell renormalises its row', async () => {
   const { page, context, problems } = await load('chapters/5-masking');
   await page.check('#causal');
-  await page.waitForFunction(() => document.querySelector('[data-figure="weights-after"] g.heatmap-row[data-row="0"] g.cell[data-col="1"]').dataset.value === '0');
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.value === '0', heroCell('weights', 0, 1));
   for (let i = 0; i < 6; i++) {
-    const row = await rowData(page, 'weights-after', i);
+    const row = await heroRow(page, 'weights', i);
     row.forEach((w, j) => j > i && assert.equal(w, 0, `row ${i} col ${j}`));
     assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5);
   }
-  const before = await rowData(page, 'weights-after', 3);
-  await page.click('[data-figure="mask"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]');
-  await page.waitForFunction(() => document.querySelector('[data-figure="weights-after"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]').dataset.value === '0');
-  const after = await rowData(page, 'weights-after', 3);
+  const before = await heroRow(page, 'weights', 3);
+  await page.click(heroCell('mask', 3, 1));
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.value === '0', heroCell('weights', 3, 1));
+  assert.equal(await page.getAttribute(heroCell('mask', 3, 1), 'aria-pressed'), 'true');
+  const after = await heroRow(page, 'weights', 3);
   const kept = before[0] + before[2] + before[3];
   for (const j of [0, 2, 3]) assert.ok(Math.abs(after[j] - before[j] / kept) < 1e-5, `col ${j}: ${after[j]} vs ${before[j] / kept}`);
   // the keyboard does the same: focus a cell and press Enter
-  await focusForKeys(page, '[data-figure="mask"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]');
+  await focusForKeys(page, heroCell('mask', 3, 1));
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => document.querySelector('[data-figure="weights-after"] g.heatmap-row[data-row="3"] g.cell[data-col="1"]').dataset.value !== '0');
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.value !== '0', heroCell('weights', 3, 1));
+  assert.deepEqual(await page.evaluate(() => [document.activeElement.closest('g.stage')?.dataset.id, document.activeElement.dataset.row,
+    document.activeElement.dataset.col]), ['mask', '3', '1'], 'the keyboard stays on the cell it toggled');
   await context.close();
   assertClean(problems);
 });
 
 test('chapter 6: the number of heads changes the grid and the head view', async () => {
   const { page, context, problems } = await load('chapters/6-multi-head');
-  assert.equal(await page.locator('[data-figure="grid"] figure').count(), 4);
+  assert.equal(await page.locator('[data-figure="grid"] g.thumb').count(), 4);
   await page.selectOption('#weights', 'seeded');
   await page.selectOption('#num-heads', '2');
-  await page.waitForFunction(() => document.querySelectorAll('[data-figure="grid"] figure').length === 2);
+  await page.waitForFunction(() => document.querySelectorAll('[data-figure="grid"] g.thumb').length === 2);
   await drawn(page); // the head view is drawn a few frames after the grid
   assert.equal(await page.locator('.head-picker button').count(), 2);
   const lines = await page.locator('svg.head-view line').count();

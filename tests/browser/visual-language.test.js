@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { artifactPath, assertClean, measured, settled, useSite } from './harness.js';
+import { artifactPath, assertClean, hero, heroCell, measured, settled, useSite } from './harness.js';
 
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -14,8 +14,9 @@ const load = (path, viewport = DESKTOP, options) => site.load(path, viewport, op
 test('4. the −1e9 mask view: compact labels that fit, a colour scale of the unmasked scores, hatched masked cells', async () => {
   const { page, context, problems } = await load('chapters/5-masking');
   await page.selectOption('#fill', '-1e9');
-  await page.waitForFunction(() => document.querySelector('[data-figure="masked-scores"] g.cell.masked text')?.textContent === '−1e9');
-  const cells = await page.$$eval('[data-figure="masked-scores"] g.cell', (els) => els.map((g) => ({
+  const stage = hero('masked-scores');
+  await page.waitForFunction((sel) => document.querySelector(`${sel} g.cell.masked text`)?.textContent === '−1e9', stage);
+  const cells = await page.$$eval(`${stage} g.cell`, (els) => els.map((g) => ({
     masked: g.classList.contains('masked'), value: Number(g.dataset.value), text: g.querySelector('text').textContent,
     textWidth: g.querySelector('text').getBBox().width, cellWidth: Number(g.querySelector('rect').getAttribute('width')),
     fill: g.querySelector('rect').getAttribute('fill'),
@@ -26,27 +27,28 @@ test('4. the −1e9 mask view: compact labels that fit, a colour scale of the un
     assert.equal(c.text, '−1e9');
     assert.equal(c.value, -1e9);
     assert.ok(c.textWidth < c.cellWidth - 4, `label ${c.textWidth}px in a ${c.cellWidth}px cell`);
-    assert.match(c.fill, /^url\(#hatch-/);
+    assert.match(c.fill, /^url\(#pipeline-hatch-/);
   }
   const unmasked = cells.filter((c) => !c.masked).map((c) => c.value);
-  const legend = await page.$$eval('[data-figure="masked-scores"] .legend text', (t) => t.map((e) => e.textContent));
+  const legend = await page.$$eval(`${stage} .legend text`, (t) => t.map((e) => e.textContent));
   // Scores are signed: a scale centred on 0 that reaches the largest unmasked score either way (colour-scales.js).
   const reach = Math.max(...unmasked.map(Math.abs));
   assert.deepEqual(legend, [(-reach).toFixed(2), reach.toFixed(2), '0', 'masked (−1e9)']);
   // Every unmasked cell takes its own colour from the scale: the lowest and the highest differ.
   const fills = new Set(cells.filter((c) => !c.masked).map((c) => c.fill));
   assert.ok(fills.size > 10, `${fills.size} colours for ${unmasked.length} unmasked scores`);
-  await page.locator('[data-figure="masked-scores"]').screenshot({ path: artifactPath('lesson-mask-1e9.png') });
+  await page.locator('[data-figure="pipeline"]').screenshot({ path: artifactPath('lesson-mask-1e9.png') });
   await context.close();
   assertClean(problems);
 });
 
 test('weights share the 0-1 colour scale; ω/Σω shares the softmax axis; chapter 1 shows its context vector and keeps lines off its labels', async () => {
-  for (const [chapter, figures] of [['2-self-attention', ['weights']], ['3-trainable-weights', ['trainable-weights']],
-    ['5-masking', ['weights-before', 'weights-after']], ['6-multi-head', ['grid']]]) {
+  for (const [chapter, figures] of [['2-self-attention', [hero('weights')]], ['3-trainable-weights', [hero('weights')]],
+    ['5-masking', ['[data-figure="weights-before"]', hero('weights')]], ['6-multi-head', [hero('weights')]]]) {
     const { page, context } = await load(`chapters/${chapter}`);
     for (const figure of figures) {
-      const legends = await page.$$eval(`[data-figure="${figure}"] .legend`, (l) => l.map((g) => [...g.querySelectorAll('text')].map((t) => Number(t.textContent))));
+      const legends = await page.$$eval(`${figure} .legend`, (l) => l.map((g) => [...g.querySelectorAll('text')].map((t) => Number(t.textContent))));
+      assert.ok(legends.length > 0, `${chapter} ${figure}`);
       for (const legend of legends) assert.deepEqual(legend.slice(0, 2), [0, 1], `${chapter} ${figure}`);
     }
     if (chapter === '2-self-attention') {
@@ -88,15 +90,15 @@ test('weights share the 0-1 colour scale; ω/Σω shares the softmax axis; chapt
 test('chapter 3: the scores and the scaled scores share one colour scale, so that √d_k shows as fading', async () => {
   const { page, context, problems } = await load('chapters/3-trainable-weights');
   await page.fill('#d-out', '8');
-  await page.waitForFunction(() => document.querySelector('[data-figure="scaled-scores"] .heatmap-title')?.textContent.endsWith('d_k = 8'));
-  const maps = await page.$$eval('[data-figure="attn-scores"] svg.heatmap, [data-figure="scaled-scores"] svg.heatmap', (svgs) => svgs.map((svg) => ({
-    domain: svg.dataset.domain.split(',').map(Number),
-    cells: [...svg.querySelectorAll('g.cell')].map((c) => ({ v: Number(c.dataset.value), fill: c.querySelector('rect').getAttribute('fill') })),
-  })));
-  assert.deepEqual(maps[0].domain, maps[1].domain);
+  await page.waitForFunction((sel) => document.querySelector(sel)?.textContent === '÷ √8', `${hero('scaled-scores')} .stage-title`);
+  const maps = await Promise.all(['scores', 'scaled-scores'].map((id) => page.$eval(hero(id), (g) => ({
+    legend: [...g.querySelectorAll('.legend text')].map((t) => t.textContent),
+    cells: [...g.querySelectorAll('g.cell')].map((c) => ({ v: Number(c.dataset.value), fill: c.querySelector('rect').getAttribute('fill') })),
+  }))));
+  assert.deepEqual(maps[0].legend, maps[1].legend);
   // Signed scores: centred on 0, reaching the largest score of either map either way.
   const reach = Math.max(...[...maps[0].cells, ...maps[1].cells].map((c) => Math.abs(c.v)));
-  assert.deepEqual(maps[0].domain, [-reach, reach]);
+  assert.deepEqual(maps[0].legend, [(-reach).toFixed(2), reach.toFixed(2), '0']);
   // The scaled map's largest cell is not the scale's top colour, as it was when each map had its own scale.
   const top = maps[0].cells.reduce((a, b) => (b.v > a.v ? b : a));
   const scaledTop = maps[1].cells.reduce((a, b) => (b.v > a.v ? b : a));
@@ -107,13 +109,12 @@ test('chapter 3: the scores and the scaled scores share one colour scale, so tha
 
 test('chapter 5 draws the mask as the formula adds it: 0 to attend, −∞ hatched, a two-swatch key', async () => {
   const { page, context, problems } = await load('chapters/5-masking');
-  const cells = await page.$$eval('[data-figure="mask"] g.cell', (c) => c.map((e) => [e.classList.contains('masked'), e.querySelector('text').textContent]));
+  const cells = await page.$$eval(`${hero('mask')} g.cell`, (c) => c.map((e) => [e.classList.contains('masked'), e.querySelector('text').textContent, Number(e.dataset.value)]));
   assert.equal(cells.length, 36);
-  for (const [masked, text] of cells) assert.equal(text, masked ? '−∞' : '0');
+  for (const [masked, text, value] of cells) assert.deepEqual([text, value], masked ? ['−∞', -Infinity] : ['0', 0]);
   assert.equal(cells.filter(([masked]) => masked).length, 15); // the causal mask's upper triangle
-  assert.deepEqual(await page.$$eval('[data-figure="mask"] .legend text', (t) => t.map((e) => e.textContent)), ['attend (0)', 'masked (−∞)']);
-  // The hero's M is the same: −∞ in its masked cells.
-  assert.equal(await page.textContent('[data-figure="pipeline"] g.stage[data-stage="3"] g.cell[data-row="0"][data-col="1"] text'), '−∞');
+  assert.deepEqual(await page.$$eval(`${hero('mask')} .legend text`, (t) => t.map((e) => e.textContent)), ['attend (0)', 'masked (−∞)']);
+  assert.match(await page.getAttribute(heroCell('mask', 0, 1), 'aria-label'), /: −∞ \(masked\)$/);
   await context.close();
   assertClean(problems);
 });

@@ -2,7 +2,7 @@
 // (§2-§3, docs/notebooks.md), every figure from attn.* on the reader's inputs.
 import { bars } from '../components/bars.js';
 import { sharedDomain } from '../components/colour-scales.js';
-import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
+import { WEIGHTS_DOMAIN } from '../components/heatmap.js';
 import { markStale } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
 import { chapter } from '../components/chapter.js';
@@ -54,10 +54,10 @@ chapter(async (attn) => {
       const t = attn.simpleSelfAttention(inputs);
       const vectors = sharedDomain(inputs, t.context); // Z mixes X's rows: one scale for both (colour-scales.js)
       hero.update([
-        { name: 'X', title: 'the embeddings', kind: 'x', tensor: inputs, rowLabels: TOKENS, colLabels: dims(3, 'x'), domain: vectors },
-        { name: 'Ω', title: 'X Xᵀ', kind: 'score', tensor: t.scores, rowLabels: TOKENS, colLabels: TOKENS, op: 'X Xᵀ' },
-        { name: 'A', title: 'softmax by row', kind: 'score', tensor: t.weights, rowLabels: TOKENS, colLabels: TOKENS, domain: WEIGHTS_DOMAIN, op: 'softmax' },
-        { name: 'Z', title: 'A X', kind: 'z', tensor: t.context, rowLabels: TOKENS, colLabels: dims(3, 'z'), op: 'A X', domain: vectors },
+        { id: 'inputs', name: 'X', title: 'the embeddings', kind: 'x', tensor: inputs, rowLabels: TOKENS, colLabels: dims(3, 'x'), domain: vectors },
+        { id: 'scores', name: 'Ω', title: 'X Xᵀ', kind: 'score', tensor: t.scores, rowLabels: TOKENS, colLabels: TOKENS, op: 'X Xᵀ' },
+        { id: 'weights', name: 'A', title: 'softmax by row', kind: 'score', tensor: t.weights, rowLabels: TOKENS, colLabels: TOKENS, domain: WEIGHTS_DOMAIN, op: 'softmax' },
+        { id: 'context', name: 'Z', title: 'A X', kind: 'z', tensor: t.context, rowLabels: TOKENS, colLabels: dims(3, 'z'), op: 'A X', domain: vectors },
       ]);
       const q = Number(query.value);
       const scores = attn.attentionScoresForQuery(inputs, q);
@@ -75,10 +75,6 @@ chapter(async (attn) => {
           bars(fig('softmax'), attn.softmax(scaled).data, { title: 'softmax (stable)', labels: TOKENS, domain });
         }
         document.querySelector('#overflow-note').textContent = k === null ? '' : overflowNote(scores.data.map((s) => s * k));
-        const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
-        heatmap(fig('scores'), t.scores, { title: 'Scores Ω = X Xᵀ', ...tokens });
-        heatmap(fig('weights'), t.weights, { title: 'Attention weights A = softmax(Ω)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
-        heatmap(fig('context'), t.context, { title: 'Context vectors Z = A X', rowLabels: TOKENS, colLabels: dims(3, 'z'), domain: vectors, note: 'on the scale of the embeddings it mixes' });
       }];
     } catch (error) {
       report(error);

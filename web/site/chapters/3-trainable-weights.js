@@ -3,7 +3,7 @@
 // seed 123 gives the notebooks' numbers. The reader changes the weights, the
 // seed, d_out and the inputs.
 import { sharedDomain } from '../components/colour-scales.js';
-import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
+import { heatmap, WEIGHTS_DOMAIN } from '../components/heatmap.js';
 import { markStale } from '../components/inputs.js';
 import { matrixEditor } from '../components/matrix-editor.js';
 import { chapter } from '../components/chapter.js';
@@ -34,20 +34,21 @@ const STEPS = {
 };
 
 /**
- * The hero's stages: SelfAttentionV1's trace (t) as the pipeline draws it; the two score maps share `scores`, and
- * Q, K, V and Z share `vectors` (Z mixes V's rows, so on V's scale its narrow range reads as the blend it is).
+ * The hero's stages: SelfAttentionV1's trace (t) as the pipeline draws it, the chapter's one drawing of each
+ * matrix; the two score maps share `scores`, and Q, K, V and Z share `vectors` (Z mixes V's rows, so on V's
+ * scale its narrow range reads as the blend it is). A cell of Ω, Ω / √d_k or A is traced below (`traceable`).
  */
-function heroStages(t, dOut, outLabels, scores, vectors) {
+function heroStages(t, dOut, outLabels, scores, vectors, traceable) {
   const tokens = { rowLabels: TOKENS, colLabels: TOKENS };
   const dimsOf = { rowLabels: TOKENS, colLabels: outLabels, domain: vectors };
   return [
-    { name: 'Q', title: 'X W_q', kind: 'q', tensor: t.queries, ...dimsOf },
-    { name: 'K', title: 'X W_k', kind: 'k', tensor: t.keys, ...dimsOf, op: '' },
-    { name: 'Ω', title: 'Q Kᵀ', kind: 'score', tensor: t.scores, ...tokens, domain: scores, op: 'Q Kᵀ' },
-    { name: 'Ω / √d_k', title: `÷ √${dOut}`, kind: 'score', tensor: t.scaledScores, ...tokens, domain: scores, op: `÷ √${dOut}` },
-    { name: 'A', title: 'softmax by row', kind: 'score', tensor: t.weights, ...tokens, domain: WEIGHTS_DOMAIN, op: 'softmax' },
-    { name: 'V', title: 'X W_v', kind: 'v', tensor: t.values, ...dimsOf, op: '' },
-    { name: 'Z', title: 'A V', kind: 'z', tensor: t.context, ...dimsOf, op: 'A V' },
+    { id: 'queries', name: 'Q', title: 'X W_q', kind: 'q', tensor: t.queries, ...dimsOf },
+    { id: 'keys', name: 'K', title: 'X W_k', kind: 'k', tensor: t.keys, ...dimsOf, op: '' },
+    { id: 'scores', name: 'Ω', title: 'Q Kᵀ', kind: 'score', tensor: t.scores, ...tokens, domain: scores, op: 'Q Kᵀ', ...traceable },
+    { id: 'scaled-scores', name: 'Ω / √d_k', title: `÷ √${dOut}`, kind: 'score', tensor: t.scaledScores, ...tokens, domain: scores, op: `÷ √${dOut}`, ...traceable },
+    { id: 'weights', name: 'A', title: 'softmax by row', kind: 'score', tensor: t.weights, ...tokens, domain: WEIGHTS_DOMAIN, op: 'softmax', ...traceable },
+    { id: 'values', name: 'V', title: 'X W_v', kind: 'v', tensor: t.values, ...dimsOf, op: '' },
+    { id: 'context', name: 'Z', title: 'A V', kind: 'z', tensor: t.context, ...dimsOf, op: 'A V' },
   ];
 }
 
@@ -60,7 +61,7 @@ chapter(async (attn) => {
   let inputs = attn.tensor(NOTEBOOK_INPUTS); // null while a cell of the editor is not a number
   const figures = [...document.querySelectorAll('[data-figure]')];
   const pytorch = pytorchPanel($('[data-pytorch]'));
-  const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a cell of the scores or weights (or move to one with the arrow keys and press Enter) to trace that one number from q and k to the output.' });
+  const panel = scorePanel($('[data-score-panel]'), { level: 2, hint: 'Click a cell of Ω, Ω / √d_k or A above (or move to one with the arrow keys and press Enter) to trace that one number from q and k to the output.' });
   let traced = null; // [query, key] of the traced cell, kept across redraws
   const trace = (i, j) => {
     traced = [i, j];
@@ -71,7 +72,7 @@ chapter(async (attn) => {
     title: 'The whole computation: Q, K → scores → ÷ √d_k → softmax → A, then A V',
     describe: (stage) => STEPS[stage.name] ?? '',
   });
-  const traceable = { onCellClick: trace, cellPressed: (i, j) => traced?.[0] === i && traced?.[1] === j, cellAction: 'traces one below the maps' };
+  const traceable = { onCellClick: trace, cellPressed: (i, j) => traced?.[0] === i && traced?.[1] === j, cellAction: 'traces it below the figure' };
 
   const draw = perFrame(() => {
     const seed = settings.read('seed');
@@ -92,32 +93,23 @@ chapter(async (attn) => {
       const weightsDomain = sharedDomain(W.query, W.key, W.value);
       const weightsOf = (name, notebook) => ({ title: `${name} (the notebook's ${notebook})`, rowLabels: inLabels, colLabels: outLabels,
         domain: weightsDomain, note: 'one colour scale for the three' });
-      const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
       // One colour scale for the scores and the scaled scores, so that dividing by √d_k is seen as the colours
       // drawing together (each map on its own scale looked the same; chapter 4 is about that difference).
       const both = [...t.scores.data, ...t.scaledScores.data].filter(Number.isFinite);
-      const shared = { domain: [Math.min(...both), Math.max(...both)], note: 'one colour scale for both score maps' };
+      const scores = [Math.min(...both), Math.max(...both)];
       // One scale for each kind of matrix shown side by side: the three weight matrices; the vectors Q, K, V, Z.
-      const vectors = { domain: sharedDomain(t.queries, t.keys, t.values, t.context), note: 'one colour scale for Q, K, V and Z' };
+      const vectors = sharedDomain(t.queries, t.keys, t.values, t.context);
       // The hero first (it is the chapter's first figure), the rest in the frames that follow, so that no frame
       // blocks the page for long (page.js, perFrame).
-      hero.update(heroStages(t, dOut, outLabels, shared.domain, vectors.domain));
+      hero.update(heroStages(t, dOut, outLabels, scores, vectors, traceable));
+      if (traced) panel.show(attn.explainScore(t, ...traced), { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS });
+      else panel.clear();
       report(null);
       return [() => {
         heatmap(fig('W_query'), W.query, weightsOf('W_q', 'W_query'));
         heatmap(fig('W_key'), W.key, weightsOf('W_k', 'W_key'));
         heatmap(fig('W_value'), W.value, weightsOf('W_v', 'W_value'));
-        heatmap(fig('queries'), t.queries, { title: 'Queries Q = X W_q', rowLabels: TOKENS, colLabels: outLabels, ...vectors });
-        heatmap(fig('keys'), t.keys, { title: 'Keys K = X W_k', rowLabels: TOKENS, colLabels: outLabels, ...vectors });
-        heatmap(fig('values'), t.values, { title: 'Values V = X W_v', rowLabels: TOKENS, colLabels: outLabels, ...vectors });
-      }, () => drawSpaces(t, dOut, outLabels), () => drawProjections(t, dOut, outLabels), () => {
-        heatmap(fig('attn-scores'), t.scores, { title: 'Scores Q Kᵀ', ...tokens, ...shared, ...traceable });
-        heatmap(fig('scaled-scores'), t.scaledScores, { title: `Scaled scores Q Kᵀ / √d_k, d_k = ${dOut}`, ...tokens, ...shared, ...traceable });
-        heatmap(fig('trainable-weights'), t.weights, { title: 'Attention weights A = softmax(Q Kᵀ / √d_k)', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
-        if (traced) panel.show(attn.explainScore(t, ...traced), { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS });
-        else panel.clear();
-        heatmap(fig('trainable-context'), t.context, { title: 'Context vectors Z = A V', rowLabels: TOKENS, colLabels: outLabels, ...vectors });
-      }];
+      }, () => drawSpaces(t, dOut, outLabels), () => drawProjections(t, dOut, outLabels)];
     } catch (error) {
       report(error);
     } finally {

@@ -18,7 +18,7 @@ const STEPS = {
   Q: 'The queries of chapter 3 (seed 123, d_out = 2).',
   K: 'And the keys.',
   'Ω / √d_k': 'The scaled scores, before any mask.',
-  M: 'The mask: the causal triangle, the padding and the cells you clicked, as 1 (attend) and 0 (masked).',
+  M: 'The mask: the causal triangle, the padding and the cells you clicked, as 0 (attend) and −∞ (masked). Click a cell of it to mask it.',
   'Ω + M': 'Masked scores become −∞ (or −1e9): the softmax gives them a weight of exactly 0.',
   A: 'Each row renormalised over the keys it may still see.',
   V: 'The values.',
@@ -37,9 +37,8 @@ chapter(async (attn) => {
   const clicked = new Uint8Array(T * T); // 1 = masked by the reader
   /** The cells the reader masked, as [query, key] pairs. */
   const clickedCells = () => [...clicked.keys()].filter((k) => clicked[k]).map((k) => [Math.floor(k / T), k % T]);
-  const tokens = { rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES };
   const pytorch = pytorchPanel($('[data-pytorch]'));
-  const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a cell of the masked scores or of the weights with the mask (or move to one with the arrow keys and press Enter) to trace that one number.' });
+  const panel = scorePanel($('[data-score-panel]'), { level: 2, hint: 'Click a cell of Ω + M or of A above (or move to one with the arrow keys and press Enter) to trace that one number.' });
   let traced = null; // [query, key]
   const hero = pipeline(fig('pipeline'), {
     title: 'The whole computation: Q, K → scaled scores → + mask → softmax → A, then A V',
@@ -51,7 +50,15 @@ chapter(async (attn) => {
       draw();
     },
     cellPressed: (i, j) => traced?.[0] === i && traced?.[1] === j,
-    cellAction: 'traces one below the maps',
+    cellAction: 'traces it below the figure',
+  };
+  const toggles = {
+    onCellClick: (i, j) => {
+      clicked[i * T + j] ^= 1;
+      draw();
+    },
+    cellPressed: (i, j) => clicked[i * T + j] === 1,
+    cellAction: 'masks it or unmasks it',
   };
 
   const draw = perFrame(() => {
@@ -75,43 +82,30 @@ chapter(async (attn) => {
       // The hero first (it is the chapter's first figure), the rest in the frames that follow, so that no frame
       // blocks the page for long (page.js, perFrame).
       const vectors = sharedDomain(queries, keys, values, after.output); // one scale for Q, K, V and Z (colour-scales.js)
+      const fill = fillValue === -Infinity ? '−∞' : '−1e9';
       hero.update([
-        { name: 'Q', title: 'X W_q', kind: 'q', tensor: queries, rowLabels: TOKENS, colLabels: dims, domain: vectors },
-        { name: 'K', title: 'X W_k', kind: 'k', tensor: keys, rowLabels: TOKENS, colLabels: dims, domain: vectors },
-        { name: 'Ω / √d_k', title: 'Q Kᵀ ÷ √2', kind: 'score', tensor: after.scaledScores, ...shown, op: 'Q Kᵀ ÷ √2' },
-        { name: 'M', title: '0 = attend, −∞ = masked', kind: 'score', tensor: M, ...shown, masked, maskLabel: '−∞', digits: 0, op: 'mask' },
-        { name: 'Ω + M', title: `masked → ${fillValue === -Infinity ? '−∞' : '−1e9'}`, kind: 'score', tensor: after.maskedScores, ...shown, masked, op: '+ M' },
-        { name: 'A', title: 'softmax by row', kind: 'score', tensor: after.weights, ...shown, domain: WEIGHTS_DOMAIN, op: 'softmax' },
-        { name: 'V', title: 'X W_v', kind: 'v', tensor: values, rowLabels: TOKENS, colLabels: dims, domain: vectors },
-        { name: 'Z', title: 'A V', kind: 'z', tensor: after.output, rowLabels: TOKENS, colLabels: dims, op: 'A V', domain: vectors },
+        { id: 'queries', name: 'Q', title: 'X W_q', kind: 'q', tensor: queries, rowLabels: TOKENS, colLabels: dims, domain: vectors },
+        { id: 'keys', name: 'K', title: 'X W_k', kind: 'k', tensor: keys, rowLabels: TOKENS, colLabels: dims, domain: vectors },
+        { id: 'scaled-scores', name: 'Ω / √d_k', title: 'Q Kᵀ ÷ √2', kind: 'score', tensor: after.scaledScores, ...shown, op: 'Q Kᵀ ÷ √2' },
+        { id: 'mask', name: 'M', title: 'click a cell to mask it', kind: 'score', tensor: M, ...shown, masked, maskLabel: '−∞', attendLabel: 'attend (0)',
+          digits: 0, op: 'mask', ...toggles,
+          cellLabel: (i, j, text) => `M, query ${TOKENS[i]}, key ${TOKENS[j]}: ${text} (${after.mask.data[i * T + j] ? 'attends' : 'masked'})` },
+        { id: 'masked-scores', name: 'Ω + M', title: `masked → ${fill}`, kind: 'score', tensor: after.maskedScores, ...shown, masked, maskLabel: fill, op: '+ M', ...traceable },
+        { id: 'weights', name: 'A', title: 'softmax by row', kind: 'score', tensor: after.weights, ...shown, domain: WEIGHTS_DOMAIN, op: 'softmax', ...traceable },
+        { id: 'values', name: 'V', title: 'X W_v', kind: 'v', tensor: values, rowLabels: TOKENS, colLabels: dims, domain: vectors },
+        { id: 'context', name: 'Z', title: 'A V', kind: 'z', tensor: after.output, rowLabels: TOKENS, colLabels: dims, op: 'A V', domain: vectors },
       ]);
+      if (traced) {
+        const e = attn.explainScore({ queries, keys, values, weights: after.weights }, ...traced);
+        panel.show(e, { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS, context: masked(...traced) ? 'a masked key' : '' });
+      } else {
+        panel.clear();
+      }
       report(null);
       return [() => {
-        heatmap(fig('mask'), M, {
-          title: 'The mask M, added to the scores',
-          ...tokens,
-          digits: 0,
-          masked,
-          attendLabel: 'attend (0)',
-          onCellClick: (i, j) => {
-            clicked[i * T + j] ^= 1;
-            draw();
-          },
-          cellPressed: (i, j) => clicked[i * T + j] === 1,
-          cellLabel: (i, j, text) => `query ${TOKENS[i]}, key ${TOKENS[j]}: ${text} (${after.mask.data[i * T + j] ? 'attends' : 'masked'})`,
+        heatmap(fig('weights-before'), before.weights, {
+          title: 'A without the mask, for comparison', rowLabels: TOKENS, colLabels: TOKENS, ...ATTENTION_AXES, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE,
         });
-        heatmap(fig('masked-scores'), after.maskedScores, {
-          title: 'Masked scaled scores', ...tokens, digits: 2, masked, maskLabel: fillValue === -Infinity ? '−∞' : '−1e9', ...traceable,
-        });
-      }, () => {
-        heatmap(fig('weights-before'), before.weights, { title: 'Weights without a mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE });
-        heatmap(fig('weights-after'), after.weights, { title: 'Weights with the mask', ...tokens, domain: WEIGHTS_DOMAIN, note: WEIGHTS_NOTE, ...traceable });
-        if (traced) {
-          const e = attn.explainScore({ queries, keys, values, weights: after.weights }, ...traced);
-          panel.show(e, { i: traced[0], j: traced[1], queryLabel: TOKENS[traced[0]], keyLabels: TOKENS, context: masked(...traced) ? 'a masked key' : '' });
-        } else {
-          panel.clear();
-        }
         pytorch.update(chapter5({ inputs: attn.tensor(NOTEBOOK_INPUTS), tokens: TOKENS, causal: $('#causal').checked, length, cells: clickedCells(), fillValue, mask: after.mask }));
       }];
     } catch (error) {

@@ -1,8 +1,10 @@
 // Chapter 6: notebook 001's MultiHeadAttention on the reader's sentence, opening
-// on four heads fitted to one job each (fitted-weights.js); one heatmap per
-// head and a bertviz-style head view.
+// on four heads fitted to one job each (fitted-weights.js); every head's
+// weights at a glance (the grid chooses the one the hero follows and draws in
+// full) and a bertviz-style head view.
+import { headGrid } from '../components/head-grid.js';
 import { headView } from '../components/head-view.js';
-import { ATTENTION_AXES, heatmap, WEIGHTS_DOMAIN, WEIGHTS_NOTE } from '../components/heatmap.js';
+import { WEIGHTS_DOMAIN } from '../components/heatmap.js';
 import { markStale, showProblem } from '../components/inputs.js';
 import { chapter } from '../components/chapter.js';
 import { controls } from '../components/controls.js';
@@ -33,9 +35,8 @@ chapter(async (attn) => {
   const grid = $('[data-figure="grid"]');
   const shownHeads = new Set([0]); // the head view's choice, kept across redraws
   const pytorch = pytorchPanel($('[data-pytorch]'));
-  const panel = scorePanel($('[data-score-panel]'), { hint: 'Click a cell of a head\'s map (or move to one with the arrow keys and press Enter) to trace that one number through its head.' });
-  let traced = null; // [head, query, key]
-  const heroHead = $('#hero-head');
+  const panel = scorePanel($('[data-score-panel]'), { level: 2, hint: 'Click a cell of A above (or move to one with the arrow keys and press Enter) to trace that one number through its head.' });
+  let traced = null; // [head, query, key]: always in the followed head
   let followed = 0; // the head the hero follows, kept when the number of heads changes (if it still exists)
   const hero = pipeline($('[data-figure="pipeline"]'), {
     title: 'One projection, cut into heads: Q, K, V → each head attends in its own columns → concat → W_o',
@@ -62,7 +63,7 @@ chapter(async (attn) => {
     const numHeads = Number(settings.read('num_heads'));
     const seed = settings.read('seed');
     const ok = words.length > 0 && seed !== null;
-    markStale([$('[data-figure="split-queries"]'), $('[data-figure="concat"]'), grid, $('[data-figure="head-view"]'), $('[data-score-panel]')], !ok);
+    markStale([$('[data-figure="pipeline"]'), grid, $('[data-figure="head-view"]'), $('[data-score-panel]')], !ok);
     pytorch.update(ok ? chapter6({ words, numHeads, causal: $('#causal').checked, seed, dModel: D_MODEL, maxWords: MAX_WORDS, fitted }) : null);
     if (!ok) return;
     const vocab = [...new Set(words)].sort();
@@ -88,51 +89,22 @@ chapter(async (attn) => {
       for (let h = 0; h < numHeads; h++)
         for (let i = 0; i < T; i++)
           for (let c = 0; c < dk; c++) q[i * D_MODEL + h * dk + c] = t.queries.data[(h * T + i) * dk + c];
-      const headColumns = Array.from({ length: D_MODEL }, (_, k) => `h${Math.floor(k / dk) + 1}·${(k % dk) + 1}`);
-      const split = { rowLabels: words, colLabels: headColumns, digits: 2, groupEvery: dk, cellSize: 40 };
       report(null);
       // The figures, a frame each, the hero first (it is the chapter's first figure): drawn in one, the redraw
       // took ~100 ms, and the page could not answer meanwhile (page.js, perFrame).
       return [() => drawHero(t, words, numHeads, q), () => {
-        heatmap($('[data-figure="split-queries"]'), { data: q, shape: [T, D_MODEL] }, { title: `Q = X W_q, cut into ${numHeads} heads of d_k = ${dk} columns`, ...split });
-      }, () => {
-        heatmap($('[data-figure="concat"]'), { data: t.concat.data, shape: [T, D_MODEL] }, { title: 'Concat(head₁, …, head_h): each head\'s output in its own columns', ...split });
-      }, () => {
-        // A figure per head, kept while their number is: each is redrawn in place in a frame of its own.
-        if (grid.children.length === numHeads) return;
-        grid.replaceChildren(...Array.from({ length: numHeads }, (_, h) => {
-          const cell = document.createElement('figure');
-          cell.dataset.head = String(h);
-          return cell;
-        }));
-      }, ...Array.from({ length: numHeads }, (_, h) => () => {
-        heatmap(grid.children[h], { data: t.weights.data.subarray(h * T * T, (h + 1) * T * T), shape: [T, T] }, {
-          title: `Head ${h + 1}`,
-          rowLabels: words,
-          colLabels: words,
-          ...ATTENTION_AXES,
-          note: WEIGHTS_NOTE,
-          digits: 2,
-          domain: WEIGHTS_DOMAIN,
-          cellSize: 44,
-          onCellClick: (i, j) => {
-            traced = [h, i, j];
+        const h = Math.min(followed, numHeads - 1);
+        headGrid(grid, { data: t.weights.data, shape: [1, numHeads, T, T] }, {
+          title: 'Every head’s weights A: choose one to follow it in the figure',
+          selected: [0, h],
+          causal: $('#causal').checked,
+          maxThumb: 72,
+          onChoose: (_, head) => {
+            followed = head;
+            if (traced) traced = [head, traced[1], traced[2]]; // the same number, in the head now followed
             draw();
           },
-          cellPressed: (i, j) => traced?.[0] === h && traced?.[1] === i && traced?.[2] === j,
-          cellAction: 'traces one below the maps',
         });
-      }), () => {
-        if (traced && (traced[0] >= numHeads || traced[1] >= T || traced[2] >= T)) {
-          traced = null; // the sentence or the heads changed under it
-          panel.clear();
-        }
-        if (!traced) panel.clear();
-        else {
-          const [h, i, j] = traced;
-          const e = attn.explainScore(oneHead(t, h), i, j);
-          panel.show(e, { i, j, queryLabel: words[i], keyLabels: words, context: `head ${h + 1}` });
-        }
       }, () => {
         headView($('[data-figure="head-view"]'), t.weights.data, words, { heads: numHeads, shown: shownHeads, label: fitted ? 'Head view of the fitted heads' : 'Head view of the untrained module' });
       }];
@@ -144,15 +116,16 @@ chapter(async (attn) => {
       embed.dispose();
     }
   });
-  /** The hero: Q, K, V as whole (T, d_model) matrices cut into heads, one head's weights, the concat, the output. */
+  /**
+   * The hero: Q, K, V as whole (T, d_model) matrices cut into heads, the followed head's weights (the chapter's
+   * one full drawing of them; its cells are traced below), the concat, the output.
+   */
   function drawHero(t, words, numHeads, q) {
     const T = words.length;
     const dk = D_MODEL / numHeads;
-    if (heroHead.options.length !== numHeads) {
-      heroHead.replaceChildren(...Array.from({ length: numHeads }, (_, h) => new Option(`head ${h + 1}`, String(h))));
-    }
+    if (traced && (traced[0] >= numHeads || traced[1] >= T || traced[2] >= T)) traced = null; // the sentence or the heads changed under it
+    if (traced) followed = traced[0]; // a traced number is always in the head followed (a link may name only the trace)
     const h = Math.min(followed, numHeads - 1);
-    heroHead.value = String(h);
     // (1, H, T, d_k) per head → (T, d_model) with head h in columns h·d_k … (h+1)·d_k − 1, as Q is above.
     const joined = (perHead) => {
       const out = new Float32Array(T * D_MODEL);
@@ -164,22 +137,26 @@ chapter(async (attn) => {
     const cols = Array.from({ length: D_MODEL }, (_, k) => `h${Math.floor(k / dk) + 1}·${(k % dk) + 1}`);
     const model = { rowLabels: words, colLabels: cols, groupEvery: dk };
     hero.update([
-      { name: 'Q', title: 'X W_q, cut by columns', kind: 'q', tensor: { data: q, shape: [T, D_MODEL] }, ...model },
-      { name: 'K', title: 'X W_k', kind: 'k', tensor: joined(t.keys), ...model },
-      { name: `A (head ${h + 1})`, title: `softmax(Q${h + 1} K${h + 1}ᵀ / √${dk})`, kind: 'score', head: h,
+      { id: 'queries', name: 'Q', title: `X W_q, cut into ${numHeads} heads of d_k = ${dk}`, kind: 'q', tensor: { data: q, shape: [T, D_MODEL] }, ...model },
+      { id: 'keys', name: 'K', title: 'X W_k', kind: 'k', tensor: joined(t.keys), ...model },
+      { id: 'weights', name: `A (head ${h + 1})`, title: `softmax(Q${h + 1} K${h + 1}ᵀ / √${dk})`, kind: 'score', head: h,
         tensor: { data: t.weights.data.subarray(h * T * T, (h + 1) * T * T), shape: [T, T] }, rowLabels: words, colLabels: words,
-        domain: WEIGHTS_DOMAIN, op: `head ${h + 1}'s columns` },
-      { name: 'V', title: 'X W_v', kind: 'v', tensor: joined(t.values), ...model },
-      { name: 'Concat', title: 'every head’s A_h V_h, side by side', kind: 'z', tensor: { data: t.concat.data, shape: [T, D_MODEL] }, ...model, op: 'A_h V_h' },
-      { name: 'Output', title: 'Concat W_o', kind: 'z', tensor: { data: t.output.data, shape: [T, D_MODEL] }, rowLabels: words,
+        domain: WEIGHTS_DOMAIN, op: `head ${h + 1}'s columns`,
+        onCellClick: (i, j) => {
+          traced = [h, i, j];
+          draw();
+        },
+        cellPressed: (i, j) => traced?.[1] === i && traced?.[2] === j,
+        cellAction: 'traces it below the figure' },
+      { id: 'values', name: 'V', title: 'X W_v', kind: 'v', tensor: joined(t.values), ...model },
+      { id: 'concat', name: 'Concat', title: 'every head’s A_h V_h, side by side', kind: 'z', tensor: { data: t.concat.data, shape: [T, D_MODEL] }, ...model, op: 'A_h V_h' },
+      { id: 'output', name: 'Output', title: 'Concat W_o', kind: 'z', tensor: { data: t.output.data, shape: [T, D_MODEL] }, rowLabels: words,
         colLabels: Array.from({ length: D_MODEL }, (_, k) => `o${k + 1}`), op: '· W_o' },
     ]);
+    if (!traced) panel.clear();
+    else panel.show(attn.explainScore(oneHead(t, h), traced[1], traced[2]), { i: traced[1], j: traced[2], queryLabel: words[traced[1]], keyLabels: words, context: `head ${h + 1}` });
   }
 
-  heroHead.addEventListener('change', () => {
-    followed = Number(heroHead.value);
-    draw();
-  });
   for (const name of Object.keys(SETTINGS)) settings.element(name).addEventListener('input', draw);
   const link = linkState({
     ...settings.fields,
@@ -194,6 +171,7 @@ chapter(async (attn) => {
         const inside = at === null || (at[0] < Number(settings.element('num_heads').value) && at[1] < T && at[2] < T);
         if (!inside) note(`Its traced number (head ${at[0] + 1}, query ${at[1] + 1}, key ${at[2] + 1}) is outside the maps of this sentence and these heads.`);
         traced = inside ? at : null;
+        if (traced) followed = traced[0]; // a traced number is in the head the figure follows
       },
     },
     hero_head: { ...kinds.integer({ min: 1, max: 12 }), default: 1, get: () => followed + 1, set: (h) => (followed = h - 1) }, // 1-based, as the page names heads

@@ -2,8 +2,10 @@
 // code that rebuilds what the reader is looking at (the same seed, the same
 // construction order, the reader's inputs, mask and options) and prints the
 // tensors the figures show. Each script returns with `prints`, the figure each
-// printed name is drawn in (tests/browser/pytorch.test.js runs the scripts
-// with real PyTorch and compares).
+// printed name is drawn in: a figure's data-figure, 'hero:<id>' for a matrix of
+// the chapter's hero (pipeline.js), 'head:<h>' for chapter 6's hero following
+// head h (tests/browser/pytorch.test.js runs the scripts with real PyTorch and
+// compares).
 
 /** The shortest decimal that reads back as the same float32: 0.43, not 0.4300000071525574. */
 function float32Literal(x) {
@@ -84,7 +86,7 @@ const script = (lines, prints) => ({ code: `${lines.join('\n')}\n`, prints });
 /** Chapter 2: notebook 000's attention without weights, for the reader's inputs, query and factor. */
 export function chapter2({ inputs, tokens, query, factor }) {
   const [T, d] = inputs.shape;
-  const prints = { attn_scores_q: 'query-scores', attn_scores: 'scores', attn_weights: 'weights', all_context_vecs: 'context' };
+  const prints = { attn_scores_q: 'query-scores', attn_scores: 'hero:scores', attn_weights: 'hero:weights', all_context_vecs: 'hero:context' };
   const lines = [
     'import torch',
     '',
@@ -165,8 +167,8 @@ export function chapter3({ inputs, tokens, seed, dOut, fitted }) {
     '    print("attn_weights =", attn_weights)',
     '    print("context_vec =", sa_v1(inputs))',
   ], {
-    W_query: 'W_query', W_key: 'W_key', W_value: 'W_value', queries: 'queries', keys: 'keys', values: 'values',
-    attn_scores: 'attn-scores', scaled_scores: 'scaled-scores', attn_weights: 'trainable-weights', context_vec: 'trainable-context',
+    W_query: 'W_query', W_key: 'W_key', W_value: 'W_value', queries: 'hero:queries', keys: 'hero:keys', values: 'hero:values',
+    attn_scores: 'hero:scores', scaled_scores: 'hero:scaled-scores', attn_weights: 'hero:weights', context_vec: 'hero:context',
   });
 }
 
@@ -235,13 +237,13 @@ export function chapter5({ inputs, tokens, causal, length, cells, fillValue, mas
     'print("weights_without_mask =", torch.softmax(scaled_scores, dim=-1))',
     'print("attn_weights =", attn_weights)',
   );
-  return script(lines, { M: 'mask', masked_scores: 'masked-scores', weights_without_mask: 'weights-before', attn_weights: 'weights-after' });
+  return script(lines, { M: 'hero:mask', masked_scores: 'hero:masked-scores', weights_without_mask: 'weights-before', attn_weights: 'hero:weights' });
 }
 
 /** Chapter 6: notebook 001's MultiHeadAttention on the reader's sentence, num_heads, mask and seed. */
 export function chapter6({ words, numHeads, causal, seed, dModel, maxWords, fitted }) {
   const prints = {};
-  for (let h = 0; h < numHeads; h++) prints[`head_${h + 1}`] = `grid:${h}`;
+  for (let h = 0; h < numHeads; h++) prints[`head_${h + 1}`] = `head:${h}`;
   return script([
     'import torch',
     'import torch.nn as nn',

@@ -17,14 +17,14 @@ const VIRIDIS = Array.from({ length: 256 }, (_, i) => {
 
 /**
  * A (rows, cols) block of weights in [0, 1], from `offset` of `data`, painted one pixel a cell onto a 2-D context.
- * The cells above the diagonal (a key after its query, or a block of such keys in a thumbnail) are a causal model's
- * masked ones: painted in the masked colour (the style sheet's --masked-fill), not as weights of 0.
+ * In a causal model the cells above the diagonal (a key after its query, or a block of such keys in a thumbnail) are
+ * masked: painted in the masked colour (the style sheet's --masked-fill), not as weights of 0.
  */
-export function paintWeights(ctx, data, rows, cols, offset = 0) {
+export function paintWeights(ctx, data, rows, cols, offset = 0, causal = true) {
   const { r: mr, g: mg, b: mb } = d3.rgb(resolveColor('var(--masked-fill)'));
   const image = ctx.createImageData(cols, rows);
   for (let k = 0; k < rows * cols; k++) {
-    const masked = k % cols > Math.floor(k / cols);
+    const masked = causal && k % cols > Math.floor(k / cols);
     const [r, g, b] = masked ? [mr, mg, mb] : VIRIDIS[Math.max(0, Math.min(255, Math.round(data[offset + k] * 255)))];
     image.data.set([r, g, b, 255], k * 4);
   }
@@ -32,26 +32,26 @@ export function paintWeights(ctx, data, rows, cols, offset = 0) {
 }
 
 /** One head's map as a PNG data URL (what an <image> of the grid shows). */
-function mapUrl(data, size, offset) {
+function mapUrl(data, size, offset, causal) {
   const canvas = Object.assign(document.createElement('canvas'), { width: size, height: size });
-  paintWeights(canvas.getContext('2d'), data, size, size, offset);
+  paintWeights(canvas.getContext('2d'), data, size, size, offset, causal);
   return canvas.toDataURL();
 }
 
-// Every head's picture, per maps array and theme (the masked colour is the theme's): choosing a head redraws
+// Every head's picture, per maps array, theme (the masked colour is the theme's) and causality: choosing a head redraws
 // the grid (its frame moves), and 144 heads need not be painted and encoded again for that.
 const pictures = new WeakMap();
 
 /** The picture of each head (layer-major) of maps (nLayer, nHead, S, S). */
-function picturesOf(maps) {
-  const theme = document.documentElement.dataset.theme ?? 'light';
-  const byTheme = pictures.get(maps.data) ?? new Map();
-  pictures.set(maps.data, byTheme);
-  if (!byTheme.has(theme)) {
+function picturesOf(maps, causal) {
+  const key = `${document.documentElement.dataset.theme ?? 'light'}${causal ? '' : ', not causal'}`;
+  const byKey = pictures.get(maps.data) ?? new Map();
+  pictures.set(maps.data, byKey);
+  if (!byKey.has(key)) {
     const [nLayer, nHead, S] = maps.shape;
-    byTheme.set(theme, Array.from({ length: nLayer * nHead }, (_, k) => mapUrl(maps.data, S, k * S * S)));
+    byKey.set(key, Array.from({ length: nLayer * nHead }, (_, k) => mapUrl(maps.data, S, k * S * S, causal)));
   }
-  return byTheme.get(theme);
+  return byKey.get(key);
 }
 
 const AXIS = 28; // room for "L12" and "h12"
@@ -59,11 +59,12 @@ const AXIS = 28; // room for "L12" and "h12"
 /**
  * maps: {data, shape: [nLayer, nHead, S, S]} weights (a thumbnail or the full maps); selected: [layer, head];
  * off: a Set of "layer.head" (switched-off heads, drawn faded); onChoose(layer, head); onPoint(layer, head | null).
- * title names the figure (its download and its label).
+ * title names the figure (its download and its label); causal: whether keys after their query are masked (they
+ * are in every language model; chapter 6's module may attend both ways).
  */
-export function headGrid(container, maps, { title, selected, off = new Set(), onChoose, onPoint = () => {}, maxThumb = 96 }) {
+export function headGrid(container, maps, { title, selected, off = new Set(), onChoose, onPoint = () => {}, maxThumb = 96, causal = true }) {
   const [nLayer, nHead] = maps.shape;
-  const urls = picturesOf(maps);
+  const urls = picturesOf(maps, causal);
   const width = availableWidth(container);
   const gap = nHead > 8 ? 3 : 8;
   const thumb = Math.max(24, Math.min(maxThumb, Math.floor((width - AXIS - 8) / nHead) - gap));

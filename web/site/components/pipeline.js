@@ -14,6 +14,11 @@
 //   kind 'z'     (T, d)  rows are queries: the context vectors
 // A stage may belong to one head (`head`), and the columns of a (T, d) stage to heads (`groupEvery` = d_k):
 // then only the matching head's cells link (chapter 6's split and concat).
+//
+// The hero is the one place a chapter draws these matrices (docs/site.md, "Numbers on demand"), so what a
+// chapter does with one of its cells is done here: a stage's `onCellClick` runs when a cell is clicked or
+// Enter is pressed on it (chapter 3 traces the number below, chapter 5 toggles the mask's cell), and its
+// `cellPressed` marks the cells that action holds (aria-pressed).
 import * as d3 from 'd3';
 
 import { exportMenu } from './figure-export.js';
@@ -27,6 +32,7 @@ const COL_LABELS = 16;
 const GAP = 64; // between stages: room for the arrow and its operation
 const ROW_GAP = 30;
 const LEGEND = 26;
+const MASKED_KEY = 18; // a stage with masked cells keys them under its colour bar
 const CHAR = 6.5; // the width of one character of an 11 px label, near enough
 const MIN_CELL = 34; // room for a value of two decimals
 const MAX_CELL = 48;
@@ -84,9 +90,13 @@ export function linked(source, i, j, target, r, c) {
  * for a stage. Returns { update(stages) }, called with every redraw; which step is shown and which cell is
  * pinned survive redraws.
  *
- * stages: [{ name, title, op, kind, tensor: {data, shape: [rows, cols]}, rowLabels, colLabels, domain?,
- *            masked?(r, c), head?, groupEvery?, digits? }]
+ * stages: [{ id, name, title, op, kind, tensor: {data, shape: [rows, cols]}, rowLabels, colLabels, domain?,
+ *            masked?(r, c), maskLabel?, attendLabel?, head?, groupEvery?, digits?,
+ *            onCellClick?(r, c), cellPressed?(r, c), cellAction?, cellLabel?(r, c, text) }]
+ *   id: what the stage is, for links and tests (data-id: 'weights', 'mask');
  *   name: the matrix's symbol in the read-out ('Q', 'A'); title: its formula, above it;
+ *   attendLabel: a two-valued stage (a mask): its legend is two swatches, this label's and the masked one's;
+ *   onCellClick: what a click or Enter on a cell does besides pinning it; cellAction says it ('traces it below');
  *   op: the operation on the arrow that leads to it ('softmax', '÷ √2'); none (or '') for a stage that is an
  *   input of its own (K beside Q), drawn next to the one before it without an arrow.
  */
@@ -110,10 +120,19 @@ export function pipeline(container, { title, describe = () => '' }) {
   const readout = document.createElement('p');
   readout.className = 'pipeline-readout readout';
   readout.setAttribute('aria-live', 'polite');
-  container.replaceChildren(heading, steps.element, steps.text, picture, readout);
+  // Which axis is which, as every attention map of the site says it (heatmap.js: ATTENTION_AXES, WEIGHTS_NOTE).
+  const axes = document.createElement('p');
+  axes.className = 'pipeline-axes note-text';
+  container.replaceChildren(heading, steps.element, steps.text, picture, axes, readout);
   const shown = () => steps.shown();
 
   function draw(n) {
+    // The cell the keyboard is on, if any: the redraw its own Enter causes (a toggle, a trace) must not drop it.
+    const focused = picture.contains(document.activeElement) ? document.activeElement.closest?.('g.cell') : null;
+    const keep = focused && {
+      s: Number(focused.closest('g.stage').dataset.stage), i: Number(focused.dataset.row), j: Number(focused.dataset.col),
+    };
+    if (keep && (keep.s >= stages.length || keep.i >= stages[keep.s].tensor.shape[0] || keep.j >= stages[keep.s].tensor.shape[1])) keep.s = -1;
     const width = Math.max(280, availableWidth(container) - FRAME);
     // Cells as large as fit: the widest stage must fit the page on its own.
     const labelWidth = (s) => 8 + CHAR * Math.max(1, ...(s.rowLabels ?? []).map((l) => l.length));
@@ -145,7 +164,7 @@ export function pipeline(container, { title, describe = () => '' }) {
         left = labelWidth(s);
       }
       const w = size(left);
-      const h = TITLE + COL_LABELS + rows * cell + LEGEND;
+      const h = TITLE + COL_LABELS + rows * cell + LEGEND + (s.masked && !s.attendLabel ? MASKED_KEY : 0);
       const bx = k === 0 || wraps ? 0 : x + gap;
       boxes.push({ s, k, x: bx, y, w, h, left, cell, rows, cols, wrapped: wraps });
       x = bx + w;
@@ -161,7 +180,7 @@ export function pipeline(container, { title, describe = () => '' }) {
       .attr('height', height)
       .attr('role', 'group')
       .attr('aria-label', `${title}: ${stages.map((s) => s.name).join(' → ')}. Tab to a matrix, arrow keys move between its cells, ` +
-        'Enter pins the cells that one is made of and feeds.');
+        `Enter pins the cells that one is made of and feeds${stages.filter((s) => s.onCellClick).map((s) => `; in ${s.name} it also ${s.cellAction}`).join('')}.`);
     const defs = svg.append('defs');
     defs.append('marker').attr('id', 'pipeline-arrow').attr('viewBox', '0 0 10 10').attr('refX', 9).attr('refY', 5)
       .attr('markerWidth', 7).attr('markerHeight', 7).attr('orient', 'auto')
@@ -179,6 +198,7 @@ export function pipeline(container, { title, describe = () => '' }) {
       const g = svg.append('g')
         .attr('class', `stage${k >= n ? ' pending' : ''}${k === n - 1 && n < stages.length ? ' current' : ''}`)
         .attr('data-stage', k)
+        .attr('data-id', s.id ?? null)
         .attr('transform', `translate(${b.x}, ${b.y})`);
       if (k > 0 && s.op) {
         const prev = boxes[k - 1];
@@ -214,7 +234,7 @@ export function pipeline(container, { title, describe = () => '' }) {
         const r = Math.floor(q / b.cols), c = q % b.cols;
         return { r, c, v: s.tensor.data[q], masked: Boolean(s.masked?.(r, c)) };
       })).join('g')
-        .attr('class', (d) => `cell${d.masked ? ' masked' : ''}`)
+        .attr('class', (d) => `cell${d.masked ? ' masked' : ''}${s.cellPressed?.(d.r, d.c) ? ' clicked' : ''}`)
         .attr('data-row', (d) => d.r)
         .attr('data-col', (d) => d.c)
         .attr('data-value', (d) => d.v)
@@ -228,21 +248,29 @@ export function pipeline(container, { title, describe = () => '' }) {
           .text(shownText);
       }
       cells.append('title').text((d) => `${s.name}[${s.rowLabels?.[d.r] ?? d.r}, ${s.colLabels?.[d.c] ?? d.c}] = ${d.masked ? 'masked' : d.v}`);
-      // One tab stop per matrix (a roving tabindex): arrows move, Enter or Space pins.
-      cells.attr('tabindex', (d) => (d.r === 0 && d.c === 0 && k < n ? 0 : -1))
+      // One tab stop per matrix (a roving tabindex): arrows move, Enter or Space pins. A redraw keeps the stop,
+      // and the focus, on the cell the keyboard was on.
+      const [fr, fc] = keep?.s === k ? [keep.i, keep.j] : [0, 0];
+      cells.attr('tabindex', (d) => (d.r === fr && d.c === fc && k < n ? 0 : -1))
         .attr('role', 'button')
         // The name says what the cell shows (the exact number is read out under the figure when it has focus).
-        .attr('aria-label', (d) => `${s.name}, ${s.rowLabels?.[d.r] ?? d.r}, ${s.colLabels?.[d.c] ?? d.c}: ${shownText(d)}`);
+        .attr('aria-label', (d) => s.cellLabel?.(d.r, d.c, shownText(d)) ?? `${s.name}, ${s.rowLabels?.[d.r] ?? d.r}, ${s.colLabels?.[d.c] ?? d.c}: ${shownText(d)}`);
+      if (s.onCellClick) cells.attr('aria-pressed', (d) => String(Boolean(s.cellPressed?.(d.r, d.c))));
       if (s.groupEvery && s.groupEvery < b.cols) {
         for (let c = s.groupEvery; c < b.cols; c += s.groupEvery) {
           g.append('line').attr('class', 'group-rule').attr('x1', b.left + c * b.cell - 1).attr('x2', b.left + c * b.cell - 1)
             .attr('y1', top - 2).attr('y2', top + b.rows * b.cell);
         }
       }
-      legend(g, color, lo, hi, b.left, top + b.rows * b.cell + 6, Math.max(40, b.cols * b.cell - 2), digits);
+      if (s.attendLabel) twoValues(g, color(0), `url(#${hatchId})`, s.attendLabel, `masked (${s.maskLabel ?? '−∞'})`, b.left, top + b.rows * b.cell + 2);
+      else {
+        legend(g, color, lo, hi, b.left, top + b.rows * b.cell + 6, Math.max(40, b.cols * b.cell - 2), digits);
+        if (s.masked) maskedKey(g, `url(#${hatchId})`, `masked (${s.maskLabel ?? '−∞'})`, b.left, top + b.rows * b.cell + LEGEND + 4);
+      }
     }
     picture.replaceChildren(svg.node());
     wire(svg.node());
+    if (keep) svg.node().querySelector(`g.stage[data-stage="${keep.s}"] g.cell[data-row="${keep.i}"][data-col="${keep.j}"]`)?.focus();
     highlight();
     container.querySelector(':scope > details.figure-export')?.remove();
     exportMenu(container, svg.node(), stages.map((s) => ({
@@ -273,14 +301,14 @@ export function pipeline(container, { title, describe = () => '' }) {
     }
     svg.addEventListener('click', (e) => {
       const cell = at(e.target);
-      if (cell) pin(cell);
+      if (cell) act(cell);
     });
     svg.addEventListener('keydown', (e) => {
       const cell = at(e.target);
       if (!cell) return;
       if (e.key === 'Enter' || e.key === ' ') {
         e.preventDefault();
-        pin(cell);
+        act(cell);
         return;
       }
       if (e.key === 'Escape') {
@@ -302,9 +330,11 @@ export function pipeline(container, { title, describe = () => '' }) {
     });
   }
 
-  function pin(cell) {
+  /** A click or Enter: pins the cell (or unpins it), then does what its stage does with a cell. */
+  function act(cell) {
     pinned = pinned && pinned.s === cell.s && pinned.i === cell.i && pinned.j === cell.j ? null : cell;
     highlight();
+    stages[cell.s].onCellClick?.(cell.i, cell.j);
   }
 
   /** Lights up what the pointed (else the pinned) cell links to; reads its numbers out. */
@@ -345,6 +375,9 @@ export function pipeline(container, { title, describe = () => '' }) {
   return {
     update(next) {
       stages = next;
+      const maps = stages.filter((st) => st.kind === 'score').map((st) => st.name);
+      axes.textContent = maps.length === 0 ? '' : `In ${maps.join(', ')}: rows are queries (the token attending), columns are keys ` +
+        `(the token attended to)${maps.some((m) => m.startsWith('A')) ? '; each row of A sums to 1' : ''}.`;
       // A cell of the stages before (a longer sentence, more heads) may lie outside these: the pointed one too,
       // which a pointer left over the figure keeps. Read out, it was a number past the data ("Could not compute:
       // Cannot read properties of undefined", chapter 6 after a one-word sentence).
@@ -366,6 +399,21 @@ function domainOf(stage) {
   return [d3.min(finite) ?? 0, d3.max(finite) ?? 1];
 }
 
+/** A two-valued stage's key: the attend swatch and the masked one, each with its label. */
+function twoValues(g, attendFill, maskedFill, attendLabel, maskedLabel, x, y) {
+  const l = g.append('g').attr('class', 'legend attend-key').attr('transform', `translate(${x}, ${y})`);
+  l.append('rect').attr('class', 'hatch-key').attr('width', 11).attr('height', 11).attr('fill', attendFill);
+  l.append('text').attr('x', 15).attr('y', 9).text(attendLabel);
+  maskedKey(l, maskedFill, maskedLabel, 0, 13);
+}
+
+/** The masked cells' swatch and label, the heatmaps' key (heatmap.js). */
+function maskedKey(g, fill, label, x, y) {
+  const m = g.append('g').attr('class', 'legend masked-key').attr('transform', `translate(${x}, ${y})`);
+  m.append('rect').attr('class', 'hatch-key').attr('width', 11).attr('height', 11).attr('fill', fill);
+  m.append('text').attr('x', 15).attr('y', 9).text(label);
+}
+
 function legend(g, color, lo, hi, x, y, width, digits) {
   const id = `pipeline-scale-${Math.random().toString(36).slice(2)}`;
   const gradient = g.append('defs').append('linearGradient').attr('id', id);
@@ -374,4 +422,6 @@ function legend(g, color, lo, hi, x, y, width, digits) {
   l.append('rect').attr('width', width).attr('height', 5).attr('fill', `url(#${id})`);
   l.append('text').attr('y', 17).text(formatNumber(lo, digits));
   l.append('text').attr('x', width).attr('y', 17).attr('text-anchor', 'end').text(formatNumber(hi, digits));
+  // A signed scale is centred on 0 (colour-scales.js): marked where there is room between its ends.
+  if (lo < 0 && hi > 0 && width >= 100) l.append('text').attr('x', width / 2).attr('y', 17).attr('text-anchor', 'middle').text('0');
 }

@@ -52,9 +52,10 @@ export function oneHead({ queries, keys, values, weights }, h) {
 
 /**
  * The panel inside `container`: show(explanation, labels) draws one cell's
- * trace, clear() goes back to the hint.
+ * trace, clear() goes back to the hint. level: its heading's (3 under a section's <h2>; 2 where it follows a
+ * chapter's hero, before any section).
  */
-export function scorePanel(container, { hint }) {
+export function scorePanel(container, { hint, level = 3 }) {
   container.classList.add('score-panel');
   container.setAttribute('aria-live', 'polite');
   container.tabIndex = 0; // its tables scroll sideways on a narrow screen, by keyboard too
@@ -79,7 +80,7 @@ export function scorePanel(container, { hint }) {
       container.dataset.key = String(j);
       container.dataset.score = String(e.score);
       container.dataset.scaledScore = String(e.scaledScore);
-      const heading = cell('h3', `One number traced: query “${queryLabel}”, key “${keyLabels[j]}”${context ? `, ${context}` : ''}`);
+      const heading = cell(`h${level}`, `One number traced: query “${queryLabel}”, key “${keyLabels[j]}”${context ? `, ${context}` : ''}`);
       const products = table(
         `1. The score is the dot product q · k: ${d} products, summed`,
         ['dimension', `q (“${queryLabel}”)`, `k (“${keyLabels[j]}”)`, 'q × k'],
