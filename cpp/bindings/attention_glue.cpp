@@ -4,10 +4,13 @@
 #include "glue.hpp"
 #include "traces.hpp"
 
+#include "attn/config.hpp"
 #include "attn/mask.hpp"
+#include "attn/rope.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/score_explanation.hpp"
 #include "attn/simple_attention.hpp"
+#include "attn/sinusoidal_positions.hpp"
 #include "attn/softmax.hpp"
 #include "attn/threads.hpp"
 #include "attn/torch_rng.hpp"
@@ -190,6 +193,49 @@ val explain_score(const JsTensor& q, const JsTensor& k, const JsTensor& v, const
         return to_js(attn::explain_score(to_tensor(q, fn, "queries"), to_tensor(k, fn, "keys"), to_tensor(v, fn, "values"),
                                          to_tensor(w, fn, "weights"), to_count(i, fn, "the query index"),
                                          to_count(j, fn, "the key index"), fn, d));
+    });
+}
+
+// ---- positions ------------------------------------------------------------------
+
+val sinusoidal_positions(double T, double d) {
+    constexpr const char* fn = "sinusoidalPositions";
+    return guarded(fn, [&] { return to_js(attn::sinusoidal_positions(to_size(T, fn, "length"), to_size(d, fn, "d"))); });
+}
+
+namespace {
+// RoPE over heads of D dimensions with a model config's settings (ropeTheta and its llama3 scaling): the JS layer
+// passes only those keys, so that their defaults and limits are the config list's (config.cpp).
+Rope rope_settings(int64_t D, const std::string& settings, const char* fn) {
+    Rope rope = rope_of(gpt_config_from_json(settings, Naming::Camel, fn));
+    rope.head_dim = D;
+    return rope;
+}
+}  // namespace
+
+val rope_frequencies(double head_dim, const std::string& settings) {
+    constexpr const char* fn = "ropeFrequencies";
+    return guarded(fn, [&] {
+        const std::vector<float> f = rope_inverse_frequencies(rope_settings(to_size(head_dim, fn, "headDim"), settings, fn));
+        return to_js(Tensor({static_cast<int64_t>(f.size())}, f));
+    });
+}
+
+val rope_forward(const JsTensor& x, const val& positions, const std::string& settings) {
+    constexpr const char* fn = "rope";
+    return guarded(fn, [&] {
+        const Tensor t = to_tensor(x, fn, "x");
+        check_finite(t, fn, "x");
+        if (t.dim() < 2) throw Error(std::string(fn) + ": expected x of shape (..., T, D), got " + shape_str(t.shape));
+        const int64_t T = t.shape[t.shape.size() - 2];
+        std::vector<int64_t> pos(static_cast<size_t>(T));
+        for (int64_t i = 0; i < T; ++i) pos[static_cast<size_t>(i)] = i;
+        if (!positions.isNull() && !positions.isUndefined()) pos = to_ids(positions, fn);
+        if (static_cast<int64_t>(pos.size()) != T) {
+            throw Error(std::string(fn) + ": expected " + std::to_string(T) + " positions, one per row of x (its T of " +
+                        shape_str(t.shape) + "), got " + std::to_string(pos.size()));
+        }
+        return to_js(attn::rope_forward(t, rope_tables(rope_settings(t.shape.back(), settings, fn), pos)));
     });
 }
 

@@ -47,6 +47,9 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("scaledDotProductAttention", &js::scaled_dot_product_attention);
     function("attention", &js::attention);
     function("explainScore", &js::explain_score);
+    function("sinusoidalPositions", &js::sinusoidal_positions);
+    function("ropeFrequencies", &js::rope_frequencies);
+    function("rope", &js::rope_forward);
 
     class_<SelfAttentionV1>("SelfAttentionV1")
         .class_function("create", &js::make_self_attention_v1)

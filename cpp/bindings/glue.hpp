@@ -56,6 +56,9 @@ val causal_mask(double T);
 val padding_mask(const val& lengths, double T_k);
 val scaled_dot_product_attention(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttentionOptions& o);
 val attention(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsAttentionOptions& o);
+val sinusoidal_positions(double T, double d);
+val rope_frequencies(double head_dim, const std::string& settings);
+val rope_forward(const JsTensor& x, const val& positions, const std::string& settings);
 val explain_score(const JsTensor& q, const JsTensor& k, const JsTensor& v, const JsTensor& w, double i, double j,
                   const val& divisor);
 

@@ -223,6 +223,11 @@ void TrainConfig::validate(const char* fn, Naming naming) const {
 std::string to_json(const GPTConfig& c, Naming naming) { return schema::write(gpt_fields(), c, naming); }
 std::string to_json(const TrainConfig& c, Naming naming) { return schema::write(train_fields(), c, naming); }
 
+Rope rope_of(const GPTConfig& c) {
+    return Rope{c.head_size(), c.rope_theta, c.rope_scaling == RopeScaling::Llama3,
+                Llama3Scaling{c.rope_factor, c.rope_low_freq_factor, c.rope_high_freq_factor, c.rope_original_context}};
+}
+
 GPTConfig gpt_config_from_json(const std::string& text, Naming naming, const char* fn, const GPTConfig& base) {
     GPTConfig c = schema::read(gpt_fields(), text, naming, fn, base);
     c.validate(fn, naming);

@@ -110,8 +110,7 @@ void rotate_queries_and_keys(const GPTConfig& c, const GPTActivations& acts, int
 void rope_tables_forward(const GPT& m, const Pass& p, GPTActivations& acts) {
     const GPTConfig& c = m.config();
     if (c.positions != Positions::Rope) return;
-    Rope rope{c.head_size(), c.rope_theta, c.rope_scaling == RopeScaling::Llama3,
-              Llama3Scaling{c.rope_factor, c.rope_low_freq_factor, c.rope_high_freq_factor, c.rope_original_context}};
+    Rope rope = rope_of(c);
     std::vector<int64_t> positions(static_cast<size_t>(p.T));
     for (int64_t t = 0; t < p.T; ++t) positions[static_cast<size_t>(t)] = p.pos0 + t;
     RopeTables global = rope_tables(rope, positions);

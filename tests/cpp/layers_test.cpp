@@ -1,7 +1,8 @@
-// The nn layers' forward passes and their argument checks.
+// The nn layers' forward passes and their argument checks, and the fixed sinusoidal positions added before them.
 #include "attn/embedding.hpp"
 #include "attn/layer_norm.hpp"
 #include "attn/linear.hpp"
+#include "attn/sinusoidal_positions.hpp"
 #include "golden.hpp"
 
 #include <cmath>
@@ -70,4 +71,20 @@ TEST(Tensor, RejectsAbsurdAndInconsistentShapes) {
     EXPECT_THROW(Tensor({2, 2}, {1, 2, 3}), Error);
     EXPECT_THROW(Tensor({-2}), Error);
     EXPECT_THROW(matmul(Tensor({2, 3}), Tensor({2, 3})), Error);
+}
+
+// Vaswani et al. 2017 §3.5: PE[pos][2i] = sin(pos / 10000^(2i/d)), PE[pos][2i + 1] = cos(…), in float32.
+TEST(SinusoidalPositions, AreTheSinesAndCosinesOfEachPositionAtEachRate) {
+    const Tensor pe = sinusoidal_positions(50, 8);
+    EXPECT_EQ(pe.shape, (Shape{50, 8}));
+    for (int64_t pos : {0, 1, 7, 49}) {
+        for (int64_t i = 0; i < 4; ++i) {
+            const double angle = static_cast<double>(pos) / std::pow(10000.0, 2.0 * static_cast<double>(i) / 8.0);
+            EXPECT_NEAR(pe.data[pos * 8 + 2 * i], std::sin(angle), 1e-5) << pos << ", " << i;
+            EXPECT_NEAR(pe.data[pos * 8 + 2 * i + 1], std::cos(angle), 1e-5) << pos << ", " << i;
+        }
+    }
+    EXPECT_THROW(sinusoidal_positions(4, 3), Error);
+    EXPECT_THROW(sinusoidal_positions(0, 4), Error);
+    EXPECT_THROW(sinusoidal_positions(1 << 20, 1 << 10), Error);
 }

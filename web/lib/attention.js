@@ -7,6 +7,11 @@ import {
 } from './arguments.js';
 import { Module } from './handles.js';
 
+// A model config's RoPE settings (GPTConfig): rope() and ropeFrequencies() take them by these names and hand them
+// to the config reader, which states their defaults and limits once (cpp/src/config.cpp).
+const ROPE_SETTINGS = ['ropeTheta', 'ropeScaling', 'ropeFactor', 'ropeLowFreqFactor', 'ropeHighFreqFactor', 'ropeOriginalContext'];
+const ropeSettings = (o) => JSON.stringify(Object.fromEntries(ROPE_SETTINGS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]])));
+
 export function attentionApi(M) {
   /**
    * module.load_state_dict(stateDict, strict): `stateDict` maps a parameter's PyTorch name to a TensorLike.
@@ -203,6 +208,16 @@ export function attentionApi(M) {
     scaledDotProductAttention,
     attention,
     explainScore,
+    sinusoidalPositions: (T, d) => M.sinusoidalPositions(number(T, 'sinusoidalPositions', 'T'), number(d, 'sinusoidalPositions', 'd')),
+    ropeFrequencies: (headDim, opts) => {
+      const o = options(opts, ROPE_SETTINGS, 'ropeFrequencies');
+      return M.ropeFrequencies(number(headDim, 'ropeFrequencies', 'headDim'), ropeSettings(o));
+    },
+    rope: (x, opts) => {
+      const fn = 'rope';
+      const o = options(opts, ['positions', ...ROPE_SETTINGS], fn);
+      return M.rope(asTensor(x, fn, 'x'), o.positions === undefined ? null : integers(o.positions, fn, 'positions'), ropeSettings(o));
+    },
     MultiHeadAttention,
     TorchMultiheadAttention,
     SelfAttentionV1,

@@ -32,6 +32,8 @@ export type { BPETokenizer, HeadMap, HeadScores, HeadSummary, RepeatedSequences,
 // createAttention's options and the threads it got are in options.d.ts, the errors every function throws in errors.d.ts.
 import type { CreateAttentionOptions, Threads, UrlLike } from './options.js';
 import type { AttentionError } from './errors.js';
+import type { Positions } from './positions.js';
+export type { Positions, RopeSettings } from './positions.js';
 export type { CreateAttentionOptions, ModuleSource, Threads, UrlLike } from './options.js';
 export type { AttentionError, AttentionErrorCode } from './errors.js';
 // The same API in a worker (remote.js) has its types in remote.d.ts, derived from these.
@@ -299,7 +301,7 @@ export interface MemoryUsage {
   stackBytes: number;
 }
 
-export interface Attention {
+export interface Attention extends Positions {
   /** torch.tensor: from nested arrays, or flat data and a shape. */
   tensor(data: TensorLike | ArrayLike<number>, shape?: number[]): Tensor;
   /** torch.manual_seed: reseeds the generator behind rand/randn/randint and module initialisation. */

@@ -43,6 +43,7 @@
 //   activations.hpp, dropout.hpp     ReLU, GELU and dropout, forward and backward
 //   mask.hpp, attention_options.hpp  causal and padding masks (001 §6); the options every attention takes
 //   scaled_dot_product_attention.hpp softmax(Q Kᵀ/√d_k) V with masks and a trace (001 §3, 004)
+//   sinusoidal_positions.hpp         the fixed sin/cos positions of "Attention Is All You Need"
 //   rope.hpp                         rotary positions: where today's decoders get order from
 //   state_dict.hpp                   load_state_dict: weights set by their PyTorch names
 //   self_attention.hpp               SelfAttentionV1 / V2 / U with traces (built on the line above)
@@ -108,6 +109,7 @@
 #include "attn/score_explanation.hpp"
 #include "attn/self_attention.hpp"
 #include "attn/simple_attention.hpp"
+#include "attn/sinusoidal_positions.hpp"
 #include "attn/softmax.hpp"
 #include "attn/state_dict.hpp"
 #include "attn/special_tokens.hpp"

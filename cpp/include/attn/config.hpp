@@ -9,6 +9,7 @@
 #pragma once
 
 #include "attn/lr_schedule.hpp"
+#include "attn/rope.hpp"
 #include "attn/tokenizer.hpp"
 
 #include <cstdint>
@@ -163,6 +164,9 @@ struct TrainConfig {
 std::string to_json(const GPTConfig& config, Naming naming = Naming::Snake);
 std::string to_json(const TrainConfig& config, Naming naming = Naming::Snake);
 GPTConfig gpt_config_from_json(const std::string& json, Naming naming, const char* fn, const GPTConfig& base = {});
+// The RoPE a model of this config turns its queries and keys with: rope_theta and its llama3 scaling, over heads of
+// head_size() (a sliding-window layer of Gemma 3 swaps in rope_local_theta, unscaled).
+Rope rope_of(const GPTConfig& c);
 TrainConfig train_config_from_json(const std::string& json, Naming naming, const char* fn, const TrainConfig& base = {});
 
 // One field of a config as a command line sets it: `value` is its text
