@@ -73,7 +73,7 @@ cases.push(['gpt/train-step', (api) => {
   const trainer = new api.Trainer({ model: { nLayer: 4, nHead: 4, nEmbd: 128, blockSize: 64, dropout: 0, seed: 0 }, text });
   return () => [trainer.step().loss];
 }]);
-cases.push(["train-step/chapter 7's model", (api) => {
+cases.push(["train-step/chapter 8's model", (api) => {
   const trainer = new api.Trainer({
     model: { nLayer: 2, nHead: 4, nEmbd: 64, nInner: 256, blockSize: 32, bias: false, attentionBias: false, tieEmbeddings: true, dropout: 0 },
     training: { batchSize: 32, learningRate: 3e-3, seed: 1337, tokenizer: 'word' },

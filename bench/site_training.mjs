@@ -1,4 +1,4 @@
-// Chapter 7's default training run in headless Chromium, on every core and on one: the same built site (dist/)
+// Chapter 8's default training run in headless Chromium, on every core and on one: the same built site (dist/)
 // served with the headers of cross-origin isolation (its training worker then runs the threaded module) and
 // without them (one thread), runs interleaved. Reports the wall time of the whole default run (its evaluations,
 // samples and head probes included) and its training steps' mean speed (the steps alone, over the whole run; the
@@ -48,7 +48,7 @@ try {
   for (const server of Object.values(servers)) server.close();
 }
 const [iso, one] = [results.isolated, results['one thread']];
-console.log(`\nChapter 7's default run, ${availableParallelism()} cores, medians of ${ROUNDS}:`);
+console.log(`\nChapter 8's default run, ${availableParallelism()} cores, medians of ${ROUNDS}:`);
 console.log(`| page | threads | whole run | training steps (mean over the run) |\n| --- | --- | --- | --- |`);
 for (const [mode, r] of Object.entries(results)) {
   const range = (xs, digits) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;

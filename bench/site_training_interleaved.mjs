@@ -1,4 +1,4 @@
-// Chapter 7's default run in headless Chromium, on one thread and on N, interleaved: one cross-origin isolated
+// Chapter 8's default run in headless Chromium, on one thread and on N, interleaved: one cross-origin isolated
 // page whose worker holds both modules, each with a trainer of the chapter's default run, and runs them in
 // alternating blocks of steps (the order swapped every round), each block what the page's training worker does
 // for those steps, evaluations, samples and head probes included (training-loop.js). Interleaved this finely,
@@ -35,7 +35,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 const [one, many] = result.sides;
 const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
-console.log(`Chapter 7's default run (${result.iters} steps) in Chromium, in blocks of ${block} steps, interleaved:`);
+console.log(`Chapter 8's default run (${result.iters} steps) in Chromium, in blocks of ${block} steps, interleaved:`);
 console.log('| module | threads | the run (its loop) | its steps alone | corpus and trainer |\n| --- | --- | --- | --- | --- |');
 for (const side of result.sides) {
   console.log(`| ${side.threads === 1 ? 'single-threaded' : 'threaded'} | ${side.threads} | ${s(sum(side.blocks))} | ${s(side.stepMs)} | ${s(side.startMs)} |`);

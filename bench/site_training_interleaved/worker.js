@@ -1,4 +1,4 @@
-// Chapter 7's default run twice in one browser worker, on the single-threaded module and on the threaded one,
+// Chapter 8's default run twice in one browser worker, on the single-threaded module and on the threaded one,
 // in alternating blocks of steps (bench/site_training_interleaved.mjs): each block is what the page's training
 // worker does for those steps (training-loop.js), evaluations, samples and head probes included. Both runs take
 // the same steps, so their losses must agree to the bit; the result says whether they did.

@@ -143,7 +143,7 @@ float Trainer::forward_backward_micro(const Batch& batch) {
     const auto total = grads_.named_parameters();
     std::vector<std::vector<std::pair<std::string, Tensor*>>> parts;
     for (GPT& g : micro_grads_) parts.push_back(g.named_parameters());
-    // Over chunks of every tensor, so that a small model's sum spreads over the threads too (chapter 7's took
+    // Over chunks of every tensor, so that a small model's sum spreads over the threads too (chapter 8's took
     // ~0.4 ms of a 36 ms two-thread step on the calling thread alone). An addition here streams memory.
     const std::vector<ParameterChunk> chunks = parameter_chunks(total);
     parallel_for(static_cast<int64_t>(chunks.size()), [&](int64_t c) {

@@ -12,7 +12,7 @@ import { gpt2References } from '../fixtures/torch-cache.js';
 import { assertClean, drawn, twoFrames, useSite } from './harness.js';
 
 const site = useSite();
-let folder; // chapter 8's fields show once a model is loaded: a small GPT-2-shaped folder
+let folder; // chapter 9's fields show once a model is loaded: a small GPT-2-shaped folder
 before(() => {
   folder = gpt2References([{ name: 'gpt2', n_layer: 2, n_head: 4, n_embd: 32, n_positions: 64, dtype: 'F16' }]);
 });
@@ -27,7 +27,7 @@ const SETUP = {
 const NOTHING_TO_TYPE = ['4-scaling', '5-masking'];
 
 const PAGES = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head',
-  '7-language-model', '8-your-model', '9-induction-heads'];
+  'positions', '7-language-model', '8-your-model', '9-induction-heads'];
 const INPUTS = ['', '   ', 'zzz', '1e', '-1e999', '1e999', '-7', '0', '123456789012', '0.5', 'the elephants ✨ qqq'];
 // What only the program's own machinery writes: a library's "Function.name: expected …", a JS error, a number gone wrong.
 const INTERNAL = [/Could not compute/, /Cannot read propert/, /is not a function/, /\bundefined\b/, /\bNaN\b/, /Aborted\(/, /RuntimeError/,
@@ -58,7 +58,7 @@ async function type(page, field, value) {
   }
 }
 
-/** A field that only acts when a button is pressed (chapters 7 and 8's Generate) is tried with its button too. */
+/** A field that only acts when a button is pressed (chapters 8 and 9's Generate) is tried with its button too. */
 async function act(page, field) {
   const button = page.locator(`.controls:has(${field.split(' >> ')[0]}) button:is(#generate, #bring-generate)`);
   if ((await button.count()) === 0 || (await button.isDisabled())) return;

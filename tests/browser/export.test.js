@@ -52,7 +52,7 @@ test('chapter 5: the hero downloaded as JSON, CSV, SVG and PNG: every matrix, th
   assertClean(problems);
 });
 
-test('chapter 7: the head shown in full and the head view download their numbers', async () => {
+test('chapter 8: the head shown in full and the head view download their numbers', async () => {
   const { page, context, problems } = await site.load('chapters/7-language-model');
   await measured(page);
   const map = '[data-figure="head-map"]';
@@ -71,7 +71,7 @@ test('chapter 7: the head shown in full and the head view download their numbers
   assertClean(problems);
 });
 
-test('chapter 7: the layers × heads grid downloads as SVG and PNG: one picture per head, its axes named', async () => {
+test('chapter 8: the layers × heads grid downloads as SVG and PNG: one picture per head, its axes named', async () => {
   const { page, context, problems } = await site.load('chapters/7-language-model');
   await measured(page);
   const grid = '[data-figure="model-attention"]';

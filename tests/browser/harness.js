@@ -209,7 +209,7 @@ export async function settled(page) {
 }
 
 /**
- * Chapter 7 has measured its model's heads (the probe's worker answered) and redrawn what the measurement picks:
+ * Chapter 8 has measured its model's heads (the probe's worker answered) and redrawn what the measurement picks:
  * the head shown in full, the head view's head.
  */
 export async function measured(page) {
@@ -221,7 +221,7 @@ export async function measured(page) {
  * Focuses an element for a keyboard check with the pointer parked first on the sticky navigation (the viewport's
  * top-left corner). Focusing scrolls the page, and Chromium then sends pointerover to whatever figure slid under a
  * pointer resting where an earlier click left it; that figure's read-out would race the keyboard's. (CI once read
- * "Layer 1, head 2" from chapter 8's grid after ArrowDown, ArrowRight: the head under the pointer, not the keys'.)
+ * "Layer 1, head 2" from chapter 9's grid after ArrowDown, ArrowRight: the head under the pointer, not the keys'.)
  */
 export async function focusForKeys(page, selector) {
   await page.mouse.move(0, 0);

@@ -114,7 +114,7 @@ test('chapter 5: masked scores read as masked, get a weight of exactly 0, and th
   assertClean(problems);
 });
 
-test('chapter 7: the text flows up through the blocks; each curve is a weight of the maps below, the bars are the next-token guesses', async () => {
+test('chapter 8: the text flows up through the blocks; each curve is a weight of the maps below, the bars are the next-token guesses', async () => {
   const { page, context, problems } = await site.load('chapters/7-language-model');
   await measured(page);
   const FLOW = '[data-figure="flow"]';

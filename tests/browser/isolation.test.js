@@ -1,5 +1,5 @@
 // The site on every core from a static host: the service worker gives its pages the headers of cross-origin
-// isolation, a first visit reloads once into it, and chapter 7 then trains in its worker on the threaded module
+// isolation, a first visit reloads once into it, and chapter 8 then trains in its worker on the threaded module
 // (attn.threads: 2 on this 2-core machine) with the numbers of one thread, bit for bit; the page's policy stays
 // strict. A page the service worker does not serve (here: service workers blocked) trains on one thread.
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { assertClean, ready, useSite } from './harness.js';
 
 const site = useSite();
 
-/** Trains a small run in chapter 7's worker and returns its thread count and downloaded checkpoint's tensors. */
+/** Trains a small run in chapter 8's worker and returns its thread count and downloaded checkpoint's tensors. */
 async function trainAndDownload(page) {
   await page.fill('#layers', '2');
   await page.fill('#train-heads', '4');

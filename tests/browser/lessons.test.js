@@ -11,8 +11,8 @@ import { describe, test } from 'node:test';
 import { createAttention } from '../../web/lib/index.js';
 import { artifactPath, assertClean, drawn, focusForKeys, hero, heroCell, measured, ready, settled, useSite } from './harness.js';
 
-const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', '7-language-model', '8-your-model',
-  '9-induction-heads'];
+const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', 'positions', '7-language-model',
+  '8-your-model', '9-induction-heads'];
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const QUERY_AXIS = 'query (the token attending) →';
@@ -22,7 +22,7 @@ const site = useSite();
 const load = (path, viewport = DESKTOP, options) => site.load(path, viewport, options);
 
 describe('2. descriptions follow the model that is shown', () => {
-  test('chapter 7 names the active model, offers the shipped one back, and computes its claims from the active model', async () => {
+  test('chapter 8 names the active model, offers the shipped one back, and computes its claims from the active model', async () => {
     // A small model trained here on the agreement corpus: a different model with different heads.
     const attn = await createAttention();
     const trainer = new attn.Trainer({
@@ -92,7 +92,7 @@ describe('3. every attention map says which axis is which', () => {
     });
   }
 
-  test('chapter 7 (every head of the model) and chapter 4 (the transposed convention some write-ups use)', async () => {
+  test('chapter 8 (every head of the model) and chapter 4 (the transposed convention some write-ups use)', async () => {
     const { page, context, problems } = await load('chapters/7-language-model');
     // The probe's measurement (from its worker) picks the head shown in full; the maps redraw after it.
     await measured(page);
@@ -233,7 +233,7 @@ describe('8. phones (390 px): no text in a figure below 11 px, no formula cut of
       });
       assert.deepEqual(report.small, [], `text below 11 px: ${report.small.slice(0, 5)}`);
       assert.deepEqual(report.cut, [], 'formulas or figures cut off (scrolling sideways)');
-      if (['2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', '7-language-model'].includes(chapter)) {
+      if (['2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', 'positions', '7-language-model'].includes(chapter)) {
         assert.ok(report.sticky.length > 0 && report.sticky.every((p) => p === 'sticky'), `controls: ${report.sticky}`);
       }
       await context.close();
@@ -256,7 +256,8 @@ test('the index sells each chapter: a picture, its title and what the reader wil
       assert.equal(href, `./chapters/${CHAPTERS[k]}.html`);
       assert.ok(shapes >= 5, `${title}: a picture of ${shapes} shapes`);
     });
-    assert.equal(items[7].title, 'A model you bring');
+    assert.equal(items[CHAPTERS.indexOf('8-your-model')].title, 'A model you bring');
+    assert.equal(items[CHAPTERS.indexOf('positions')].title, 'Where order comes from');
     // Cards side by side on a wide screen, one under another on a phone; none leaves the page.
     const columns = new Set(items.map((i) => Math.round(i.box.left))).size;
     assert.ok(viewport === PHONE ? columns === 1 : columns >= 2, `${columns} columns at ${viewport.width}px`);
@@ -345,7 +346,7 @@ describe('10. the head view teaches', () => {
     assertClean(problems);
   });
 
-  test('chapter 7: a head view of the trained model, its subject head first', async () => {
+  test('chapter 8: a head view of the trained model, its subject head first', async () => {
     const { page, context, problems } = await load('chapters/7-language-model');
     await measured(page);
     const [l, h] = (await page.getAttribute('#probe-summary', 'data-best-head')).split(',');
@@ -373,7 +374,7 @@ describe('the lesser points', () => {
     assertClean(problems);
   });
 
-  test('chapter 7: the architecture has arrows, residual paths and the mask inside attention; the loss chart waits for a run', async () => {
+  test('chapter 8: the architecture has arrows, residual paths and the mask inside attention; the loss chart waits for a run', async () => {
     const { page, context, problems } = await load('chapters/7-language-model');
     const diagram = await page.$eval('.architecture svg', (svg) => ({
       arrows: svg.querySelectorAll('[marker-end]').length,

@@ -166,7 +166,7 @@ test('a figure repainted in part (one cell) screenshots like the same figure dra
   assertClean(whole.problems);
 });
 
-test('chapter 7: the model, switched-off heads, the traced number, the head shown in full, the head view and the settings travel in the link', async () => {
+test('chapter 8: the model, switched-off heads, the traced number, the head shown in full, the head view and the settings travel in the link', async () => {
   const { link } = await copiedLinkRestores('chapters/7-language-model', async (page) => {
     await page.fill('#probe', 'The dogs, which slept near the cat,');
     await page.click('#head-switches input[data-layer="1"][data-head="3"]');

@@ -1,4 +1,4 @@
-// Chapter 7 never loses a reader's work: each training run and each upload is
+// Chapter 8 never loses a reader's work: each training run and each upload is
 // a model of its own in a named list kept in the browser, with its loss curve
 // and samples; replacing or deleting one is asked first; a refused input is
 // reported beside its field and changes nothing.
@@ -186,7 +186,7 @@ test('the model of the old single slot joins the list instead of being lost', as
   assertClean(problems);
 });
 
-test('a browser whose IndexedDB never answers still draws chapters 7 and 9, and chapter 7 says why its list is empty', async () => {
+test('a browser whose IndexedDB never answers still draws chapters 8 and 10, and chapter 8 says why its list is empty', async () => {
   const { page, context, problems } = await openPage(site.browser, site.server.origin);
   await storageThatNeverAnswers(page);
   // The first request gives up after 10 s and the later ones at once (components/storage-deadline.js): the pages

@@ -143,3 +143,14 @@ test('chapter 6: the reader\'s sentence, heads, seed and causal mask', () => onC
   await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('torch.manual_seed(5)'));
   await checkScript(page, 'chapter 6');
 }));
+
+test('chapter 7, where order comes from: positions added, Llama 3\'s theta with llama3 scaling, shifted far', () => onChapter('chapters/positions', async (page) => {
+  await page.check('#sinusoidal');
+  await page.selectOption('#rope-theta', '500000');
+  await page.check('#rope-scaling');
+  await page.fill('#shift', '3000');
+  await page.waitForFunction(() => document.querySelector('[data-pytorch] pre code').textContent.includes('score(3005, 3002)'));
+  const code = await checkScript(page, 'chapter 7, positions');
+  assert.match(code, /x = x \+ sinusoidal_positions\(len\(ws\), 8\)/);
+  assert.match(code, /f = inv_freq\(16, 500000, \(8, 1, 4, 8192\)\)/);
+}));

@@ -101,7 +101,7 @@ describe('errors appear beside their cause, and figures that no longer match are
     assertClean(problems);
   });
 
-  test('chapter 7: an unknown word never leaves the maps of the old text as current; the known words are listed', async () => {
+  test('chapter 8: an unknown word never leaves the maps of the old text as current; the known words are listed', async () => {
     const { page, context, problems } = await load('chapters/7-language-model');
     await page.fill('#probe', 'My cat,');
     // One plain sentence, no exception text: the word, where the known words are listed, the nearest of them.

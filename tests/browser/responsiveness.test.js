@@ -62,6 +62,13 @@ const READER = {
     }],
     ['the seed changed', async (page) => page.fill('#seed', '11')],
   ],
+  'positions': [
+    ['the words shuffled', async (page) => page.click('#shuffle')],
+    ['positions added', async (page) => page.click('#sinusoidal')],
+    ['the query moved', slide('#query-position', '40')],
+    ['rope_theta changed', async (page) => page.selectOption('#rope-theta', '500000')],
+    ['llama3 scaling switched on', async (page) => page.click('#rope-scaling')],
+  ],
   '7-language-model': [
     ['the probe typed', async (page) => page.fill('#probe', 'The dogs, which sat near the cat,')],
     ['a head of the grid chosen', async (page) => page.locator('[data-figure="model-attention"] svg .thumb, [data-figure="model-attention"] svg g[role]').nth(3).click()],

@@ -1,4 +1,4 @@
-// Chapter 7's sampling figure: the next token's probabilities as the model gives them (outlines) and as the
+// Chapter 8's sampling figure: the next token's probabilities as the model gives them (outlines) and as the
 // temperature and top-k leave them (bars), equal to the library's samplingDistribution computed here in Node on
 // the same model and prompt; Generate marks the token it drew.
 import assert from 'node:assert/strict';
@@ -30,7 +30,7 @@ const bars = (page) => page.$$eval('[data-figure="sampling"] g.bar', (g) => g.ma
 const ghosts = (page) => page.$$eval('[data-figure="sampling"] g.ghost rect', (r) => r.map((e) => Number(e.dataset.value)));
 const close = (a, b) => a.length === b.length && a.every((v, k) => Math.abs(v - b[k]) < 1e-6);
 
-test('chapter 7: the bars move with the temperature and top-k, as the library computes them; Generate marks its draw', async () => {
+test('chapter 8: the bars move with the temperature and top-k, as the library computes them; Generate marks its draw', async () => {
   const { page, context, problems } = await site.load('chapters/7-language-model');
   await drawn(page);
   // The default temperature, 0.8, over the model's own probabilities.

@@ -19,6 +19,7 @@ const PAGES = [
   'chapters/4-scaling',
   'chapters/5-masking',
   'chapters/6-multi-head',
+  'chapters/positions',
   'chapters/7-language-model',
   'chapters/8-your-model',
   'chapters/9-induction-heads',
@@ -82,7 +83,7 @@ describe('every page', () => {
   }
 });
 
-// Chapters 7 and 8 ended in a dead end, and the others in a hand-written "Next" line: every chapter now ends on
+// Chapters 8 and 9 ended in a dead end, and the others in a hand-written "Next" line: every chapter now ends on
 // Previous and Next, by number and title, the first's Previous and the last's Next being the contents.
 test('every chapter ends on Previous and Next links, and each one leads there', async () => {
   const chapters = PAGES.filter((p) => p.startsWith('chapters/'));
@@ -96,7 +97,7 @@ test('every chapter ends on Previous and Next links, and each one leads there', 
     assert.equal(links[1].href, k === chapters.length - 1 ? '../index.html' : `./${chapters[k + 1].slice('chapters/'.length)}.html`, path);
     assert.match(links[1].text, k === chapters.length - 1 ? /^All chapters →$/ : new RegExp(`^${k + 2}\\. .+ →$`), path);
   }
-  // Following Next from chapter 8 reaches chapter 9.
+  // Following Next from chapter 9 reaches chapter 10.
   await page.goto(`${site.server.url}chapters/8-your-model.html`);
   await page.click('nav.pager a[rel="next"]');
   await page.waitForURL(/9-induction-heads\.html$/);
@@ -256,7 +257,7 @@ test('chapter 6: the number of heads changes the grid and the head view', async 
   assertClean(problems);
 });
 
-test('chapter 7: one weight of the trained model traced, by clicking its map or choosing it', async () => {
+test('chapter 8: one weight of the trained model traced, by clicking its map or choosing it', async () => {
   const { page, context, problems } = await load('chapters/7-language-model');
   await measured(page);
   // Before anything is traced the selects already name a cell (they started blank): layer 1, head 1, the last query.
@@ -303,7 +304,7 @@ test('chapter 7: one weight of the trained model traced, by clicking its map or 
   assertClean(problems);
 });
 
-test('chapter 7: with the page\'s recipe a head turns to the subject while the reader watches (time logged)', async () => {
+test('chapter 8: with the page\'s recipe a head turns to the subject while the reader watches (time logged)', async () => {
   // Served cross-origin isolated, as the site's own servers and service worker serve it, so the run trains on
   // every core; its numbers are the same bits on any thread count (isolation.test.js, tests/js/threads.test.js).
   const server = await serve(DIST, { subPath: SUB_PATH, headers: ISOLATION_HEADERS });
@@ -323,7 +324,7 @@ test('chapter 7: with the page\'s recipe a head turns to the subject while the r
   assert.ok(best !== undefined && Number(best) < 50, headsStatus);
   assert.equal(await page.locator('[data-figure="heads-chart"] svg.line-chart g.series').count(), 9);
   await page.screenshot({ path: artifactPath('7-heads-learning.png'), fullPage: true });
-  console.log(`chapter 7: the recipe's 1,200 steps took ${seconds.toFixed(0)} s in the browser; a head looked at the subject in ≥ 80 % of sentences from step ${emergedAt}`);
+  console.log(`chapter 8: the recipe's 1,200 steps took ${seconds.toFixed(0)} s in the browser; a head looked at the subject in ≥ 80 % of sentences from step ${emergedAt}`);
   // both charts download their numbers (a row per measurement, a column per head and agreement) and their SVG
   const downloadJson = async (figure) => JSON.parse((await download(page, figure, 'json')).bytes.toString('utf8'));
   const shares = await downloadJson('[data-figure="heads-chart"]');
@@ -358,7 +359,7 @@ test('chapter 7: with the page\'s recipe a head turns to the subject while the r
   assertClean(problems);
 });
 
-test('chapter 7: switching heads off recomputes the guesses, the maps and the agreement over 200 sentences', async () => {
+test('chapter 8: switching heads off recomputes the guesses, the maps and the agreement over 200 sentences', async () => {
   const { page, context, problems } = await load('chapters/7-language-model');
   const measured = async () => {
     await page.waitForSelector('#probe-summary[data-accuracy]');
@@ -405,7 +406,7 @@ test('chapter 7: switching heads off recomputes the guesses, the maps and the ag
   assertClean(problems);
 });
 
-test('chapter 7: generation streams; training in the worker lowers the loss, and the model survives a reload', async (t) => {
+test('chapter 8: generation streams; training in the worker lowers the loss, and the model survives a reload', async (t) => {
   const { page, context, problems } = await load('chapters/7-language-model');
   // generation streams: the text grows while the stream runs
   await page.fill('#max-new', '120');
@@ -441,7 +442,7 @@ test('chapter 7: generation streams; training in the worker lowers the loss, and
   await page.fill('#probe', 'The cat, which slept near the dogs,');
   await page.waitForFunction(() => JSON.parse(document.querySelector('#probe-next').dataset.top).includes(' purrs'));
   assert.deepEqual(await likeliest(), [' hides', ' purrs', ' sleeps', ' yawns']);
-  // A word the model never saw is a clear error beside the text box (chapter 7's own test of this is in lessons.test.js).
+  // A word the model never saw is a clear error beside the text box (chapter 8's own test of this is in lessons.test.js).
   await page.fill('#probe', 'The zebras,');
   await page.waitForSelector('[data-figure="model-attention"].stale');
   await page.fill('#probe', 'The cats, which slept near the dog,');
@@ -470,7 +471,7 @@ test('chapter 7: generation streams; training in the worker lowers the loss, and
   assert.ok(Math.abs(tokensPerSecond - 1024 * stepsPerSecond) <= 1024 * 0.005 + 1, `${tokensPerSecond} tokens/s at ${stepsPerSecond} steps/s`);
   // and keeps the mean step of the whole run, in ms to 3 decimals (bench/site_training.mjs reads it)
   assert.match(await page.getAttribute('#train-status', 'data-mean-step-ms'), /^\d+\.\d{3}$/);
-  console.log(`chapter 7: in-browser training on the corpus, 2 layers, 4 heads, n_embd 32, batch 32 × 32 tokens: ${stepsPerSecond} steps/s`);
+  console.log(`chapter 8: in-browser training on the corpus, 2 layers, 4 heads, n_embd 32, batch 32 × 32 tokens: ${stepsPerSecond} steps/s`);
   const longTasks = await page.evaluate(() => window.longTasks);
   t.diagnostic(`main-thread tasks over 50 ms while training: ${longTasks.length ? longTasks.map(Math.round).join(', ') : 'none'}`);
   assert.ok((await page.locator('#samples li').count()) > 0);

@@ -119,7 +119,7 @@ test('chapter 5 draws the mask as the formula adds it: 0 to attend, −∞ hatch
   assertClean(problems);
 });
 
-test('chapter 7: a head wears one colour in the flow figure, its key and the head view', async () => {
+test('chapter 8: a head wears one colour in the flow figure, its key and the head view', async () => {
   const { page, context, problems } = await load('chapters/7-language-model');
   await measured(page);
   const key = await page.$$eval('[data-figure="flow"] .head-legend li', (li) => li.map((e) => [e.textContent, e.querySelector('.swatch').style.background]));

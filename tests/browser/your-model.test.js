@@ -1,4 +1,4 @@
-// Chapter 8 with a model the reader brings: a small GPT-2-shaped Hugging Face folder (tools/gpt2_reference.py,
+// Chapter 9 with a model the reader brings: a small GPT-2-shaped Hugging Face folder (tools/gpt2_reference.py,
 // float16) chosen in the file picker, loaded in the page's worker, and every view checked against the JS API
 // run here in Node on the same files; the folder kept in the browser across a reload until removed; a bad
 // folder refused with its message; a link that restores the view and asks for the model.
@@ -247,7 +247,7 @@ test('files dropped on the page load like chosen ones; Cancel stops a load and k
   assertClean(problems);
 });
 
-test('a browser whose IndexedDB never answers still draws chapter 8, loads a folder and says the files are not kept', async () => {
+test('a browser whose IndexedDB never answers still draws chapter 9, loads a folder and says the files are not kept', async () => {
   const { page, context, problems } = await openPage(site.browser, site.server.origin);
   await storageThatNeverAnswers(page);
   await page.goto(`${site.server.url}chapters/8-your-model.html`);

@@ -73,7 +73,7 @@ describe("loadPretrained gives what today's families compute in PyTorch", TORCH,
       }
       const tokens = model.generate([e.ids[0]], { maxNewTokens: 8, temperature: 0 });
       assert.deepEqual(Array.from(tokens.data).slice(-8), e.greedy);
-      // One head's map (chapter 8's): its weights, its queries after RoPE, and the keys and values of the
+      // One head's map (chapter 9's): its weights, its queries after RoPE, and the keys and values of the
       // key/value head it reads.
       const last = spec.heads - 1;
       const kv = Math.floor(last / (spec.heads / spec.kv_heads));
@@ -92,7 +92,7 @@ describe("loadPretrained gives what today's families compute in PyTorch", TORCH,
       const exps = scaled.map((s) => Math.exp(s - Math.max(...scaled)));
       const total = exps.reduce((a, b) => a + b, 0);
       assert.ok(maxDiff(exps.map((x) => x / total), row) <= 1e-5, 'the scaled scores give the weights');
-      // Chapter 8's head table measures every head of these models too.
+      // Chapter 9's head table measures every head of these models too.
       const scores = attn.headScores(model, { batchSize: 2, length: 8 });
       for (const t of [scores.prefixMatching, scores.previousToken, scores.copying]) {
         assert.deepEqual(t.shape, [spec.n_layer, spec.heads]);

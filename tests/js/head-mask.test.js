@@ -96,7 +96,7 @@ describe('headMask', () => {
     for (const [l, h] of [[0, 2], [0, 3], [1, 0], [1, 1], [1, 2]]) assert.equal(without(l, h).accuracy, 1, `without ${l}.${h}`);
   });
 
-  test('without the subject head the next-token guess flattens (chapter 7\'s prose)', () => {
+  test('without the subject head the next-token guess flattens (chapter 8\'s prose)', () => {
     const prompt = tokenizer.encode('The cats, which slept near the dog,');
     const next = (mask) => {
       const { logits } = model.forward(prompt, { headMask: mask });

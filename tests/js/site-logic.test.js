@@ -113,7 +113,7 @@ describe('a long training curve, thinned to its pixels', () => {
 describe('the site\'s settings, stated once (chapters/settings.js)', () => {
   const tables = {
     2: [settings.CHAPTER_2], 3: [settings.CHAPTER_3], 4: [settings.CHAPTER_4], 5: [settings.CHAPTER_5], 6: [settings.CHAPTER_6],
-    7: [settings.INPUT, settings.GENERATION, settings.TRAINING], 9: [settings.CHAPTER_9],
+    7: [settings.POSITIONS], 8: [settings.INPUT, settings.GENERATION, settings.TRAINING], 10: [settings.CHAPTER_9],
   };
   test('every default is a value its own setting accepts', () => {
     for (const [chapter, list] of Object.entries(tables)) {
@@ -149,7 +149,7 @@ describe('the site\'s settings, stated once (chapters/settings.js)', () => {
       }
     }
   });
-  test('chapter 7\'s default run: the recipe\'s corpus shapes, warm-up, decay and measurement cadence', () => {
+  test('chapter 8\'s default run: the recipe\'s corpus shapes, warm-up, decay and measurement cadence', () => {
     const defaults = Object.fromEntries(Object.entries(settings.TRAINING).map(([name, s]) => [name, s.default]));
     const { model, training, ...cadence } = settings.trainingRun(defaults, false);
     assert.deepEqual(cadence, { iters: 1200, evalEvery: 120, sampleEvery: 240, probeEvery: 50 });
@@ -167,7 +167,7 @@ describe('the site\'s settings, stated once (chapters/settings.js)', () => {
   });
 });
 
-describe("chapter 7's sentences for a prompt its model cannot read", () => {
+describe("chapter 8's sentences for a prompt its model cannot read", () => {
   // The tokenizer's own Error once reached the page ("WordTokenizer.encode: word ' elephants' …"), and "the" at the
   // start of a prompt was called unknown with, as the nearest known word, “the” itself.
   const sentenceFor = async (text) => {

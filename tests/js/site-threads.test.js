@@ -80,7 +80,7 @@ test('no module a page runs calls work that grows with a run or a model; the wor
 });
 
 test('a stream on a page\'s thread gives the event loop a turn between tokens', () => {
-  // chapter 7's Generate streams the active model on the page (GPT.stream): one token per turn, never a whole run.
+  // chapter 8's Generate streams the active model on the page (GPT.stream): one token per turn, never a whole run.
   const streaming = [...onPages.modules].filter((f) => /\.stream\(/.test(code(f)));
   assert.deepEqual(streaming.map((f) => relative(SITE, f)), ['chapters/language-model/generation.js']);
   for (const file of streaming) {

@@ -54,6 +54,14 @@ const DRAW = {
     grid(g, nearby(4, sharp, h % 2 === 1), { x: 6 + h * 38, y: 26, cell: 8.5, masked: (i, j) => h % 2 === 1 && j > i });
     g.append('rect').attr('x', 5 + h * 38).attr('y', 24).attr('width', 36).attr('height', 37).attr('class', `head-frame h${h + 1}`);
   }),
+  // One pair of a query and a key as arrows, each turned by its position: the angle between them is the distance.
+  'positions.html': (g) => {
+    g.append('circle').attr('cx', 80).attr('cy', 50).attr('r', 38).attr('class', 'wire');
+    [[0.5, 'queries'], [1.55, 'keys']].forEach(([angle, kind]) => g.append('line').attr('x1', 80).attr('y1', 50)
+      .attr('x2', 80 + 36 * Math.cos(angle)).attr('y2', 50 - 36 * Math.sin(angle)).attr('class', `arrow ${kind}`));
+    g.append('path').attr('d', `M${80 + 18 * Math.cos(0.5)},${50 - 18 * Math.sin(0.5)} A18,18 0 0 0 ${80 + 18 * Math.cos(1.55)},${50 - 18 * Math.sin(1.55)}`)
+      .attr('class', 'read h1').attr('fill', 'none').attr('stroke-width', 2);
+  },
   // Tokens rising through two blocks, the last one reading back.
   '7-language-model.html': (g) => {
     [84, 50, 16].forEach((y) => d3.range(5).forEach((j) => g.append('rect').attr('x', 10 + j * 28).attr('y', y - 6).attr('width', 22).attr('height', 12).attr('rx', 3).attr('class', j === 4 ? 'chip last' : 'chip')));

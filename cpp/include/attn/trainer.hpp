@@ -36,7 +36,7 @@ struct EvalResult {
 // count, so a run's numbers are the same on any number of threads): up to kMaxMicroBatches equal parts, a
 // power of two (so that scaling their gradients by 1 / K is exact), each part's forward and backward on one
 // thread and their gradients summed in order. A small model's products are too small to split well across
-// threads (chapter 7's default step of 2 layers × 64 ran 1.2× faster on two threads split by kernel); whole
+// threads (chapter 8's default step of 2 layers × 64 ran 1.2× faster on two threads split by kernel); whole
 // sequences on each thread are. 1 (the whole batch, its kernels split instead) when dropout draws masks (train.py
 // draws them over the whole batch, layer by layer) or when the K copies of the gradients would exceed
 // kMaxMicroBatchGradientBytes.

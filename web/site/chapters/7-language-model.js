@@ -1,4 +1,4 @@
-// Chapter 7: the tiny language model. The reader picks the active model (the
+// Chapter 8: the tiny language model. The reader picks the active model (the
 // shipped one, or one of theirs kept in this browser), generates from it, sees
 // the attention of every layer and head on their text, measures what it
 // learned in a worker, and trains new models in another worker. Every claim on

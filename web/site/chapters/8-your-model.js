@@ -1,4 +1,4 @@
-// Chapter 8: a model the reader brings (a Hugging Face folder of GPT-2, Llama,
+// Chapter 9: a model the reader brings (a Hugging Face folder of GPT-2, Llama,
 // Mistral, Qwen or Gemma 3, or a nanoGPT checkpoint converted to one). The model lives in a worker
 // (your-model/worker.js) and the page only draws what it answers: the text's
 // tokens and the next-token guess, every head as a thumbnail and one head's
@@ -78,7 +78,7 @@ page(async () => {
 
   /**
    * files: the reader's folder (kept in the browser unless `kept` says it already is), or null for the site's own
-   * model, chapter 7's: one click, nothing downloaded from elsewhere and nothing to keep.
+   * model, chapter 8's: one click, nothing downloaded from elsewhere and nothing to keep.
    */
   async function load(files, { kept = null } = {}) {
     $('#load-error').hidden = true;
@@ -90,7 +90,7 @@ page(async () => {
       $('#load-status').textContent = `Loaded${files ? '' : ' the site\'s own model'}: ${describe(m)}.`;
       $('#model-views').hidden = false;
       if (!files) {
-        // Its text: words it knows (a word model refuses others), chapter 7's.
+        // Its text: words it knows (a word model refuses others), chapter 8's.
         settings.element('text').value = INPUT.text.default;
         $('#kept').hidden = true;
       } else if (!kept) {

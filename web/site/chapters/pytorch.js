@@ -280,3 +280,83 @@ export function chapter6({ words, numHeads, causal, seed, dModel, maxWords, fitt
     '        print(f"head_{h + 1} =", attn_weights[0, h])',
   ], prints);
 }
+
+// Hugging Face's RoPE (modeling_llama.py's rotate_half and apply_rotary_pos_emb; modeling_rope_utils.py's inv_freq
+// and its llama3 scaling), written out.
+const HF_ROPE = `def inv_freq(dim, theta, llama3=None):
+    f = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    if llama3 is None:
+        return f
+    factor, low, high, old_context = llama3
+    wavelen = 2 * math.pi / f
+    slowed = torch.where(wavelen > old_context / low, f / factor, f)
+    smooth = (old_context / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * slowed / factor + smooth * slowed
+    medium = ~(wavelen < old_context / high) * ~(wavelen > old_context / low)
+    return torch.where(medium, smoothed, slowed)
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def apply_rope(x, positions, f):
+    freqs = torch.tensor(positions).float()[:, None] * f[None, :]  # (T, d/2): position × frequency
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return x * emb.cos() + rotate_half(x) * emb.sin()`;
+
+/** Where order comes from: the two orders' outputs, the sinusoidal positions, RoPE's shifted scores and bands. */
+export function positions({ a, b, vocab, seed, sinusoidal, dModel, head, bands, m, n, shift, rope, llama3 }) {
+  const scaled = rope.ropeScaling === 'llama3';
+  return script([
+    'import math',
+    '',
+    'import torch',
+    'import torch.nn as nn',
+    '',
+    SELF_ATTENTION_V1,
+    '',
+    '',
+    'def sinusoidal_positions(T, d):  # Vaswani et al. 2017, section 3.5',
+    '    position = torch.arange(T).unsqueeze(1)',
+    '    div_term = torch.exp(torch.arange(0, d, 2) * (-math.log(10000.0) / d))',
+    '    pe = torch.zeros(T, d)',
+    '    pe[:, 0::2] = torch.sin(position * div_term)',
+    '    pe[:, 1::2] = torch.cos(position * div_term)',
+    '    return pe',
+    '',
+    '',
+    HF_ROPE,
+    '',
+    '',
+    `words = ${pythonString(a.join(' '))}.split()`,
+    `reordered = ${pythonString(b.join(' '))}.split()`,
+    `vocab = ${JSON.stringify(vocab)}`,
+    `torch.manual_seed(${seed})`,
+    `embedding = nn.Embedding(len(vocab), ${dModel})`,
+    `sa_v1 = SelfAttention_v1(${dModel}, ${dModel})`,
+    'with torch.no_grad():',
+    '    def outputs_of(ws):',
+    '        x = embedding(torch.tensor([vocab.index(w) for w in ws]))',
+    sinusoidal ? `        x = x + sinusoidal_positions(len(ws), ${dModel})  # positions added` : '        # no positions: attention sees a set of words',
+    '        return sa_v1(x)',
+    '    print("outputs =", outputs_of(words))',
+    '    print("reordered_outputs =", outputs_of(reordered))',
+    `print("sinusoidal =", sinusoidal_positions(16, ${dModel}))`,
+    '',
+    `# RoPE on a query and a key of ${head} dimensions, rope_theta = ${rope.ropeTheta}${scaled ? ', llama3 scaling' : ''}`,
+    `f = inv_freq(${head}, ${doubleLiteral(rope.ropeTheta)}${scaled ? `, (${llama3.factor}, ${llama3.low}, ${llama3.high}, ${llama3.context})` : ''})`,
+    `torch.manual_seed(${seed})`,
+    `q, k = torch.randn(2, ${head})`,
+    'def score(m, n):',
+    '    return (apply_rope(q[None], [m], f) * apply_rope(k[None], [n], f)).sum()',
+    `print("shift_scores =", torch.stack([score(${m}, ${n}), score(${m + shift}, ${n + shift})]))`,
+    'print("log10_wavelengths =", torch.log10(2 * math.pi / f))',
+    `ones = torch.cat((torch.ones(${bands}, ${head / 2}), torch.zeros(${bands}, ${head / 2})), dim=-1)`,
+    `print("bands =", apply_rope(ones, list(range(${bands})), f)[:, :${head / 2}])  # cos(position × frequency)`,
+  ], {
+    outputs: 'outputs', reordered_outputs: 'reordered-outputs', sinusoidal: 'sinusoidal', shift_scores: 'shift-scores',
+    log10_wavelengths: 'wavelengths', bands: 'bands',
+  });
+}

@@ -64,12 +64,12 @@ export const CHAPTER_6 = {
   seed: seed('#seed', 0),
 };
 
-/** Chapter 7, "Attention on your input": the text every map is drawn on. */
+/** Chapter 8, "Attention on your input": the text every map is drawn on. */
 export const INPUT = {
   text: { control: '#probe', label: 'The text', kind: 'text', maxLength: 2000, default: 'The cats, which slept near the dog,' },
 };
 
-/** Chapter 7, "Generate": the prompt and nanoGPT's sampling settings (the library's generate options). */
+/** Chapter 8, "Generate": the prompt and nanoGPT's sampling settings (the library's generate options). */
 export const GENERATION = {
   prompt: { control: '#prompt', label: 'The prompt', kind: 'text', maxLength: 2000, default: 'The cats, which' },
   temperature: { control: '#temperature', label: 'Temperature', kind: 'number', min: 0, max: 10, step: 0.1, default: 0.8 },
@@ -78,7 +78,7 @@ export const GENERATION = {
   max_new_tokens: { control: '#max-new', label: 'Tokens', kind: 'integer', min: 1, max: 2000, default: 60 },
 };
 
-/** Chapter 8, "A model you bring": the reader's text, and the sampling settings (the library's generate options). */
+/** Chapter 9, "A model you bring": the reader's text, and the sampling settings (the library's generate options). */
 export const YOUR_MODEL = {
   text: { control: '#bring-text', label: 'The text', kind: 'text', maxLength: 8000,
     default: 'Mr and Mrs Dursley, of number four, Privet Drive, were proud to say that they were perfectly normal. Mr and Mrs' },
@@ -87,7 +87,7 @@ export const YOUR_MODEL = {
   max_new_tokens: { ...GENERATION.max_new_tokens, control: '#bring-max-new', default: 40 },
 };
 
-/** Chapter 7, "Train your own": the model's shape and the run's length (config fields of the library). */
+/** Chapter 8, "Train your own": the model's shape and the run's length (config fields of the library). */
 export const TRAINING = {
   tokenizer: { control: '#tokenizer-choice', label: 'Tokens', kind: 'choice', choices: [['word', 'words'], ['char', 'characters']], default: 'word' },
   n_layer: { control: '#layers', label: 'Layers', kind: 'integer', min: 1, max: 6, default: 2 },
@@ -97,7 +97,27 @@ export const TRAINING = {
 };
 
 /**
- * Chapter 7's training recipe besides what the reader sets: the shipped model's
+ * Where order comes from (positions.html): a seeded nn.Embedding of d = 8 and SelfAttentionV1(8, 8) on the
+ * reader's sentence and the same words reordered, with or without the sinusoidal positions; then RoPE on a query
+ * and a key of 16 dimensions drawn from the seed: the pair shown (1 to 8), their positions, the shift applied to
+ * both, and rope_theta and its llama3 scaling as a model's config names them (GPTConfig: ropeTheta, ropeScaling).
+ */
+export const POSITIONS = {
+  sentence: { control: '#sentence', label: 'The sentence', kind: 'text', maxLength: 200, default: 'the dog bit the man' },
+  reordered: { control: '#reordered', label: 'The same words in another order', kind: 'text', maxLength: 200, default: 'the man bit the dog' },
+  sinusoidal: { control: '#sinusoidal', label: 'Add sinusoidal positions', kind: 'boolean', default: false },
+  seed: seed('#seed', 0),
+  pair: { control: '#pair', label: 'Pair', kind: 'integer', min: 1, max: 8, slider: true, default: 1 },
+  query_position: { control: '#query-position', label: 'Query at position', kind: 'integer', min: 0, max: 100, slider: true, default: 5 },
+  key_position: { control: '#key-position', label: 'Key at position', kind: 'integer', min: 0, max: 100, slider: true, default: 2 },
+  shift: { control: '#shift', label: 'Shift both by', kind: 'integer', min: 0, max: 5000, default: 40 },
+  rope_theta: { control: '#rope-theta', label: 'rope_theta', kind: 'choice',
+    choices: [['10000', '10 000 (RoFormer, Llama 2, Mistral 7B)'], ['500000', '500 000 (Llama 3)'], ['1000000', '1 000 000 (Qwen2.5)']], default: '10000' },
+  rope_scaling: { control: '#rope-scaling', label: 'llama3 scaling (Llama 3.1, 3.2)', kind: 'boolean', default: false },
+};
+
+/**
+ * Chapter 8's training recipe besides what the reader sets: the shipped model's
  * (tools/train-default-model.sh) shortened so that the subject head appears in a
  * minute or so, for the agreement corpus; a text file gets longer blocks and
  * smaller batches. In the library's config names (camelCase, as the JS API takes them).
@@ -119,7 +139,7 @@ export const RECIPE = {
 };
 
 /**
- * A chapter 7 run as the training worker takes it: its length, how often it evaluates, samples and measures
+ * A chapter 8 run as the training worker takes it: its length, how often it evaluates, samples and measures
  * the heads, and its model and training configs (the library's names), from the reader's settings (TRAINING's
  * keys: n_layer, n_head, n_embd, max_iters, tokenizer) and whether it trains on a text file (else the agreement
  * corpus). Plain arithmetic: the library checks the configs when the run starts.
@@ -138,7 +158,7 @@ export function trainingRun({ n_layer: nLayer, n_head: nHead, n_embd: nEmbd, max
 }
 
 /**
- * Chapter 9, "How attention copies": the reader's letters (at most the induction model's 32 positions), the
+ * Chapter 10, "How attention copies": the reader's letters (at most the induction model's 32 positions), the
  * previous-token head switched off or not, the snapshot of the shipped model's training shown (0–15), and the
  * live run's seed and length (the training itself is the library's inductionRecipe()).
  */
@@ -150,15 +170,15 @@ export const CHAPTER_9 = {
   max_iters: { control: '#train-iters', label: 'Steps', kind: 'integer', min: 50, max: 20000, default: 1000 },
 };
 
-/** Chapter 9's live run: how often the worker measures the heads (attn.headScores on this many sequences). */
+/** Chapter 10's live run: how often the worker measures the heads (attn.headScores on this many sequences). */
 export const INDUCTION_RUN = { scoreEvery: 25, scoreSequences: 16 };
 
 /**
- * While a model trains (chapters 7 and 9), its status line (and chapter 7's charts) are painted at most once
+ * While a model trains (chapters 8 and 10), its status line (and chapter 8's charts) are painted at most once
  * in this many milliseconds. Every frame the page paints costs ~15 ms of CPU across the browser's threads
- * however little changed (headless Chromium without a GPU, chapter 7's page with only its status line
+ * however little changed (headless Chromium without a GPU, chapter 8's page with only its status line
  * changing), and on a 2-core machine that time comes out of the training threads: painted four times a second,
- * chapter 7's isolated run took 49.5 s against 46.3 s painted once a second (medians of 3 in one session;
+ * chapter 8's isolated run took 49.5 s against 46.3 s painted once a second (medians of 3 in one session;
  * 41.6 s in an earlier one with nothing painted until the end).
  */
 export const LIVE_REDRAW_MS = 1000;

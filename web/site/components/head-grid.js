@@ -1,5 +1,5 @@
 // Every head of a model at a glance: a layers × heads grid of small attention maps (layers down, heads across,
-// as the model view of bertviz lays them out), one SVG for any model from chapter 7's 2 × 4 to GPT-2's 12 × 12.
+// as the model view of bertviz lays them out), one SVG for any model from chapter 8's 2 × 4 to GPT-2's 12 × 12.
 // Each map is a picture (one pixel a cell, painted on a canvas and placed as an <image>), so that a 1,024-token
 // map costs one element, not a million. The grid is one tab stop: arrow keys move between heads, Enter or a
 // click chooses one (the page then shows it in full); pointing or focusing tells `onPoint`, for a read-out.

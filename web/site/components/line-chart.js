@@ -1,4 +1,4 @@
-// Lines over one x axis, drawn with D3 as SVG: chapter 7's loss curve and its
+// Lines over one x axis, drawn with D3 as SVG: chapter 8's loss curve and its
 // heads' shares while a model trains. Being SVG, a chart follows the theme
 // through the style sheet and downloads like every figure (SVG, PNG, JSON,
 // CSV). A missing value (null) is skipped and the line joins its neighbours;

@@ -9,7 +9,9 @@ import { renderMath } from './math.js';
 import { numbersSwitch } from './numbers-switch.js';
 import { themeSwitch } from './theme.js';
 
-// Each chapter with what a reader can do after it (the landing page lists them).
+// Each chapter with what a reader can do after it (the landing page lists them). A chapter's number is its place
+// in this list; the files keep the names they were published under (links to them stay valid), so a chapter
+// added later is named for its subject and the numbers in the older names need not be its number.
 export const CHAPTERS = [
   { file: '1-why-attention.html', title: 'Why attention',
     lesson: 'Score six encoder states yourself and see why one fixed vector was a bottleneck that attention removes.' },
@@ -23,6 +25,8 @@ export const CHAPTERS = [
     lesson: 'Hide the future or the padding, cell by cell, and see each row renormalise.' },
   { file: '6-multi-head.html', title: 'Multi-head attention',
     lesson: 'Cut one projection into heads, let each attend on its own, and join them back.' },
+  { file: 'positions.html', title: 'Where order comes from',
+    lesson: 'Reorder a sentence and watch attention not notice; then turn queries and keys by position, and see a score depend on distance alone.' },
   { file: '7-language-model.html', title: 'A tiny language model',
     lesson: 'Generate from a trained model, switch its heads off, and train your own in the browser.' },
   { file: '8-your-model.html', title: 'A model you bring',
@@ -90,7 +94,7 @@ function renderNav() {
 
 /**
  * Previous and Next at the end of chapter `index` (0-based), by number and title: a reader who finished a chapter
- * had only the navigation at the top to go on (chapters 7 and 8 ended in a dead end). The first chapter's
+ * had only the navigation at the top to go on (chapters 8 and 9 ended in a dead end). The first chapter's
  * Previous and the last one's Next are the contents.
  */
 function pager(index) {

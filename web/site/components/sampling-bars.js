@@ -1,4 +1,4 @@
-// Sampling made visible (chapters 7 and 8): the next token's likeliest candidates as bars, at the reader's
+// Sampling made visible (chapters 8 and 9): the next token's likeliest candidates as bars, at the reader's
 // temperature and top-k (what Generate draws from, attn.samplingDistribution), over outlines of the model's own
 // probabilities; and the token Generate drew, marked among them.
 import { bars } from './bars.js';

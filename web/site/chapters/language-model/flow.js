@@ -1,4 +1,4 @@
-// Chapter 7's hero: the reader's text flowing through the active model, bottom to top as the architecture
+// Chapter 8's hero: the reader's text flowing through the active model, bottom to top as the architecture
 // diagram reads. The tokens enter as embeddings; in each block, every head of the last token reaches back to
 // the tokens it reads (one curve per head and token, as thick as the weight); at the top, the last token's
 // vector becomes the next-token bars. Its stepper shows one stage at a time. Numbers come from the same

@@ -1,4 +1,4 @@
-// Chapter 7's switches that turn heads off: one checkbox per layer and head,
+// Chapter 8's switches that turn heads off: one checkbox per layer and head,
 // and the head mask (n_layer, n_head) of the switched-off heads that every
 // forward pass and the measurement use. Emits 'heads'; a new model starts with
 // every head on.

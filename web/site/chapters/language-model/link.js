@@ -1,4 +1,4 @@
-// Chapter 7's state in its address (components/link-state.js): the model, the
+// Chapter 8's state in its address (components/link-state.js): the model, the
 // switched-off heads, the text, the traced number, the head shown in full, the head view, and the
 // generation and training settings (chapters/settings.js). A link names its
 // model; one that is not saved in this browser falls back to the shipped one.

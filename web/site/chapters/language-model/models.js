@@ -1,4 +1,4 @@
-// Chapter 7's list of models: the shipped one and the reader's (trained here
+// Chapter 8's list of models: the shipped one and the reader's (trained here
 // or uploaded, kept in the browser by components/model-store.js); choosing,
 // downloading, deleting and uploading them. Changing the active model emits
 // 'model'.

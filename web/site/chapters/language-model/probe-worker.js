@@ -1,4 +1,4 @@
-// Chapter 7's measurement, off the main thread: what a model learned on the
+// Chapter 8's measurement, off the main thread: what a model learned on the
 // agreement corpus (attn.probeAgreement) — the shipped model, or the reader's
 // from its checkpoint bytes.
 // In: {id, bytes: Uint8Array | null, sentences, headMask | null}. Out: {id, report} or {id, error}.

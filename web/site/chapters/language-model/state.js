@@ -1,4 +1,4 @@
-// What chapter 7's parts share, in one small object: the module, the active
+// What chapter 8's parts share, in one small object: the module, the active
 // model, the measurement of it, the switched-off heads, the head view's and
 // the traced cell's choices, and the link. Each part (models.js, probe.js,
 // generation.js, heads.js, attention-view.js, training.js, link.js) reads and

@@ -1,4 +1,4 @@
-// Chapter 7's run a step at a time, as the training worker runs it (training-worker.js) and
+// Chapter 8's run a step at a time, as the training worker runs it (training-worker.js) and
 // bench/site_training_interleaved.mjs times it: an evaluation when one is due, the step, then a sample and a
 // measurement of the heads when due (the cadence of settings.js's trainingRun). Every message for the page
 // goes to `post` (training-worker.js lists them).

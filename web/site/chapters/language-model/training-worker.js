@@ -1,4 +1,4 @@
-// Chapter 7's training runs, off the main thread: each step and the evaluations,
+// Chapter 8's training runs, off the main thread: each step and the evaluations,
 // samples and measurements due around it are training-loop.js's. Messages in:
 //   {type: 'start', text, model, training, iters, evalEvery, sampleEvery, probeEvery}: text null for the agreement corpus
 //   {type: 'pause'} | {type: 'resume'} | {type: 'stop'}

@@ -1,5 +1,5 @@
 // A text the model's tokenizer refused, said to a reader: which word or character it does not know, and the known
-// pieces nearest it. Chapter 7's prompt for generation and its attention probe both use it.
+// pieces nearest it. Chapter 8's prompt for generation and its attention probe both use it.
 
 /** Levenshtein distance, for suggesting the known words nearest a word the model cannot read. */
 function editDistance(a, b) {

@@ -1,4 +1,4 @@
-// Chapter 8's table of what each head does (the worker's summarizeHeads): one row per head, sortable by any
+// Chapter 9's table of what each head does (the worker's summarizeHeads): one row per head, sortable by any
 // statistic, each row opening its head and switching it on or off; and the same rows as CSV.
 import { formatNumber } from '../../components/heatmap.js';
 

@@ -1,4 +1,4 @@
-// Chapter 8's full map of one head, painted pixel by pixel (a 1,024 × 1,024 map is a million cells, more than SVG
+// Chapter 9's full map of one head, painted pixel by pixel (a 1,024 × 1,024 map is a million cells, more than SVG
 // or a labelled canvas can hold), its tokens along both edges (every one when they fit, else every n-th), the
 // masked triangle in the masked colour (not the colour of a zero weight), a cursor the mouse and the arrow keys
 // move (drawn over the map and scrolled into view), a readout of the cell under it, and Enter or a click to trace

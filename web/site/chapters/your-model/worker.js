@@ -2,7 +2,7 @@
 // parameters, and one pass over 1,024 tokens takes seconds, which the page
 // must never wait on. Messages in (each with an id the answer repeats):
 //   {type: 'load', files: File[]}            the model folder's files (a drop, a picker, or the browser's copy)
-//   {type: 'loadShipped'}                    the site's own model (chapter 7's), nothing to choose
+//   {type: 'loadShipped'}                    the site's own model (chapter 8's), nothing to choose
 //   {type: 'cancel'}                         stops a load in progress
 //   {type: 'analyse', text, headMask, thumbnail}
 //   {type: 'head', text, layer, head, headMask} | {type: 'trace', text, layer, head, i, j, headMask}
@@ -53,7 +53,7 @@ function adopt(attn, loaded) {
   tokenizer?.dispose();
   ({ model, tokenizer } = loaded);
   const c = model.config;
-  // Prefix matching does not depend on the reader's text: measured once, on random repeated tokens (chapter 9's
+  // Prefix matching does not depend on the reader's text: measured once, on random repeated tokens (chapter 10's
   // score); without the per-head ablation, which would cost a pass per head (144 for GPT-2 small).
   prefixMatching = c.nLayer >= 2
     ? attn.headScores(model, { batchSize: PREFIX_SEQUENCES, length: Math.min(c.blockSize, PREFIX_LENGTH), ablation: false }).prefixMatching.data
