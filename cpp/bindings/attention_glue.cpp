@@ -6,6 +6,7 @@
 
 #include "attn/config.hpp"
 #include "attn/mask.hpp"
+#include "attn/online_softmax.hpp"
 #include "attn/rope.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/score_explanation.hpp"
@@ -158,6 +159,19 @@ val simple_self_attention(const JsTensor& x) {
 }
 
 // ---- masks and scaled dot-product attention ----------------------------------
+
+// One row's softmax in one pass, as the attention kernel streams it: the running maximum and sum after each block.
+val online_softmax(const JsTensor& scores, double block) {
+    constexpr const char* fn = "onlineSoftmax";
+    return guarded(fn, [&] {
+        const OnlineSoftmaxTrace t = attn::online_softmax(to_tensor(scores, fn, "scores"), to_size(block, fn, "block"));
+        val out = val::object();
+        out.set("maxima", val(to_js(t.maxima)));
+        out.set("sums", val(to_js(t.sums)));
+        out.set("weights", val(to_js(t.weights)));
+        return out;
+    });
+}
 
 val causal_mask(double T) {
     return guarded("causalMask", [&] { return to_js(attn::causal_mask(to_integer(T, "causalMask", "length"))); });

@@ -47,6 +47,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("scaledDotProductAttention", &js::scaled_dot_product_attention);
     function("attention", &js::attention);
     function("explainScore", &js::explain_score);
+    function("onlineSoftmax", &js::online_softmax);
     function("sinusoidalPositions", &js::sinusoidal_positions);
     function("ropeFrequencies", &js::rope_frequencies);
     function("rope", &js::rope_forward);
@@ -144,6 +145,7 @@ EMSCRIPTEN_BINDINGS(attn) {
 
     // ---- pretrained_glue.cpp
     function("pretrainedTokenizer", &js::pretrained_tokenizer);
+    function("kvCacheNumbers", &js::kv_cache_numbers);
     function("pretrainedHeaderLength", &js::pretrained_header_length);
     function("pretrainedShardFiles", &js::pretrained_shard_files);
     class_<BPETokenizer>("BPETokenizer")

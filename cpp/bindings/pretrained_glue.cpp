@@ -5,6 +5,8 @@
 // TextDecoder, since a token can end inside a character.
 #include "glue.hpp"
 
+#include "attn/kv_cache.hpp"
+
 namespace attn::js {
 
 namespace {
@@ -59,6 +61,14 @@ val pretrained_tokenizer(const std::string& config_json, const val& files) {
             out.set("handle", owned_by_js(new Tokenizer(std::move(std::get<Tokenizer>(tokenizer)))));
         }
         return out;
+    });
+}
+
+val kv_cache_numbers(const std::string& config_json, double tokens) {
+    constexpr const char* fn = "kvCacheNumbers";
+    return guarded(fn, [&] {
+        const int64_t n = attn::kv_cache_numbers(pretrained_config_from_json(config_json, false), to_count(tokens, fn, "tokens"));
+        return val(static_cast<double>(n));
     });
 }
 

@@ -153,7 +153,7 @@ GPTConfig GPTConfig::induction(int64_t vocab_size) {
     return c;
 }
 
-void GPTConfig::validate(const char* fn, Naming naming) const {
+void GPTConfig::validate(const char* fn, Naming naming, bool weight_budget) const {
     schema::check_all(gpt_fields(), *this, naming, fn);
     const auto name = [&](const char* field) { return schema::spelled(field, naming); };
     const auto refuse = [&](const std::string& what) { throw Error(std::string(fn) + ": " + what); };
@@ -179,7 +179,7 @@ void GPTConfig::validate(const char* fn, Naming naming) const {
     if (norm_type != NormType::LayerNorm && norm != NormPlacement::Pre) refuse("RMSNorm blocks are pre-norm here: set " + name("norm") + " pre");
     // The weight budget, checked before anything is allocated: at 16 bits a parameter, the least a model is kept in.
     const double params = matrix_parameters();
-    if (2 * params > kMaxWeightBytes) {
+    if (weight_budget && 2 * params > kMaxWeightBytes) {
         const auto count = [](double n) { return std::to_string(static_cast<int64_t>(n)); };
         throw Error(std::string(fn) + ": a model of about " + count(params) + " parameters (" + format_bytes(2 * params) +
                     " in 16 bits) exceeds the library's limit of " + format_number(kMaxWeightBytes / (int64_t{1} << 30)) + " GiB of weights (" +

@@ -289,7 +289,7 @@ std::string Format::canonical(const std::string& name) const {
     return n;
 }
 
-Format format_from_config(const std::string& text) {
+Format format_from_config(const std::string& text, bool weight_budget) {
     const json j = parse_bounded(text, "loadPretrained: config.json");
     if (j.is_discarded() || !j.is_object()) throw FormatError("loadPretrained: config.json is not a JSON object");
     Format f;
@@ -308,7 +308,7 @@ Format format_from_config(const std::string& text) {
         refuse("model_type", type, "this library reads \"gpt2\", \"llama\", \"mistral\", \"qwen2\", \"qwen3\", \"gemma3_text\" and \"gemma3\" models");
     }
     f.config = f.model_type == "gpt2" ? gpt2_config(*body) : decoder_config(*body, f.model_type);
-    f.config.validate("loadPretrained: config.json");
+    f.config.validate("loadPretrained: config.json", Naming::Snake, weight_budget);
     f.tensors = f.model_type == "gpt2" ? gpt2_tensors(f.config) : decoder_tensors(f.config, f.model_type == "gemma3_text");
     return f;
 }
@@ -316,5 +316,7 @@ Format format_from_config(const std::string& text) {
 }  // namespace attn::hf
 
 namespace attn {
-GPTConfig pretrained_config_from_json(const std::string& config_json) { return hf::format_from_config(config_json).config; }
+GPTConfig pretrained_config_from_json(const std::string& config_json, bool weight_budget) {
+    return hf::format_from_config(config_json, weight_budget).config;
+}
 }  // namespace attn

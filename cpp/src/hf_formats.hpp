@@ -37,6 +37,6 @@ struct Format {
 };
 
 // config.json's text as the format of its family; Errors start "loadPretrained: config.json: ".
-Format format_from_config(const std::string& config_json);
+Format format_from_config(const std::string& config_json, bool weight_budget = true);
 
 }  // namespace attn::hf

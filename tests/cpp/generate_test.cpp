@@ -1,5 +1,6 @@
 // Generation: nanoGPT's generate loop, with and without the KV cache.
 #include "attn/generate.hpp"
+#include "attn/kv_cache.hpp"
 #include "golden.hpp"
 
 using namespace attn;
@@ -101,4 +102,18 @@ TEST(Generate, WeightsThatOverflowFloat32AreAnErrorNotNaNLogitsOrTokenZero) {
     SamplingOptions argmax;
     argmax.temperature = 0.0f;
     EXPECT_THROW(sample_next(Tensor({1, 3}, {0.0f, NAN, 1.0f}), argmax), Error);
+}
+
+// The cache holds a key and a value per key/value head per layer per token; a sliding layer keeps its window only.
+TEST(KvCache, CountsKeyValueHeadsNotQueryHeadsAndStopsSlidingLayersAtTheirWindow) {
+    GPTConfig c = GPTConfig::nanogpt(100, 64, 4, 8, 64, false, true);  // 4 layers, 8 heads of 8
+    EXPECT_EQ(kv_cache_numbers(c, 10), 2 * 4 * 8 * 8 * 10);
+    c.n_kv_head = 2;  // GQA: groups of 4
+    EXPECT_EQ(kv_cache_numbers(c, 10), 2 * 4 * 2 * 8 * 10);
+    c.sliding_window = 6;
+    c.sliding_window_pattern = 2;  // layers 1 and 3 slide (0-based 0 and 2), 2 and 4 attend fully
+    EXPECT_EQ(kv_cache_numbers(c, 4), 2 * 4 * 2 * 8 * 4);
+    EXPECT_EQ(kv_cache_numbers(c, 100), 2 * 2 * 8 * (2 * 100 + 2 * 6));
+    EXPECT_EQ(kv_cache_numbers(c, 0), 0);
+    EXPECT_THROW(kv_cache_numbers(c, -1), Error);
 }

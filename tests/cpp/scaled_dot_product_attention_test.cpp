@@ -1,11 +1,15 @@
 // Scaled dot-product attention with masks (notebooks 001 and 004).
 #include "attn/mask.hpp"
+#include "attn/online_softmax.hpp"
+#include "attn/softmax.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/score_explanation.hpp"
 #include "attn/self_attention.hpp"
 #include "golden.hpp"
 
 #include <cmath>
+#include <limits>
+#include <vector>
 #include <string>
 
 using namespace attn;
@@ -291,4 +295,25 @@ TEST(ExplainScore, RefusesWhatDoesNotFit) {
     nan[1] = NAN;
     EXPECT_EQ(message([&] { explain_score(nan, k, v, w, 0, 0); }),
               "explainScore: expected finite values in queries, got NaN at flat index 1");
+}
+
+// FlashAttention's online softmax: a running maximum and a rescaled running sum give softmax() in one pass.
+TEST(OnlineSoftmax, EqualsTheSoftmaxForEveryBlockSize) {
+    const float inf = std::numeric_limits<float>::infinity();
+    const Tensor scores({7}, {0.5f, -1.0f, 3.0f, -inf, 2.5f, 7.25f, 0.0f});
+    const Tensor expected = softmax(scores);
+    for (int64_t block : {1, 2, 3, 7, 10}) {
+        const OnlineSoftmaxTrace t = online_softmax(scores, block);
+        EXPECT_EQ(t.maxima.numel(), (7 + block - 1) / block);
+        for (int64_t j = 0; j < 7; ++j) EXPECT_NEAR(t.weights.data[j], expected.data[j], 1e-6f) << block << ", " << j;
+        EXPECT_EQ(t.maxima.data.back(), 7.25f);
+    }
+    const OnlineSoftmaxTrace one = online_softmax(scores, 1);
+    EXPECT_EQ(one.maxima.data[1], 0.5f);  // −1 does not raise it
+    EXPECT_NEAR(one.sums.data[1], 1.0f + std::exp(-1.5f), 1e-6f);
+    EXPECT_NEAR(one.sums.data[2], (1.0f + std::exp(-1.5f)) * std::exp(0.5f - 3.0f) + 1.0f, 1e-6f);  // rescaled
+    EXPECT_EQ(online_softmax(Tensor({2}, {-inf, -inf})).weights.data, (std::vector<float>{0, 0}));
+    EXPECT_THROW(online_softmax(Tensor({2}, {1, std::nanf("")})), Error);
+    EXPECT_THROW(online_softmax(scores, 0), Error);
+    EXPECT_THROW(online_softmax(Tensor({2, 2})), Error);
 }

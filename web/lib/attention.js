@@ -208,6 +208,11 @@ export function attentionApi(M) {
     scaledDotProductAttention,
     attention,
     explainScore,
+    onlineSoftmax: (scores, opts) => {
+      const fn = 'onlineSoftmax';
+      const { block = 1 } = options(opts, ['block'], fn);
+      return M.onlineSoftmax(asTensor(scores, fn, 'scores'), number(block, fn, 'block'));
+    },
     sinusoidalPositions: (T, d) => M.sinusoidalPositions(number(T, 'sinusoidalPositions', 'T'), number(d, 'sinusoidalPositions', 'd')),
     ropeFrequencies: (headDim, opts) => {
       const o = options(opts, ROPE_SETTINGS, 'ropeFrequencies');

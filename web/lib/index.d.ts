@@ -33,7 +33,9 @@ export type { BPETokenizer, HeadMap, HeadScores, HeadSummary, RepeatedSequences,
 import type { CreateAttentionOptions, Threads, UrlLike } from './options.js';
 import type { AttentionError } from './errors.js';
 import type { Positions } from './positions.js';
+import type { AtScale } from './scale.js';
 export type { Positions, RopeSettings } from './positions.js';
+export type { AtScale, OnlineSoftmaxTrace } from './scale.js';
 export type { CreateAttentionOptions, ModuleSource, Threads, UrlLike } from './options.js';
 export type { AttentionError, AttentionErrorCode } from './errors.js';
 // The same API in a worker (remote.js) has its types in remote.d.ts, derived from these.
@@ -301,7 +303,7 @@ export interface MemoryUsage {
   stackBytes: number;
 }
 
-export interface Attention extends Positions {
+export interface Attention extends Positions, AtScale {
   /** torch.tensor: from nested arrays, or flat data and a shape. */
   tensor(data: TensorLike | ArrayLike<number>, shape?: number[]): Tensor;
   /** torch.manual_seed: reseeds the generator behind rand/randn/randint and module initialisation. */

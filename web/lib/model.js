@@ -282,6 +282,12 @@ export function modelApi(M) {
         number(nLayer, fn, 'nLayer'), number(nHead, fn, 'nHead'), number(nEmbd, fn, 'nEmbd'),
         boolean(bias, fn, 'bias'), boolean(tieEmbeddings, fn, 'tieEmbeddings')));
     },
+    /** The numbers a KV cache holds after `tokens` tokens, for a model of this Hugging Face config.json. */
+    kvCacheNumbers: (config, tokens) => {
+      const fn = 'kvCacheNumbers';
+      if (config === null || typeof config !== 'object' || Array.isArray(config)) refuse(fn, 'a config.json as an object', config);
+      return M.kvCacheNumbers(JSON.stringify(config), number(tokens, fn, 'tokens'));
+    },
     GPT,
     Tokenizer,
     CharTokenizer,

@@ -36,6 +36,7 @@
 //   tensor.hpp                       the (shape, float data) type and shape checks
 //   torch_rng.hpp                    PyTorch's CPU random numbers, bit for bit
 //   softmax.hpp                      sum-normalisation, naive and stable softmax
+//   online_softmax.hpp               the same softmax in one streaming pass: a running maximum and sum
 //   simple_attention.hpp             attention without trainable weights
 //   linear.hpp, embedding.hpp,
 //   layer_norm.hpp                   the nn layers, initialised as PyTorch does
@@ -56,6 +57,7 @@
 //   config.hpp                       GPTConfig and TrainConfig: every field named once
 //   gpt.hpp                          the tiny language model (notebook 001 §8, nanoGPT)
 //   sampling.hpp, generate.hpp       temperature, top-k, multinomial; generation with a KV cache
+//   kv_cache.hpp                     what that cache holds per token: grouped heads, sliding windows
 //   cross_entropy.hpp, adamw.hpp     the loss and the optimizer
 //   repeated_sequences.hpp           random tokens with a segment repeated: the induction heads' task
 //   dataset.hpp, trainer.hpp         nanoGPT's batches and training loop (notebook 001's "next steps")
@@ -94,12 +96,14 @@
 #include "attn/gpt.hpp"
 #include "attn/head_scores.hpp"
 #include "attn/head_statistics.hpp"
+#include "attn/kv_cache.hpp"
 #include "attn/layer_norm.hpp"
 #include "attn/linear.hpp"
 #include "attn/lr_schedule.hpp"
 #include "attn/mask.hpp"
 #include "attn/memory.hpp"
 #include "attn/multi_head_attention.hpp"
+#include "attn/online_softmax.hpp"
 #include "attn/pretrained.hpp"
 #include "attn/repeated_sequences.hpp"
 #include "attn/rms_norm.hpp"

@@ -114,7 +114,8 @@ struct GPTConfig {
     static GPTConfig induction(int64_t vocab_size = 32);
 
     // Throws Error naming the first bad field as `naming` spells it.
-    void validate(const char* fn = "GPTConfig", Naming naming = Naming::Snake) const;
+    // weight_budget false: a config sized, never built (the KV cache of a model too large to load here).
+    void validate(const char* fn = "GPTConfig", Naming naming = Naming::Snake, bool weight_budget = true) const;
 
     // The elements of the model's matrices and embeddings, (V + T)·C + L·(2·C·(H + KV)·D + 2·C·n_inner) (+ V·C for
     // an untied head; T·C only for learned positions, 3·C·n_inner for a gated MLP, none when attn_only): every model of this config has at least this many parameters (biases and norms add

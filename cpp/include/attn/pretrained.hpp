@@ -36,8 +36,9 @@ namespace attn {
 
 // config.json of a model of the families above as this library's GPTConfig. A key asking for what the engine does
 // not do (another model_type, activation or rope_scaling type, logit softcapping, GPT-2's
-// scale_attn_by_inverse_layer_idx, …) is an Error naming the key and its value.
-GPTConfig pretrained_config_from_json(const std::string& config_json);
+// scale_attn_by_inverse_layer_idx, …) is an Error naming the key and its value. weight_budget false reads a model
+// too large for this library to load, for its shape alone (kv_cache.hpp sizes Llama-3.2-1B's cache).
+GPTConfig pretrained_config_from_json(const std::string& config_json, bool weight_budget = true);
 
 enum class Dtype { F32, F16, BF16 };
 
