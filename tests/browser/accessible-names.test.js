@@ -9,7 +9,8 @@ import { assertClean, useSite } from './harness.js';
 
 const site = useSite();
 const PAGES = ['index', 'chapters/1-why-attention', 'chapters/2-self-attention', 'chapters/3-trainable-weights', 'chapters/4-scaling',
-  'chapters/5-masking', 'chapters/6-multi-head', 'chapters/positions', 'chapters/7-language-model', 'chapters/8-your-model', 'chapters/9-induction-heads'];
+  'chapters/5-masking', 'chapters/6-multi-head', 'chapters/positions', 'chapters/7-language-model', 'chapters/8-your-model', 'chapters/at-scale',
+  'chapters/9-induction-heads'];
 const CONTROL = /^\s*- (button|textbox|slider|combobox|checkbox|spinbutton|radio|switch|searchbox|link)\b(?: "([^"]*)")?/gm;
 
 test('every control of every page has an accessible name', async () => {

@@ -43,7 +43,7 @@ describe('the API reference', () => {
 
   test('every chapter\'s "In code" links land on what they name', async () => {
     const chapters = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking',
-      '6-multi-head', 'positions', '7-language-model'];
+      '6-multi-head', 'positions', '7-language-model', 'at-scale'];
     for (const chapter of chapters) {
       const { page, context, problems } = await site.load(`chapters/${chapter}`);
       const links = await page.$$eval('.in-code a', (as) => as.map((a) => ({ href: a.href, text: a.textContent })));

@@ -27,7 +27,7 @@ const SETUP = {
 const NOTHING_TO_TYPE = ['4-scaling', '5-masking'];
 
 const PAGES = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head',
-  'positions', '7-language-model', '8-your-model', '9-induction-heads'];
+  'positions', '7-language-model', '8-your-model', 'at-scale', '9-induction-heads'];
 const INPUTS = ['', '   ', 'zzz', '1e', '-1e999', '1e999', '-7', '0', '123456789012', '0.5', 'the elephants ✨ qqq'];
 // What only the program's own machinery writes: a library's "Function.name: expected …", a JS error, a number gone wrong.
 const INTERNAL = [/Could not compute/, /Cannot read propert/, /is not a function/, /\bundefined\b/, /\bNaN\b/, /Aborted\(/, /RuntimeError/,

@@ -1,4 +1,4 @@
-// Chapter 10 in Chromium: its maps are the library's numbers for the shipped induction model (computed here in
+// Chapter 11 in Chromium: its maps are the library's numbers for the shipped induction model (computed here in
 // Node with the JS API on the same file), with the induction stripe where the repeat says; a traced weight leads
 // back through the previous-token head; switching that head off dissolves the stripe and loses what the repeat
 // gave; the snapshots replay the phase change; a short live run trains, measures and hands its model over.

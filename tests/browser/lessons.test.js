@@ -12,7 +12,7 @@ import { createAttention } from '../../web/lib/index.js';
 import { artifactPath, assertClean, drawn, focusForKeys, hero, heroCell, measured, ready, settled, useSite } from './harness.js';
 
 const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head', 'positions', '7-language-model',
-  '8-your-model', '9-induction-heads'];
+  '8-your-model', 'at-scale', '9-induction-heads'];
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const QUERY_AXIS = 'query (the token attending) →';

@@ -186,7 +186,7 @@ test('the model of the old single slot joins the list instead of being lost', as
   assertClean(problems);
 });
 
-test('a browser whose IndexedDB never answers still draws chapters 8 and 10, and chapter 8 says why its list is empty', async () => {
+test('a browser whose IndexedDB never answers still draws chapters 8 and 11, and chapter 8 says why its list is empty', async () => {
   const { page, context, problems } = await openPage(site.browser, site.server.origin);
   await storageThatNeverAnswers(page);
   // The first request gives up after 10 s and the later ones at once (components/storage-deadline.js): the pages

@@ -9,7 +9,7 @@ import { assertClean, drawn, focusForKeys, hero, heroCell, useSite } from './har
 const site = useSite();
 
 const CHAPTERS = ['1-why-attention', '2-self-attention', '3-trainable-weights', '4-scaling', '5-masking', '6-multi-head',
-  'positions', '7-language-model', '8-your-model', '9-induction-heads'];
+  'positions', '7-language-model', '8-your-model', 'at-scale', '9-induction-heads'];
 const LIMIT = 300;
 
 /** The numbers a reader sees in the chapter's text and figures (hidden text is not in innerText). */

@@ -42,7 +42,7 @@ test('a first visit keeps only what it loads; a page once opened works offline; 
   await page.waitForSelector('#offline-status[data-kept="true"]', { timeout: 60000 });
   assert.ok(Math.abs((await cached()) / 1e6 - size) < 0.2 * size + 1, `kept ${await cached()} bytes, said ${size} MB`);
   await context.setOffline(true);
-  // Chapter 10 reads its snapshots from induction/index.json, which the service worker once left out.
+  // Chapter 11 reads its snapshots from induction/index.json, which the service worker once left out.
   await page.goto(`${site.server.url}chapters/9-induction-heads.html`);
   await ready(page);
   await page.waitForFunction(() => document.querySelector('#snapshot-numbers').dataset.step !== undefined);

@@ -69,6 +69,12 @@ const READER = {
     ['rope_theta changed', async (page) => page.selectOption('#rope-theta', '500000')],
     ['llama3 scaling switched on', async (page) => page.click('#rope-scaling')],
   ],
+  'at-scale': [
+    ['the token moved', slide('#step', '8')],
+    ['another model chosen', async (page) => page.selectOption('#model', 'Llama-3.2-1B')],
+    ['the window slid', slide('#window', '2')],
+    ['the keys per step slid', slide('#block', '1')],
+  ],
   '7-language-model': [
     ['the probe typed', async (page) => page.fill('#probe', 'The dogs, which sat near the cat,')],
     ['a head of the grid chosen', async (page) => page.locator('[data-figure="model-attention"] svg .thumb, [data-figure="model-attention"] svg g[role]').nth(3).click()],

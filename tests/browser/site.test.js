@@ -22,6 +22,7 @@ const PAGES = [
   'chapters/positions',
   'chapters/7-language-model',
   'chapters/8-your-model',
+  'chapters/at-scale',
   'chapters/9-induction-heads',
 ];
 // The notebooks' tensors as PyTorch computes them (tests/golden/notebooks.json), as the page prints them.
@@ -97,8 +98,12 @@ test('every chapter ends on Previous and Next links, and each one leads there', 
     assert.equal(links[1].href, k === chapters.length - 1 ? '../index.html' : `./${chapters[k + 1].slice('chapters/'.length)}.html`, path);
     assert.match(links[1].text, k === chapters.length - 1 ? /^All chapters →$/ : new RegExp(`^${k + 2}\\. .+ →$`), path);
   }
-  // Following Next from chapter 9 reaches chapter 10.
+  // Following Next from chapter 9 reaches chapter 10, and from there chapter 11 (files named for their subject
+  // sit among the numbered ones).
   await page.goto(`${site.server.url}chapters/8-your-model.html`);
+  await page.click('nav.pager a[rel="next"]');
+  await page.waitForURL(/at-scale\.html$/);
+  await ready(page);
   await page.click('nav.pager a[rel="next"]');
   await page.waitForURL(/9-induction-heads\.html$/);
   await context.close();

@@ -113,7 +113,7 @@ describe('a long training curve, thinned to its pixels', () => {
 describe('the site\'s settings, stated once (chapters/settings.js)', () => {
   const tables = {
     2: [settings.CHAPTER_2], 3: [settings.CHAPTER_3], 4: [settings.CHAPTER_4], 5: [settings.CHAPTER_5], 6: [settings.CHAPTER_6],
-    7: [settings.POSITIONS], 8: [settings.INPUT, settings.GENERATION, settings.TRAINING], 10: [settings.CHAPTER_9],
+    7: [settings.POSITIONS], 8: [settings.INPUT, settings.GENERATION, settings.TRAINING], 10: [settings.AT_SCALE], 11: [settings.CHAPTER_9],
   };
   test('every default is a value its own setting accepts', () => {
     for (const [chapter, list] of Object.entries(tables)) {

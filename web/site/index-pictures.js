@@ -76,6 +76,9 @@ const DRAW = {
   '8-your-model.html': (g) => d3.range(4).forEach((l) => d3.range(6).forEach((h) => {
     grid(g, nearby(4, (l + h) % 4, true), { x: 16 + h * 22, y: 4 + l * 22, cell: 5, masked: (i, j) => j > i });
   })),
+  // The sliding window's band: each query sees its own token and the few before it.
+  'at-scale.html': (g) => grid(g, d3.range(7).map((i) => d3.range(7).map((j) => (j <= i && i - j < 3 ? 0.3 + 0.25 * (2 - (i - j)) : 0))),
+    { x: 40, y: 6, cell: 12, masked: (i, j) => j > i || i - j >= 3 }),
   // The previous-token head's line under the diagonal, and the induction head's stripe: a repeat of three at
   // positions 1–3 and 5–7, whose second copy looks at the token after each earlier occurrence.
   '9-induction-heads.html': (g) => {

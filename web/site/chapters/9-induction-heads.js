@@ -1,4 +1,4 @@
-// Chapter 10: induction heads, on the attention-only model the package ships (the library's inductionRecipe(),
+// Chapter 11: induction heads, on the attention-only model the package ships (the library's inductionRecipe(),
 // tools/train-induction-model.sh). The reader's letters go through the model on this thread (32 tokens of a
 // 2-layer model cost well under a millisecond): the next-letter probabilities, the previous-token head's and the
 // induction head's maps, one induction weight traced back through the previous-token head, that head switched

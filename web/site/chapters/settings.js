@@ -6,6 +6,8 @@
 // that list to this file. A setting's key is its name in links, the library's
 // name for the quantity where it has one (docs/conventions.md).
 
+import { MODELS } from './at-scale/configs.js';
+
 /** A seed as torch.manual_seed takes it from JS: any integer a double holds exactly. */
 const seed = (control, value) => ({
   control, label: 'The seed', kind: 'integer', min: -(2 ** 53) + 1, max: 2 ** 53 - 1, default: value,
@@ -158,7 +160,22 @@ export function trainingRun({ n_layer: nLayer, n_head: nHead, n_embd: nEmbd, max
 }
 
 /**
- * Chapter 10, "How attention copies": the reader's letters (at most the induction model's 32 positions), the
+ * Chapter 10, "Attention at scale": the token whose step of generation the KV cache shows (1–8), the model whose
+ * heads are drawn (the calculator lists all six of at-scale/configs.js), the sliding window and the layers its
+ * reach is followed through, the keys per step of the online softmax, and the seed the examples' numbers are
+ * drawn from.
+ */
+export const AT_SCALE = {
+  seed: seed('#seed', 0),
+  step: { control: '#step', label: 'Token', kind: 'integer', min: 1, max: 8, slider: true, default: 5 },
+  model: { control: '#model', label: 'Model', kind: 'choice', choices: MODELS.map((m) => m.name), default: 'SmolLM2-135M' },
+  window: { control: '#window', label: 'Window', kind: 'integer', min: 1, max: 12, slider: true, default: 4 },
+  layers: { control: '#layers', label: 'Layers', kind: 'integer', min: 1, max: 4, slider: true, default: 3 },
+  block: { control: '#block', label: 'Keys per step', kind: 'integer', min: 1, max: 12, slider: true, default: 3 },
+};
+
+/**
+ * Chapter 11, "How attention copies": the reader's letters (at most the induction model's 32 positions), the
  * previous-token head switched off or not, the snapshot of the shipped model's training shown (0–15), and the
  * live run's seed and length (the training itself is the library's inductionRecipe()).
  */
@@ -170,11 +187,11 @@ export const CHAPTER_9 = {
   max_iters: { control: '#train-iters', label: 'Steps', kind: 'integer', min: 50, max: 20000, default: 1000 },
 };
 
-/** Chapter 10's live run: how often the worker measures the heads (attn.headScores on this many sequences). */
+/** Chapter 11's live run: how often the worker measures the heads (attn.headScores on this many sequences). */
 export const INDUCTION_RUN = { scoreEvery: 25, scoreSequences: 16 };
 
 /**
- * While a model trains (chapters 8 and 10), its status line (and chapter 8's charts) are painted at most once
+ * While a model trains (chapters 8 and 11), its status line (and chapter 8's charts) are painted at most once
  * in this many milliseconds. Every frame the page paints costs ~15 ms of CPU across the browser's threads
  * however little changed (headless Chromium without a GPU, chapter 8's page with only its status line
  * changing), and on a 2-core machine that time comes out of the training threads: painted four times a second,

@@ -1,4 +1,4 @@
-// What the site's training workers share (chapter 8's and chapter 10's). trainingRuns: one run at a time, driven
+// What the site's training workers share (chapter 8's and chapter 11's). trainingRuns: one run at a time, driven
 // by messages:
 //   {type: 'start', ...}  runs start(data, runs): the worker's own loop
 //   {type: 'pause'}       pauses after the current step and posts a checkpoint; {type: 'resume'}; {type: 'stop'}
@@ -62,7 +62,7 @@ export function trainingRuns(start, { onMessage = () => {} } = {}) {
       else if (data.type === 'stop') {
         runs.stopped = true;
         runs.paused = false;
-      } else onMessage(data); // a worker's own messages (chapter 10's letters)
+      } else onMessage(data); // a worker's own messages (chapter 11's letters)
     } catch (error) {
       const started = data.type === 'start' && runs.running;
       runs.running = false;

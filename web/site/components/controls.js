@@ -44,7 +44,7 @@ function prepare(element, setting) {
     }));
     element.value = setting.default;
   } else if (setting.kind === 'text') {
-    // Stated, so that the controls' one look (style.css: input[type='text']) reaches it: chapter 10's letters box,
+    // Stated, so that the controls' one look (style.css: input[type='text']) reaches it: chapter 11's letters box,
     // an <input> without a type, was left unstyled.
     if (element instanceof HTMLInputElement) element.type = 'text';
     element.maxLength = setting.maxLength;

@@ -6,7 +6,7 @@
 // Each model is two records, so that listing the models never reads their bytes:
 //   meta:<id>   {id, name, source, created, updated, iter, layers, tokenizer, curve, samples}
 //   bytes:<id>  Uint8Array (a safetensors checkpoint)
-// and, apart from the list, induction:latest: chapter 10's latest live run.
+// and, apart from the list, induction:latest: chapter 11's latest live run.
 // Both are written (and deleted) in one transaction, so a model is never half
 // saved; a new model's name is made unique in that transaction too, so that
 // two tabs saving at once never give two models one name.
@@ -61,7 +61,7 @@ export async function saveModel(meta, bytes) {
 }
 
 /**
- * Chapter 10's latest live run, in one slot of its own: {seed, iters, iter, curve, bytes, saved}. Not one of the
+ * Chapter 11's latest live run, in one slot of its own: {seed, iters, iter, curve, bytes, saved}. Not one of the
  * list's models, which chapter 8 opens: its tokens are letters, not chapter 8's words.
  */
 export const getInductionRun = () => answered(get('induction:latest', store), 'return the kept training run');

@@ -31,6 +31,8 @@ export const CHAPTERS = [
     lesson: 'Generate from a trained model, switch its heads off, and train your own in the browser.' },
   { file: '8-your-model.html', title: 'A model you bring',
     lesson: 'Open GPT-2 (or your nanoGPT) and find what each of its 144 heads does on your text.' },
+  { file: 'at-scale.html', title: 'Attention at scale',
+    lesson: 'Step through a KV cache, size the caches of today\'s models, slide a window, and compute a softmax without its whole row.' },
   { file: '9-induction-heads.html', title: 'How attention copies',
     lesson: 'Watch two heads compose into an induction head, break it, and see it form suddenly while a model trains.' },
 ];

@@ -1,4 +1,4 @@
-// A deadline on the site's requests to IndexedDB (chapters 8 and 10 through model-store.js, chapter 9 through
+// A deadline on the site's requests to IndexedDB (chapters 8 and 11 through model-store.js, chapter 9 through
 // your-model/store.js). A browser whose IndexedDB never answers (it happens: a profile being torn down, some
 // private modes, a blocked upgrade in another tab) must not leave a chapter undrawn, never ready and with no
 // error. After STORAGE_DEADLINE_MS the request fails with an Error saying what was not done, which the chapter

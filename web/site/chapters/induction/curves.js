@@ -1,4 +1,4 @@
-// Chapter 10's two charts of a training run, for the shipped model's snapshots and for a live run alike: the
+// Chapter 11's two charts of a training run, for the shipped model's snapshots and for a live run alike: the
 // loss on the first and the second copy of a repeat, and each head's score (layer 1's previous-token scores,
 // layer 2's prefix-matching scores), by step. A curve is {x, first, second, previous: [per layer-1 head],
 // prefix: [per layer-2 head]}; `mark` draws the step on display as a point of its own.

@@ -1,4 +1,4 @@
-// Chapter 10's live run, off the main thread: the library's induction recipe from the reader's seed, with the
+// Chapter 11's live run, off the main thread: the library's induction recipe from the reader's seed, with the
 // heads measured every INDUCTION_RUN.scoreEvery steps. Messages in:
 //   {type: 'start', seed, iters, alphabet, ids}: alphabet, the letters the tokens are (the shipped model's
 //   vocabulary); ids, the reader's letters (null while they are refused), on which each measurement draws the heads

@@ -1,4 +1,4 @@
-// Chapter 10's "Train one yourself": the controls of a live run in training-worker.js, its two charts filling in
+// Chapter 11's "Train one yourself": the controls of a live run in training-worker.js, its two charts filling in
 // as the worker measures the heads, the step and time of its phase change, and what the reader can do with the
 // model when it stops (use it in the chapter's views, download its checkpoint). The latest run is kept in this
 // browser at every checkpoint (pause, end, failure) and offered again on the next visit.

@@ -53,7 +53,7 @@ function adopt(attn, loaded) {
   tokenizer?.dispose();
   ({ model, tokenizer } = loaded);
   const c = model.config;
-  // Prefix matching does not depend on the reader's text: measured once, on random repeated tokens (chapter 10's
+  // Prefix matching does not depend on the reader's text: measured once, on random repeated tokens (chapter 11's
   // score); without the per-head ablation, which would cost a pass per head (144 for GPT-2 small).
   prefixMatching = c.nLayer >= 2
     ? attn.headScores(model, { batchSize: PREFIX_SEQUENCES, length: Math.min(c.blockSize, PREFIX_LENGTH), ablation: false }).prefixMatching.data
