@@ -91,6 +91,8 @@ val to_js(const HeadSummary& s) {
                    {"firstToken", tensor(s.first_token)},
                    {"meanDistance", tensor(s.mean_distance)},
                    {"entropy", tensor(s.entropy)},
+                   {"distanceProfile", tensor(s.distance_profile)},
+                   {"layerWindow", tensor(s.layer_window)},
                    {"thumbnails", tensor(s.thumbnails)},
                    {"nextLogits", tensor(s.next_logits)}});
 }

@@ -16,7 +16,9 @@ HeadSummary summarize_heads(const GPT& model, const std::vector<int64_t>& ids, c
     }
     const int64_t block = options.thumbnail > 0 ? (T + std::min(options.thumbnail, T) - 1) / std::min(options.thumbnail, T) : 1;
     const int64_t S = options.thumbnail > 0 ? (T + block - 1) / block : 0;
-    HeadSummary s{Tensor({L, H}), Tensor({L, H}), Tensor({L, H}), Tensor({L, H}), Tensor({L, H, S, S}), Tensor()};
+    const int64_t P = std::min(T, kDistanceProfile);
+    HeadSummary s{Tensor({L, H}), Tensor({L, H}), Tensor({L, H}), Tensor({L, H}), Tensor({L, H, P}), Tensor({L}), Tensor({L, H, S, S}), Tensor()};
+    for (int64_t l = 0; l < L; ++l) s.layer_window.data[static_cast<size_t>(l)] = c.sliding(l) ? static_cast<float>(c.sliding_window) : 0.0f;
     const GPT::AttentionObserver observe = [&](int64_t l, const std::vector<float>& w, const Matrix&) {  // w (1, H, T, T)
         for (int64_t h = 0; h < H; ++h) {
             const float* map = w.data() + h * T * T;
@@ -36,6 +38,12 @@ HeadSummary summarize_heads(const GPT& model, const std::vector<int64_t>& ids, c
             s.first_token.data[static_cast<size_t>(k)] = static_cast<float>(first / n);
             s.mean_distance.data[static_cast<size_t>(k)] = static_cast<float>(distance / n);
             s.entropy.data[static_cast<size_t>(k)] = static_cast<float>(entropy / n);
+            for (int64_t d = 0; d < P; ++d) {
+                double on = 0;
+                const int64_t from = std::max<int64_t>(d, 1);
+                for (int64_t i = from; i < T; ++i) on += map[i * T + i - d];
+                s.distance_profile.data[static_cast<size_t>(k * P + d)] = static_cast<float>(on / static_cast<double>(T - from));
+            }
             if (S == 0) continue;
             float* thumb = s.thumbnails.data.data() + k * S * S;
             for (int64_t i = 0; i < T; ++i) {

@@ -66,7 +66,7 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   // The table's numbers are the library's (3 decimals), in layer-head order until sorted.
   const cells = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => r.children[1].textContent));
   assert.deepEqual(cells, expected.previousToken.map((v) => v.toFixed(3)));
-  const prefixCells = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => r.children[5].textContent));
+  const prefixCells = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => r.children[6].textContent));
   assert.deepEqual(prefixCells, expected.prefixMatching.map((v) => v.toFixed(3)));
   await page.click('#head-table [data-sort="previousToken"]');
   const sorted = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => Number(r.children[1].textContent)));
@@ -162,14 +162,16 @@ test('a GPT-2 folder chosen in the page: every view shows what the library compu
   assertClean(problems);
 });
 
-test("a Gemma 3 folder in shards (grouped key/value heads, sliding windows, RoPE, tokenizer.json): the table is the library's", async () => {
+test("a Gemma 3 folder in shards (grouped key/value heads, sliding windows, RoPE, tokenizer.json): the table is the library's, " +
+  'the grid groups the heads by key/value head and marks the sliding layers', async () => {
   const gemma = { name: 'gemma3', family: 'gemma3_text', n_layer: 3, hidden: 32, heads: 4, kv_heads: 1, head_dim: 16,
     inner: 40, window: 4, pattern: 3, local_theta: 10000.0, theta: 1000000.0, query_pre_attn_scalar: 12, shards: 2, dtype: 'BF16' };
   const folder = join(familyReferences([gemma]), 'gemma3');
   const attn = await createAttention();
   const { model, tokenizer } = await attn.loadPretrained(folder);
   const ids = tokenizer.encode(TEXT);
-  const previousToken = Array.from(attn.summarizeHeads(model, ids).previousToken.data);
+  const summary = attn.summarizeHeads(model, ids);
+  const previousToken = Array.from(summary.previousToken.data);
   model.dispose();
   tokenizer.dispose();
   const { page, context, problems } = await site.load('chapters/8-your-model');
@@ -183,6 +185,15 @@ test("a Gemma 3 folder in shards (grouped key/value heads, sliding windows, RoPE
   const cells = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => r.children[1].textContent));
   assert.deepEqual(cells, previousToken.map((v) => v.toFixed(3)));
   assert.equal(await page.locator('#model-view .thumb').count(), 12);
+  // Today's families in the grid: one bracket over the query heads that share a key/value head (all four: MQA),
+  // and the sliding layers (two local to one global) marked with their window.
+  assert.deepEqual(await page.$$eval('#model-view .kv-groups text', (t) => t.map((e) => e.textContent)), ['kv1']);
+  assert.deepEqual(await page.$$eval('#model-view .window-mark', (t) => t.map((e) => e.textContent)), ['w 4', 'w 4']);
+  assert.deepEqual(Array.from(summary.layerWindow.data), [4, 4, 0]);
+  // Each row's weight by distance, the library's (the rows in layer-head order).
+  const P = summary.distanceProfile.shape[2];
+  const profiles = await page.$$eval('#head-table tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('svg.profile rect')].map((e) => Number(e.dataset.value))));
+  profiles.forEach((row, k) => assert.deepEqual(row, Array.from(summary.distanceProfile.data.subarray(k * P, (k + 1) * P)), `head ${k}`));
   await context.close();
   assertClean(problems);
 });

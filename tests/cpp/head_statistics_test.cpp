@@ -96,3 +96,37 @@ TEST(HeadStatistics, BadTextsAndHeadsAreErrors) {
               "headAttention: expected layer in [0, 2) and head in [0, 3), got layer 2 and head 0");
     EXPECT_EQ(error_of([&] { layer_attention(m, text(4), 2); }), "layerAttention: expected layer in [0, 2), got 2");
 }
+
+// A head's weight by distance: for each d, the mean of w[i][i − d] over the queries that have such a key.
+TEST(HeadStatistics, DistanceProfileIsTheMeanWeightOnTheKeyDTokensBack) {
+    const GPT m = model();
+    const auto ids = text(37);
+    const int64_t T = 37, H = 3, P = kDistanceProfile;
+    GPTTrace trace;
+    m.forward(ids, 1, &trace);
+    const HeadSummary s = summarize_heads(m, ids);
+    ASSERT_EQ(s.distance_profile.shape, (Shape{2, H, P}));
+    for (int64_t l = 0; l < 2; ++l) {
+        const Tensor& w = trace.layers[static_cast<size_t>(l)].weights;  // (1, H, T, T)
+        for (int64_t h = 0; h < H; ++h) {
+            for (int64_t d = 0; d < P; ++d) {
+                double sum = 0;
+                const int64_t from = std::max<int64_t>(d, 1);
+                for (int64_t i = from; i < T; ++i) sum += w.data[static_cast<size_t>((h * T + i) * T + i - d)];
+                EXPECT_NEAR(s.distance_profile.data[static_cast<size_t>((l * H + h) * P + d)], sum / static_cast<double>(T - from), 1e-6)
+                    << l << ", " << h << ", " << d;
+            }
+        }
+    }
+    // A text shorter than the profile: as many distances as it has tokens.
+    EXPECT_EQ(summarize_heads(m, text(5)).distance_profile.shape, (Shape{2, H, 5}));
+}
+
+// Which layers slide, as the config says (Gemma 3: five local layers to one global).
+TEST(HeadStatistics, LayerWindowIsEachLayersSlidingWindowOrZero) {
+    GPTConfig c = GPTConfig::nanogpt(23, 40, 2, 3, 12, true, true);
+    EXPECT_EQ(summarize_heads(GPT(c), text(6)).layer_window.data, (std::vector<float>{0, 0}));
+    c.sliding_window = 4;
+    c.sliding_window_pattern = 2;  // layer 1 slides, layer 2 attends fully
+    EXPECT_EQ(summarize_heads(GPT(c), text(6)).layer_window.data, (std::vector<float>{4, 0}));
+}

@@ -62,6 +62,13 @@ export interface HeadSummary {
   meanDistance: Tensor;
   /** (nLayer, nHead): −Σ_j w_ij ln w_ij in nats (0: all on one token) */
   entropy: Tensor;
+  /**
+   * (nLayer, nHead, P): the weight on the key d tokens back, d = 0 … P − 1 (P = min(T, 16)), a mean over the queries
+   * that have such a key: a previous-token head peaks at 1, a head reading its own token at 0
+   */
+  distanceProfile: Tensor;
+  /** (nLayer): the keys a query of each layer may see — its sliding window (Mistral, Gemma 3) — or 0 for all */
+  layerWindow: Tensor;
   /** (nLayer, nHead, S, S): every map max-pooled to S ≤ thumbnailSize cells a side; empty for thumbnailSize 0 */
   thumbnails: Tensor;
   /** (vocabSize): the logits after the last token */

@@ -29,12 +29,18 @@ struct HeadSummary {
     Tensor first_token;     // (n_layer, n_head) weight on the text's first token
     Tensor mean_distance;   // (n_layer, n_head) Σ_j w_ij (i − j): how many tokens back, on average
     Tensor entropy;         // (n_layer, n_head) −Σ_j w_ij ln w_ij in nats: 0 on one token, ln(i+1) spread evenly
+    Tensor distance_profile;  // (n_layer, n_head, P) weight on the key d tokens back, d = 0 … P − 1 (P = min(T, 16)):
+                              // a mean over the queries that have such a key (i ≥ max(d, 1)). A previous-token head
+                              // peaks at 1, a head that reads its own token at 0, a sliding window's ends at w − 1
+    Tensor layer_window;    // (n_layer) the keys a query of each layer may see: its sliding window, 0 for all
     Tensor thumbnails;      // (n_layer, n_head, S, S) each map max-pooled over blocks of ⌈T/S⌉ rows and
                             // columns, so a one-token-wide line stays visible
     Tensor next_logits;     // (vocab_size) the logits after the last token
 };
 
 // ids (T): one text of at least 2 tokens, within the model's block size.
+// The distance profile's length: the distances a head table can show as a row of bars.
+constexpr int64_t kDistanceProfile = 16;
 HeadSummary summarize_heads(const GPT& model, const std::vector<int64_t>& ids, const HeadSummaryOptions& options = {});
 
 // One head of one layer on ids (T), in the form explain_score reads (score_explanation.hpp).

@@ -239,8 +239,10 @@ page(async () => {
   }
 
   function drawModelView() {
+    // Today's families: query heads that share a key/value head drawn as one group, sliding-window layers marked.
     headGrid($('#model-view'), analysis.thumbnails, {
       title: 'Every layer and head', selected, off: headsOff, onChoose: choose,
+      groupSize: model.nHead / model.nKvHead, layerWindow: analysis.layerWindow,
       onPoint: (l, h) => ($('#grid-readout').textContent = l === null ? '' : headSentence(l, h)),
     });
   }
@@ -257,7 +259,7 @@ page(async () => {
   const rows = () => headRows(analysis.stats, model, sortBy);
   function drawTable() {
     drawHeadTable($('#head-table'), rows(), {
-      sortBy, selected, headsOff, onChoose: choose,
+      sortBy, selected, headsOff, onChoose: choose, profile: analysis.profile,
       onToggle: (l, h, inUse) => {
         if (inUse) headsOff.delete(`${l}.${h}`);
         else headsOff.add(`${l}.${h}`);

@@ -55,35 +55,59 @@ function picturesOf(maps, causal) {
 }
 
 const AXIS = 28; // room for "L12" and "h12"
+const GROUPS = 22; // room for the key/value groups' brackets above the heads
+const WINDOW_MARK = 52; // room for a sliding layer's "w 4096"
 
 /**
  * maps: {data, shape: [nLayer, nHead, S, S]} weights (a thumbnail or the full maps); selected: [layer, head];
  * off: a Set of "layer.head" (switched-off heads, drawn faded); onChoose(layer, head); onPoint(layer, head | null).
  * title names the figure (its download and its label); causal: whether keys after their query are masked (they
- * are in every language model; chapter 6's module may attend both ways).
+ * are in every language model; chapter 6's module may attend both ways). Today's families (chapter 9):
+ * groupSize, the query heads that share one key/value head (GQA; 1: none share), drawn under one bracket named
+ * for that head; layerWindow (nLayer), a layer's sliding window (0: none), written at the end of its row.
  */
-export function headGrid(container, maps, { title, selected, off = new Set(), onChoose, onPoint = () => {}, maxThumb = 96, causal = true }) {
+export function headGrid(container, maps, { title, selected, off = new Set(), onChoose, onPoint = () => {}, maxThumb = 96, causal = true,
+  groupSize = 1, layerWindow = [] }) {
   const [nLayer, nHead] = maps.shape;
   const urls = picturesOf(maps, causal);
   const width = availableWidth(container);
+  const grouped = groupSize > 1 ? groupSize : 0; // MQA too: one bracket over every head
+  const windows = layerWindow.some((w) => w > 0);
+  const top = AXIS + (grouped ? GROUPS : 0);
+  const right = windows ? WINDOW_MARK : 0;
   const gap = nHead > 8 ? 3 : 8;
-  const thumb = Math.max(24, Math.min(maxThumb, Math.floor((width - AXIS - 8) / nHead) - gap));
+  const thumb = Math.max(24, Math.min(maxThumb, Math.floor((width - AXIS - right - 8) / nHead) - gap));
   const step = thumb + gap;
+  const described = [grouped && `query heads in groups of ${grouped}, one key/value head each`,
+    windows && `layers with a sliding window marked w and its size`].filter(Boolean).join('; ');
   const svg = d3.create('svg')
     .attr('class', 'head-grid-svg')
-    .attr('width', AXIS + nHead * step)
-    .attr('height', AXIS + nLayer * step)
-    .attr('viewBox', `0 0 ${AXIS + nHead * step} ${AXIS + nLayer * step}`)
+    .attr('width', AXIS + nHead * step + right)
+    .attr('height', top + nLayer * step)
+    .attr('viewBox', `0 0 ${AXIS + nHead * step + right} ${top + nLayer * step}`)
     .attr('role', 'grid')
-    .attr('aria-label', `${title}: ${nLayer} layers by ${nHead} heads. Arrow keys move between heads, Enter shows one in full.`);
+    .attr('aria-label', `${title}: ${nLayer} layers by ${nHead} heads${described ? ` (${described})` : ''}. Arrow keys move between heads, ` +
+      'Enter shows one in full.');
+  if (grouped) {
+    const groups = svg.append('g').attr('class', 'kv-groups').selectAll('g').data(d3.range(nHead / grouped)).join('g')
+      .attr('data-group', (g) => g);
+    groups.append('path').attr('class', 'kv-bracket')
+      .attr('d', (g) => `M${AXIS + g * grouped * step + 1},${GROUPS - 2} v-5 H${AXIS + (g + 1) * grouped * step - gap - 1} v5`);
+    groups.append('text').attr('class', 'axis-label').attr('text-anchor', 'middle').attr('y', GROUPS - 10)
+      .attr('x', (g) => AXIS + (g + 0.5) * grouped * step - gap / 2).text((g) => `kv${g + 1}`);
+  }
   svg.append('g').selectAll('text').data(d3.range(nHead)).join('text')
-    .attr('class', 'axis-label').attr('x', (h) => AXIS + h * step + thumb / 2).attr('y', AXIS - 8)
+    .attr('class', 'axis-label').attr('x', (h) => AXIS + h * step + thumb / 2).attr('y', top - 8)
     .attr('text-anchor', 'middle').text((h) => `h${h + 1}`);
   const rows = svg.append('g').selectAll('g').data(d3.range(nLayer)).join('g')
     .attr('role', 'row')
-    .attr('transform', (l) => `translate(0, ${AXIS + l * step})`);
+    .attr('transform', (l) => `translate(0, ${top + l * step})`);
   rows.append('text').attr('class', 'axis-label').attr('x', AXIS - 6).attr('y', thumb / 2).attr('dy', '0.35em')
     .attr('text-anchor', 'end').text((l) => `L${l + 1}`);
+  if (windows) {
+    rows.filter((l) => layerWindow[l] > 0).append('text').attr('class', 'axis-label window-mark')
+      .attr('x', AXIS + nHead * step + 2).attr('y', thumb / 2).attr('dy', '0.35em').text((l) => `w ${layerWindow[l]}`);
+  }
   const isSelected = (l, h) => selected?.[0] === l && selected?.[1] === h;
   const heads = rows.selectAll('g.thumb').data((l) => d3.range(nHead).map((h) => ({ l, h }))).join('g')
     .attr('class', (d) => `thumb${off.has(`${d.l}.${d.h}`) ? ' off' : ''}`)

@@ -19,8 +19,39 @@ export function headRows(stats, { nLayer, nHead }, sortBy) {
   return list.sort((a, b) => sign * (key(a) - key(b)) || a.index - b.index);
 }
 
+const SVG = 'http://www.w3.org/2000/svg';
+
+/**
+ * A head's distance profile as a row of small bars, the nearest key first: its mean weight on the key 0, 1, 2, …
+ * tokens back (summarizeHeads' distanceProfile), each bar as tall as its weight on a 0-1 scale.
+ */
+export function profileCell(weights) {
+  const td = document.createElement('td');
+  const w = 4;
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('class', 'profile');
+  svg.setAttribute('width', String(weights.length * w));
+  svg.setAttribute('height', '16');
+  svg.setAttribute('role', 'img');
+  const top = Array.from(weights.keys()).sort((a, b) => weights[b] - weights[a]).slice(0, 2);
+  svg.setAttribute('aria-label', `weight by distance, most at ${top.map((d) => `${d} back (${formatNumber(weights[d], 2)})`).join(', then ')}`);
+  weights.forEach((v, d) => {
+    const bar = document.createElementNS(SVG, 'rect');
+    const h = Math.max(0.5, 16 * Math.min(1, Math.max(0, v)));
+    bar.setAttribute('x', String(d * w));
+    bar.setAttribute('y', String(16 - h));
+    bar.setAttribute('width', String(w - 1));
+    bar.setAttribute('height', String(h));
+    bar.dataset.distance = String(d);
+    bar.dataset.value = String(v);
+    svg.append(bar);
+  });
+  td.append(svg);
+  return td;
+}
+
 /** The rows into the table's body, with its sort state on the headers. */
-export function drawHeadTable(table, rows, { sortBy, selected, headsOff, onChoose, onToggle }) {
+export function drawHeadTable(table, rows, { sortBy, selected, headsOff, onChoose, onToggle, profile }) {
   table.tBodies[0].replaceChildren(...rows.map((r) => {
     const tr = document.createElement('tr');
     if (selected[0] === r.l && selected[1] === r.h) tr.className = 'selected';
@@ -38,6 +69,12 @@ export function drawHeadTable(table, rows, { sortBy, selected, headsOff, onChoos
       tr.append(Object.assign(document.createElement('td'), {
         textContent: off ? 'off' : Number.isNaN(r[s]) ? '—' : formatNumber(r[s], s === 'meanDistance' || s === 'entropy' ? 2 : 3),
       }));
+      // The profile beside the two statistics it spreads out: after entropy, before prefix matching.
+      if (s === 'entropy') {
+        const P = profile.shape[2];
+        tr.append(off ? Object.assign(document.createElement('td'), { textContent: 'off' })
+          : profileCell(profile.data.subarray(r.index * P, (r.index + 1) * P)));
+      }
     }
     const box = Object.assign(document.createElement('input'), { type: 'checkbox', checked: !off });
     box.setAttribute('aria-label', `Layer ${r.l + 1}, head ${r.h + 1} in use`);

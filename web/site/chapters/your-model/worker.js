@@ -101,6 +101,8 @@ const handlers = {
       cut,
       stats: { previousToken: s.previousToken.data, firstToken: s.firstToken.data, meanDistance: s.meanDistance.data, entropy: s.entropy.data,
         prefixMatching },
+      profile: s.distanceProfile,
+      layerWindow: Array.from(s.layerWindow.data),
       thumbnails: s.thumbnails,
       next: topTokens(s.nextLogits.data),
       nextWithAllHeads: base ? topTokens(base.nextLogits.data) : null,
