@@ -37,9 +37,8 @@ const JOURNEY_WEIGHTS = printedRow('nb000.attn_weights', 1); // notebook 000 §3
 const site = useSite();
 const load = (path, viewport, options) => site.load(path, viewport, options);
 
-/** A row of a matrix of the chapter's hero, its exact numbers. */
+/** A row of a matrix of the chapter's hero: its exact numbers, or (printed) the four decimals PyTorch prints. */
 const heroRow = (page, id, row) => page.$$eval(`${hero(id)} g.cell[data-row="${row}"]`, (els) => els.map((e) => Number(e.dataset.value)));
-/** The same, to the four decimals PyTorch prints. */
 const printedHeroRow = async (page, id, row) => (await heroRow(page, id, row)).map((v) => v.toFixed(4));
 
 describe('every page', () => {
@@ -98,14 +97,13 @@ test('every chapter ends on Previous and Next links, and each one leads there', 
     assert.equal(links[1].href, k === chapters.length - 1 ? '../index.html' : `./${chapters[k + 1].slice('chapters/'.length)}.html`, path);
     assert.match(links[1].text, k === chapters.length - 1 ? /^All chapters →$/ : new RegExp(`^${k + 2}\\. .+ →$`), path);
   }
-  // Following Next from chapter 9 reaches chapter 10, and from there chapter 11 (files named for their subject
-  // sit among the numbered ones).
+  // Following Next from chapter 9 reaches chapter 10, then 11: a file named for its subject sits among the numbered.
   await page.goto(`${site.server.url}chapters/8-your-model.html`);
-  await page.click('nav.pager a[rel="next"]');
-  await page.waitForURL(/at-scale\.html$/);
-  await ready(page);
-  await page.click('nav.pager a[rel="next"]');
-  await page.waitForURL(/9-induction-heads\.html$/);
+  for (const next of [/at-scale\.html$/, /9-induction-heads\.html$/]) {
+    await ready(page);
+    await page.click('nav.pager a[rel="next"]');
+    await page.waitForURL(next);
+  }
   await context.close();
   assertClean(problems);
 });

@@ -34,8 +34,10 @@ import type { CreateAttentionOptions, Threads, UrlLike } from './options.js';
 import type { AttentionError } from './errors.js';
 import type { Positions } from './positions.js';
 import type { AtScale } from './scale.js';
+import type { ScoreExplanation } from './score-explanation.js';
 export type { Positions, RopeSettings } from './positions.js';
 export type { AtScale, OnlineSoftmaxTrace } from './scale.js';
+export type { ScoreExplanation } from './score-explanation.js';
 export type { CreateAttentionOptions, ModuleSource, Threads, UrlLike } from './options.js';
 export type { AttentionError, AttentionErrorCode } from './errors.js';
 // The same API in a worker (remote.js) has its types in remote.d.ts, derived from these.
@@ -269,28 +271,6 @@ export interface TorchMultiheadAttention extends Disposable {
   /** (3E) or null */
   readonly inProjBias: Tensor | null;
   readonly outProj: LinearParams;
-}
-
-/** Attention.explainScore's answer for query i and key j. */
-export interface ScoreExplanation {
-  /** (d_k) q_i */
-  query: Tensor;
-  /** (d_k) k_j */
-  key: Tensor;
-  /** (d_k) q_i[d] · k_j[d] */
-  products: Tensor;
-  /** their sum: entry (i, j) of Q Kᵀ */
-  score: number;
-  /** √d_k, or the map's `divisor` when it has one */
-  divisor: number;
-  /** score / divisor, before any mask */
-  scaledScore: number;
-  /** (T_k) row i of the weights, the mask included */
-  weights: Tensor;
-  /** (T_k, d_v) w_ij' · v_j' for every key j' */
-  mixed: Tensor;
-  /** (d_v) z_i, the sum of mixed's rows */
-  output: Tensor;
 }
 
 /** What the WASM module holds, in bytes. */

@@ -3,6 +3,8 @@
 // grouped key/value heads (GQA, MQA) and the cache they save, from six models' config.json; sliding windows and
 // how far their reach grows layer by layer; the T × T matrix streamed by the online softmax. Every number is the
 // library's: scaledDotProductAttention, kvCacheNumbers, onlineSoftmax.
+import './attention-today.css';
+
 import { bars } from '../components/bars.js';
 import { chapter } from '../components/chapter.js';
 import { controls } from '../components/controls.js';
@@ -15,14 +17,14 @@ import { groupingPicture } from './at-scale/grouping.js';
 import { AT_SCALE as SETTINGS } from './settings.js';
 import shippedModelUrl from '../../lib/models/agreement.safetensors?url';
 
-export const TOKENS = ['The', 'cats', 'which', 'slept', 'near', 'the', 'dog', 'purr'];
+const TOKENS = ['The', 'cats', 'which', 'slept', 'near', 'the', 'dog', 'purr'];
 const D = 8; // the cache example's head dimension
 const WINDOW_T = 12; // the tokens of the sliding-window maps
 const SCORES = 12; // the online softmax's row
 
 const fmt = (v, digits = 4) => v.toFixed(digits).replace('-', '−');
 /** Bytes as a reader says them: 36 KB, 1.2 MB, 3.0 GB (powers of 1,024, as memory is counted). */
-export function size(bytes) {
+function size(bytes) {
   const units = ['bytes', 'KB', 'MB', 'GB'];
   let k = 0;
   while (bytes >= 1024 && k < units.length - 1) {

@@ -3,6 +3,8 @@
 // apart; RoPE (RoFormer, §3.4) turns each pair of a query's and a key's dimensions by position × the pair's
 // frequency instead, so that a score depends on the distance only; θ and llama3 scaling set the wavelengths.
 // Every number is the library's: attn.Embedding, SelfAttentionV1, sinusoidalPositions, rope, ropeFrequencies.
+import './attention-today.css';
+
 import { bars } from '../components/bars.js';
 import { chapter } from '../components/chapter.js';
 import { sharedDomain } from '../components/colour-scales.js';
@@ -18,9 +20,9 @@ import { positions as script } from './pytorch.js';
 import { POSITIONS as SETTINGS } from './settings.js';
 import shippedModelUrl from '../../lib/models/agreement.safetensors?url';
 
-export const D_MODEL = 8; // the sentence's embeddings
-export const HEAD = 16; // the query's and the key's dimensions: 8 pairs
-export const BANDS = 32; // the positions the bands figure draws
+const D_MODEL = 8; // the sentence's embeddings
+const HEAD = 16; // the query's and the key's dimensions: 8 pairs
+const BANDS = 32; // the positions the bands figure draws
 const MAX_WORDS = 16;
 
 const wordsOf = (text) => text.trim().split(/\s+/).filter(Boolean);
@@ -28,7 +30,7 @@ const dot = (a, b) => a.reduce((s, v, i) => s + v * b[i], 0);
 const fmt = (v, digits = 4) => v.toFixed(digits).replace('-', '−');
 
 /** For each word of `a`, the row of `b` holding the same occurrence of the same word (the k-th “the” to the k-th). */
-export function matchRows(a, b) {
+function matchRows(a, b) {
   const seen = new Map();
   return a.map((w) => {
     const k = seen.get(w) ?? 0;
