@@ -153,6 +153,7 @@ EMSCRIPTEN_BINDINGS(attn) {
         .class_function("fromTokenizerJson", &js::bpe_from_tokenizer_json)
         .function("encode", &js::bpe_encode)
         .function("decode", &js::bpe_decode)
+        .function("namedTokens", &js::bpe_named_tokens)
         .function("pieces", &js::bpe_pieces)
         .function("vocabSize", &js::bpe_vocab_size);
     class_<PretrainedLoader>("PretrainedLoader")

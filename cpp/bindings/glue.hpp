@@ -170,10 +170,11 @@ val repeated_sequences(double batch_size, double length, double vocab_size, doub
 
 // ---- pretrained_glue.cpp: GPT-2's tokenizer and Hugging Face checkpoints ----------
 
-val bpe_from_files(const val& vocab_json, const val& merges_txt);
-val bpe_from_tokenizer_json(const val& text);
-val bpe_encode(const BPETokenizer& t, const val& text);
-val bpe_decode(const BPETokenizer& t, const val& ids);
+val bpe_from_files(const val& vocab_json, const val& merges_txt, const val& tokenizer_config);
+val bpe_from_tokenizer_json(const val& text, const val& tokenizer_config);
+val bpe_encode(const BPETokenizer& t, const val& text, bool add_special_tokens);
+val bpe_decode(const BPETokenizer& t, const val& ids, bool skip_special_tokens);
+val bpe_named_tokens(const BPETokenizer& t);
 val bpe_pieces(const BPETokenizer& t);
 double bpe_vocab_size(const BPETokenizer& t);
 val pretrained_tokenizer(const std::string& config_json, const val& files);

@@ -14,24 +14,43 @@ val int32_ids_to_js(const std::vector<int64_t>& ids) {
     const std::vector<int32_t> narrow(ids.begin(), ids.end());
     return val::global("Int32Array").new_(val(emscripten::typed_memory_view(narrow.size(), narrow.data())));
 }
+// tokenizer_config: its text, or undefined for none.
+std::string optional_text(const val& v) { return v.isUndefined() || v.isNull() ? std::string() : text_from_js(v); }
 }  // namespace
 
-val bpe_from_files(const val& vocab_json, const val& merges_txt) {
+val bpe_from_files(const val& vocab_json, const val& merges_txt, const val& tokenizer_config) {
     return guarded("BPETokenizer", [&] {
-        return owned_by_js(new BPETokenizer(BPETokenizer::from_files(text_from_js(vocab_json), text_from_js(merges_txt))));
+        return owned_by_js(new BPETokenizer(BPETokenizer::from_files(text_from_js(vocab_json), text_from_js(merges_txt), optional_text(tokenizer_config))));
     });
 }
 
-val bpe_from_tokenizer_json(const val& text) {
-    return guarded("BPETokenizer", [&] { return owned_by_js(new BPETokenizer(BPETokenizer::from_tokenizer_json(text_from_js(text)))); });
+val bpe_from_tokenizer_json(const val& text, const val& tokenizer_config) {
+    return guarded("BPETokenizer", [&] {
+        return owned_by_js(new BPETokenizer(BPETokenizer::from_tokenizer_json(text_from_js(text), optional_text(tokenizer_config))));
+    });
 }
 
-val bpe_encode(const BPETokenizer& t, const val& text) {
-    return guarded("BPETokenizer.encode", [&] { return int32_ids_to_js(t.encode(text_from_js(text))); });
+val bpe_encode(const BPETokenizer& t, const val& text, bool add_special_tokens) {
+    return guarded("BPETokenizer.encode", [&] { return int32_ids_to_js(t.encode(text_from_js(text), add_special_tokens)); });
 }
 
-val bpe_decode(const BPETokenizer& t, const val& ids) {
-    return guarded("BPETokenizer.decode", [&] { return text_to_js(t.decode(to_ids(ids, "BPETokenizer.decode"))); });
+val bpe_decode(const BPETokenizer& t, const val& ids, bool skip_special_tokens) {
+    return guarded("BPETokenizer.decode", [&] { return text_to_js(t.decode(to_ids(ids, "BPETokenizer.decode"), skip_special_tokens)); });
+}
+
+// {bosToken, bosTokenId, eosToken, …}: the tokens tokenizer_config.json names and their ids (null where there is none).
+val bpe_named_tokens(const BPETokenizer& t) {
+    return guarded("BPETokenizer", [&] {
+        val out = val::object();
+        const std::pair<const char*, const std::optional<std::string>*> named[] = {
+            {"bos", &t.bos_token()}, {"eos", &t.eos_token()}, {"pad", &t.pad_token()}, {"unk", &t.unk_token()}};
+        for (const auto& [name, token] : named) {
+            const std::optional<int64_t> id = *token ? t.token_id(**token) : std::nullopt;
+            out.set(std::string(name) + "Token", *token ? text_to_js(**token) : val::null());
+            out.set(std::string(name) + "TokenId", id ? val(static_cast<double>(*id)) : val::null());
+        }
+        return out;
+    });
 }
 
 val bpe_pieces(const BPETokenizer& t) {
@@ -44,6 +63,7 @@ double bpe_vocab_size(const BPETokenizer& t) { return static_cast<double>(t.voca
 // {vocab, merges} (texts), checked against each other (pretrained_tokenizer).
 val pretrained_tokenizer(const std::string& config_json, const val& files) {
     return guarded("loadPretrained", [&] {
+        pretrained_config_from_json(config_json);  // the config first: its errors before the tokenizer's
         PretrainedTokenizerFiles f;
         const auto text = [&](const char* key) {
             return files[key].isUndefined() ? std::nullopt : std::optional<std::string>(text_from_js(files[key]));
@@ -51,7 +71,8 @@ val pretrained_tokenizer(const std::string& config_json, const val& files) {
         f.tokenizer_json = text("tokenizerJson");
         f.vocab_json = text("vocab");
         f.merges_txt = text("merges");
-        auto tokenizer = attn::pretrained_tokenizer(f, pretrained_config_from_json(config_json));
+        f.tokenizer_config_json = text("tokenizerConfig");
+        auto tokenizer = attn::pretrained_tokenizer(f);
         val out = val::object();
         if (auto* bpe = std::get_if<BPETokenizer>(&tokenizer)) {
             out.set("kind", val("bpe"));

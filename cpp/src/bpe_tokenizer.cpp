@@ -1,8 +1,12 @@
 #include "attn/bpe_tokenizer.hpp"
 
+#include "added_vocabulary.hpp"
+#include "flat_hash.hpp"
 #include "attn/tensor.hpp"
 #include "attn/tokenizer.hpp"
 #include "json_limits.hpp"
+#include "post_processor.hpp"
+#include "tokenizer_config.hpp"
 #include "tokenizer_json.hpp"
 #include "tokenizer_pipeline.hpp"
 #include "unicode_classes.hpp"
@@ -24,15 +28,18 @@ using json = nlohmann::json;
 
 // encoder.py's bytes_to_unicode: the printable bytes stand for themselves, the others (control characters, the
 // space, …) for the code points from U+0100 on, in byte order, so that vocab.json and merges.txt are readable text.
+// The 256 code points it uses are all below U+0144, so a table of those gives each one's byte.
 struct ByteAlphabet {
+    static constexpr char32_t kEnd = 0x144;
     std::array<char32_t, 256> of_byte{};
-    std::unordered_map<char32_t, unsigned char> to_byte;
+    std::array<int16_t, kEnd> to_byte{};  // -1: not a code point of the alphabet
     ByteAlphabet() {
+        to_byte.fill(-1);
         char32_t next = 256;
         for (int b = 0; b < 256; ++b) {
             const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
             of_byte[static_cast<size_t>(b)] = printable ? static_cast<char32_t>(b) : next++;
-            to_byte[of_byte[static_cast<size_t>(b)]] = static_cast<unsigned char>(b);
+            to_byte[of_byte[static_cast<size_t>(b)]] = static_cast<int16_t>(b);
         }
     }
 };
@@ -41,17 +48,25 @@ const ByteAlphabet& alphabet() {
     return a;
 }
 
-// A token as vocab.json spells it, back to its bytes.
-std::string token_to_bytes(const std::string& spelled, const std::string& where) {
+// A token as vocab.json spells it, back to its bytes (once per token of a vocabulary: 262,144 for Gemma 3), or
+// nothing when it holds a character that stands for no byte.
+std::optional<std::string> spelled_bytes(const std::string& spelled) {
     std::string out;
-    for (char32_t c : utf8_decode(spelled, ("BPETokenizer: " + where).c_str())) {
-        const auto it = alphabet().to_byte.find(c);
-        if (it == alphabet().to_byte.end()) {
-            throw FormatError("BPETokenizer: " + where + ": the token \"" + spelled.substr(0, 40) + "\" holds a character that is not one of the 256 that stand for bytes");
-        }
-        out += static_cast<char>(it->second);
+    out.reserve(spelled.size());
+    const auto* s = reinterpret_cast<const unsigned char*>(spelled.data());
+    for (size_t i = 0; i < spelled.size();) {
+        int len = 0;
+        const char32_t c = utf8_decode_at(s, spelled.size(), i, len);
+        const int byte = len > 0 && c < ByteAlphabet::kEnd ? alphabet().to_byte[c] : -1;
+        if (byte < 0) return std::nullopt;
+        out += static_cast<char>(byte);
+        i += static_cast<size_t>(len);
     }
     return out;
+}
+std::string token_to_bytes(const std::string& spelled, const std::string& where) {
+    if (std::optional<std::string> bytes = spelled_bytes(spelled)) return std::move(*bytes);
+    throw FormatError("BPETokenizer: " + where + ": the token \"" + spelled.substr(0, 40) + "\" holds a character that is not one of the 256 that stand for bytes");
 }
 
 // The code point at byte i and its length; a byte that does not start valid UTF-8 is one piece of "other" text.
@@ -131,35 +146,119 @@ void check_text_size(const std::string& text, const char* fn) {
     }
 }
 
-int32_t to_id(const json& id, const std::string& where) {
-    if (!id.is_number_unsigned() || id.get<uint64_t>() >= static_cast<uint64_t>(kMaxVocabulary)) {
-        throw FormatError("BPETokenizer: " + where + " must be an id in [0, " + std::to_string(kMaxVocabulary) + "), got " + id.dump().substr(0, 40));
+int32_t to_id(uint64_t id, const std::string& where) {
+    if (id >= static_cast<uint64_t>(kMaxTokenizerVocabulary)) {
+        throw FormatError("BPETokenizer: " + where + " must be an id in [0, " + std::to_string(kMaxTokenizerVocabulary) + "), got " + std::to_string(id));
     }
-    return static_cast<int32_t>(id.get<uint64_t>());
+    return static_cast<int32_t>(id);
+}
+int32_t to_id(const json& id, const std::string& where) {
+    if (!id.is_number_unsigned()) {
+        throw FormatError("BPETokenizer: " + where + " must be an id in [0, " + std::to_string(kMaxTokenizerVocabulary) + "), got " + id.dump().substr(0, 40));
+    }
+    return to_id(id.get<uint64_t>(), where);
+}
+
+// added_tokens' entries, as the Rust crate reads them (AddedToken's defaults for a flag the entry leaves out:
+// normalized true, the others false).
+std::vector<AddedToken> added_tokens_of(const json& j) {
+    std::vector<AddedToken> out;
+    if (!j.contains("added_tokens") || j["added_tokens"].is_null()) return out;
+    const json& list = j["added_tokens"];
+    if (!list.is_array()) throw FormatError("BPETokenizer: tokenizer.json: added_tokens is " + list.dump().substr(0, 40) + ", expected an array");
+    for (size_t i = 0; i < list.size(); ++i) {
+        const json& a = list[i];
+        const std::string where = "tokenizer.json: added_tokens[" + std::to_string(i) + "]";
+        if (!a.is_object() || !a.contains("content") || !a["content"].is_string()) {
+            throw FormatError("BPETokenizer: " + where + " is " + a.dump().substr(0, 60) + ", expected {\"id\": …, \"content\": \"…\", …}");
+        }
+        AddedToken t;
+        t.content = a["content"].get<std::string>();
+        t.id = to_id(a.value("id", json()), where + ".id");
+        const auto flag = [&](const char* key, bool fallback) {
+            const json v = a.value(key, json(fallback));
+            if (!v.is_boolean()) throw FormatError("BPETokenizer: " + where + "." + key + " is " + v.dump().substr(0, 40) + ", expected true or false");
+            return v.get<bool>();
+        };
+        t.single_word = flag("single_word", false);
+        t.lstrip = flag("lstrip", false);
+        t.rstrip = flag("rstrip", false);
+        t.normalized = flag("normalized", true);
+        t.special = flag("special", false);
+        out.push_back(std::move(t));
+    }
+    return out;
 }
 }  // namespace
 
-void BPETokenizer::add_merge(int32_t left, int32_t right, int32_t rank, const std::string& where) {
-    const auto merged = ids_.find(bytes_[static_cast<size_t>(left)] + bytes_[static_cast<size_t>(right)]);
-    if (merged == ids_.end()) throw FormatError("BPETokenizer: " + where + ": the merged token is not in the vocabulary");
-    // A pair listed twice keeps its first (lowest) rank, as a dict built from merges.txt would.
-    merges_.emplace((static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right), Merge{rank, merged->second});
+struct BPETables {
+    StringIndex ids;      // the model's vocabulary: the ids of tokens, keyed by their bytes (bytes_[id])
+    MergeTable merges;    // (left id << 32 | right id) -> rank, merged id
+};
+
+namespace {
+uint64_t pair_key(int32_t left, int32_t right) { return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right); }
+}  // namespace
+
+void BPETokenizer::add_merge(int32_t left, int32_t right, int32_t merged, int32_t rank) {
+    // A pair listed twice keeps its last rank, as the tokenizers library's map built from the list does (and
+    // Python's dict of merges.txt in GPT2Tokenizer).
+    tables_->merges.set(pair_key(left, right), {rank, merged});
 }
 
-// Checks the vocabulary is complete (ids 0..V-1, every byte a token) and finds the special tokens.
+int32_t BPETokenizer::id_of(std::string_view bytes) const {
+    const uint32_t i = tables_->ids.find(bytes, [this](uint32_t id) { return std::string_view(bytes_[id]); });
+    return i == StringIndex::kNone ? -1 : static_cast<int32_t>(i);
+}
+
+bool BPETokenizer::add_id(int32_t id) {
+    return tables_->ids.insert(static_cast<uint32_t>(id), [this](uint32_t i) { return std::string_view(bytes_[i]); });
+}
+
+// Checks the vocabulary is complete (ids 0..V-1, every byte a token).
 void BPETokenizer::finish(const std::string& where) {
     if (bytes_.empty()) throw FormatError("BPETokenizer: " + where + ": the vocabulary is empty");
     for (int b = 0; b < 256; ++b) {
-        const auto it = ids_.find(std::string(1, static_cast<char>(b)));
-        if (it == ids_.end()) {
+        const char byte = static_cast<char>(b);
+        const int32_t id = id_of(std::string_view(&byte, 1));
+        if (id < 0) {
             throw FormatError("BPETokenizer: " + where + ": the vocabulary has no token for the byte " + std::to_string(b) + " (not a byte-level BPE)");
         }
-        byte_ids_[static_cast<size_t>(b)] = it->second;
+        byte_ids_[static_cast<size_t>(b)] = id;
     }
 }
 
-BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::string& merges_txt) {
+void BPETokenizer::read_config(const std::string& tokenizer_config_json) {
+    const TokenizerConfig c = read_tokenizer_config(tokenizer_config_json);
+    bos_token_ = c.bos_token;
+    eos_token_ = c.eos_token;
+    pad_token_ = c.pad_token;
+    unk_token_ = c.unk_token;
+    if (!c.rebuilds_post_processor()) return;
+    // LlamaTokenizerFast.update_post_processor: "bos $A eos", each by its flag (add_bos_token true, add_eos_token
+    // false unless the file says), an error when a flag is on and its token is not named.
+    std::vector<int64_t> around[2];
+    const std::optional<std::string>* names[2] = {&bos_token_, &eos_token_};
+    const bool on[2] = {c.add_bos_token.value_or(true), c.add_eos_token.value_or(false)};
+    for (int k = 0; k < 2; ++k) {
+        if (!on[k]) continue;
+        const char* key = k == 0 ? "bos_token" : "eos_token";
+        if (!*names[k]) {
+            throw FormatError(std::string("BPETokenizer: tokenizer_config.json: add_") + key + " is true but no " + key + " is named");
+        }
+        const std::optional<int64_t> id = token_id(**names[k]);
+        if (!id) {
+            throw FormatError(std::string("BPETokenizer: tokenizer_config.json: ") + key + " is \"" + (*names[k])->substr(0, 40) +
+                              "\", which is not a token of the tokenizer");
+        }
+        around[k].push_back(*id);
+    }
+    post_ = std::make_shared<PostProcessor>(PostProcessor::bos_and_eos(std::move(around[0]), std::move(around[1])));
+}
+
+BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::string& merges_txt, const std::string& tokenizer_config_json) {
     BPETokenizer t;
+    t.tables_ = std::make_shared<BPETables>();
     const json vocab = parse_bounded(vocab_json, "BPETokenizer: vocab.json");
     if (vocab.is_discarded()) throw FormatError("BPETokenizer: vocab.json is not valid JSON");
     if (!vocab.is_object()) throw FormatError("BPETokenizer: vocab.json: expected a JSON object {\"token\": id}, got " + std::string(vocab.type_name()));
@@ -167,8 +266,9 @@ BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::
         throw FormatError("BPETokenizer: vocab.json: a vocabulary holds at most " + std::to_string(kMaxVocabulary) + " tokens, got " + std::to_string(vocab.size()));
     }
     t.bytes_.assign(vocab.size(), std::string());
+    t.tables_->ids.reserve(vocab.size());
     std::vector<bool> seen(vocab.size(), false);
-    std::vector<std::pair<std::string, int32_t>> special;
+    std::vector<AddedToken> special;
     for (const auto& [spelled, id_j] : vocab.items()) {
         const std::string where = "vocab.json: the id of \"" + spelled.substr(0, 40) + "\"";
         const int32_t id = to_id(id_j, where);
@@ -176,11 +276,14 @@ BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::
             throw FormatError("BPETokenizer: " + where + " is " + std::to_string(id) + ": the ids must be 0 to " + std::to_string(vocab.size() - 1) + ", each once");
         }
         seen[static_cast<size_t>(id)] = true;
-        std::string bytes = token_to_bytes(spelled, "vocab.json");
-        if (!t.ids_.emplace(bytes, id).second) throw FormatError("BPETokenizer: vocab.json: two tokens stand for the same bytes \"" + spelled.substr(0, 40) + "\"");
-        t.bytes_[static_cast<size_t>(id)] = std::move(bytes);
+        t.bytes_[static_cast<size_t>(id)] = token_to_bytes(spelled, "vocab.json");
+        if (!t.add_id(id)) throw FormatError("BPETokenizer: vocab.json: two tokens stand for the same bytes \"" + spelled.substr(0, 40) + "\"");
         if (spelled.size() > 4 && spelled.rfind("<|", 0) == 0 && spelled.compare(spelled.size() - 2, 2, "|>") == 0) {
-            special.emplace_back(spelled, id);
+            AddedToken s;
+            s.content = spelled;
+            s.id = id;
+            s.special = true;
+            special.push_back(std::move(s));
         }
     }
     int32_t rank = 0;
@@ -201,29 +304,32 @@ BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::
         int32_t pair[2];
         const std::string halves[2] = {line.substr(0, space), line.substr(space + 1)};
         for (int k = 0; k < 2; ++k) {
-            const auto it = t.ids_.find(token_to_bytes(halves[k], where));
-            if (it == t.ids_.end()) throw FormatError("BPETokenizer: " + where + ": \"" + halves[k].substr(0, 40) + "\" is not in vocab.json");
-            pair[k] = it->second;
+            pair[k] = t.id_of(token_to_bytes(halves[k], where));
+            if (pair[k] < 0) throw FormatError("BPETokenizer: " + where + ": \"" + halves[k].substr(0, 40) + "\" is not in vocab.json");
         }
-        t.add_merge(pair[0], pair[1], rank++, where);
+        const int32_t merged = t.id_of(t.bytes_[static_cast<size_t>(pair[0])] + t.bytes_[static_cast<size_t>(pair[1])]);
+        if (merged < 0) throw FormatError("BPETokenizer: " + where + ": the merged token is not in the vocabulary");
+        t.add_merge(pair[0], pair[1], merged, rank++);
     }
     t.finish("vocab.json");
-    t.special_ = SpecialTokens(std::move(special), "BPETokenizer: vocab.json");
+    t.special_.assign(t.bytes_.size(), false);
+    for (const AddedToken& s : special) t.special_[static_cast<size_t>(s.id)] = true;
+    t.added_ = std::make_shared<AddedVocabulary>(std::move(special), nullptr, "BPETokenizer: vocab.json");
+    t.read_config(tokenizer_config_json);
     return t;
 }
 
-BPETokenizer BPETokenizer::from_tokenizer_json(const std::string& text) {
-    return from_tokenizer_json(TokenizerJson{parse_bounded(text, "BPETokenizer: tokenizer.json", kMaxTokenizerJsonValues)});
+BPETokenizer BPETokenizer::from_tokenizer_json(const std::string& text, const std::string& tokenizer_config_json) {
+    return from_tokenizer_json(read_tokenizer_json(text, "BPETokenizer: tokenizer.json"), tokenizer_config_json);
 }
 
-BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed) {
+BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed, const std::string& tokenizer_config_json) {
     const json& j = parsed.value;
     const auto fail = [](const std::string& what) { throw FormatError("BPETokenizer: tokenizer.json: " + what); };
     const auto need = [&](const json& parent, const char* key, const char* where) -> const json& {
         if (!parent.is_object() || !parent.contains(key)) fail(std::string(where) + " has no \"" + key + "\"");
         return parent[key];
     };
-    if (j.is_discarded()) throw FormatError("BPETokenizer: tokenizer.json is not valid JSON");
     const json& model = need(j, "model", "the file");
     const json& type = need(model, "type", "model");
     if (type != "BPE") fail("model.type is " + type.dump().substr(0, 40) + ", expected \"BPE\"");
@@ -231,56 +337,70 @@ BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed) {
         const json v = model.value(key, json());
         if (!v.is_null() && v != json(0.0) && v != json("")) fail("model." + std::string(key) + " is " + v.dump().substr(0, 40) + ", which this library's BPE does not do (expected null)");
     }
-    auto pipeline = std::make_shared<TokenizerPipeline>(TokenizerPipeline::from_json(j));
-    const json& vocab = need(model, "vocab", "model");
-    if (!vocab.is_object()) fail("model.vocab must be an object {\"token\": id}");
-    // Merges as GPT-2's merges.txt spells them; a pair whose halves hold spaces (possible in a text vocabulary)
-    // is kept as a pair.
-    std::vector<std::pair<std::string, std::string>> merges;
-    for (const json& m : need(model, "merges", "model")) {
-        if (m.is_string()) {
-            const std::string line = m.get<std::string>();
-            const size_t space = line.find(' ');
-            if (space == std::string::npos) fail("model.merges holds \"" + line.substr(0, 40) + "\", expected \"left right\"");
-            merges.emplace_back(line.substr(0, space), line.substr(space + 1));
-        } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-            merges.emplace_back(m[0].get<std::string>(), m[1].get<std::string>());
-        } else {
-            fail("model.merges holds " + m.dump().substr(0, 40) + ", expected \"left right\" or [\"left\", \"right\"]");
-        }
+    if (!parsed.has_vocab) {
+        if (model.contains("vocab")) fail("model.vocab must be an object {\"token\": id}");
+        fail("model has no \"vocab\"");
     }
+    if (!parsed.has_merges) {
+        if (model.contains("merges")) fail("model.merges must be an array");
+        fail("model has no \"merges\"");
+    }
+    auto pipeline = std::make_shared<TokenizerPipeline>(TokenizerPipeline::from_json(j));
+    std::vector<AddedToken> added = added_tokens_of(j);
+
     // The vocabulary: model.vocab's ids, and added_tokens' beyond them (Llama 3 lists its 256 special tokens there
     // only); an id neither names stays an empty token, as cl100k_base's unused ids are.
-    const json added = j.contains("added_tokens") && j["added_tokens"].is_array() ? j["added_tokens"] : json::array();
     int64_t size = 0;
-    for (const auto& [spelled, id_j] : vocab.items()) size = std::max<int64_t>(size, to_id(id_j, "tokenizer.json: the id of \"" + spelled.substr(0, 40) + "\"") + 1);
-    for (const json& a : added) {
-        if (a.is_object() && a.contains("id")) size = std::max<int64_t>(size, to_id(a["id"], "tokenizer.json: an added token's id") + 1);
-    }
-    if (size > kMaxVocabulary) fail("a vocabulary holds at most " + std::to_string(kMaxVocabulary) + " tokens, got ids up to " + std::to_string(size - 1));
+    for (const auto& [spelled, id] : parsed.vocab) size = std::max<int64_t>(size, to_id(id, "tokenizer.json: the id of \"" + spelled.substr(0, 40) + "\"") + 1);
+    for (const AddedToken& a : added) size = std::max<int64_t>(size, a.id + 1);
     BPETokenizer t;
+    t.tables_ = std::make_shared<BPETables>();
     t.byte_level_ = pipeline->byte_level;
     t.bytes_.assign(static_cast<size_t>(size), std::string());
+    t.tables_->ids.reserve(parsed.vocab.size());
     std::vector<bool> seen(static_cast<size_t>(size), false);
-    for (const auto& [spelled, id_j] : vocab.items()) {
-        const auto id = static_cast<size_t>(id_j.get<int64_t>());
-        if (seen[id]) fail("model.vocab gives the id " + std::to_string(id) + " twice (\"" + spelled.substr(0, 40) + "\")");
-        seen[id] = true;
-        // A byte-level vocabulary spells bytes in GPT-2's alphabet; a text one is its strings.
-        std::string bytes = t.byte_level_ ? token_to_bytes(spelled, "tokenizer.json") : spelled;
-        if (!t.ids_.emplace(bytes, static_cast<int32_t>(id)).second) fail("two tokens of model.vocab stand for the same bytes \"" + spelled.substr(0, 40) + "\"");
-        t.bytes_[id] = std::move(bytes);
-    }
-    for (size_t r = 0; r < merges.size(); ++r) {
-        const std::string where = "tokenizer.json: model.merges[" + std::to_string(r) + "]";
-        int32_t pair[2];
-        const std::string* halves[2] = {&merges[r].first, &merges[r].second};
-        for (int k = 0; k < 2; ++k) {
-            const auto it = t.ids_.find(t.byte_level_ ? token_to_bytes(*halves[k], where) : *halves[k]);
-            if (it == t.ids_.end()) throw FormatError("BPETokenizer: " + where + ": \"" + halves[k]->substr(0, 40) + "\" is not in model.vocab");
-            pair[k] = it->second;
+    // The merges name tokens as the vocabulary spells them: looked up in an index of those spellings (into
+    // `parsed`), so a merge costs three lookups and no conversion. Spellings concatenate as the bytes they stand
+    // for do (the byte alphabet is one character per byte), so a merged token is found by its halves' spellings.
+    StringIndex spelled;  // indices into parsed.vocab
+    spelled.reserve(parsed.vocab.size());
+    const auto spelling = [&parsed](uint32_t i) { return std::string_view(parsed.vocab[i].first); };
+    for (size_t k = 0; k < parsed.vocab.size(); ++k) {
+        const auto& [spelled_as, id_u] = parsed.vocab[k];
+        const auto id = static_cast<int32_t>(id_u);
+        if (seen[static_cast<size_t>(id)]) fail("model.vocab gives the id " + std::to_string(id) + " twice (\"" + spelled_as.substr(0, 40) + "\")");
+        seen[static_cast<size_t>(id)] = true;
+        // A byte-level vocabulary spells bytes in GPT-2's alphabet; a text one is its strings. A byte-level token
+        // spelled otherwise (DeepSeek-V3 lists its special tokens in model.vocab: "<｜begin▁of▁sentence｜>") is no
+        // sequence of bytes a piece can be: it decodes as its own text, as the tokenizers library's ByteLevel decoder
+        // writes such a token, and only an added token's match gives it.
+        std::optional<std::string> bytes = t.byte_level_ ? spelled_bytes(spelled_as) : spelled_as;
+        const bool reachable = bytes.has_value();
+        t.bytes_[static_cast<size_t>(id)] = reachable ? std::move(*bytes) : spelled_as;
+        if ((reachable && !t.add_id(id)) || !spelled.insert(static_cast<uint32_t>(k), spelling)) {
+            fail("two tokens of model.vocab stand for the same bytes \"" + spelled_as.substr(0, 40) + "\"");
         }
-        t.add_merge(pair[0], pair[1], static_cast<int32_t>(r), where);
+    }
+    const auto id_spelled = [&](std::string_view s) {
+        const uint32_t k = spelled.find(s, spelling);
+        return k == StringIndex::kNone ? -1 : static_cast<int32_t>(parsed.vocab[k].second);
+    };
+    t.tables_->merges.reserve(parsed.merges.size());
+    std::string joined;
+    for (size_t r = 0; r < parsed.merges.size(); ++r) {
+        const auto& [left, right] = parsed.merges[r];
+        int32_t pair[2];
+        const std::string* halves[2] = {&left, &right};
+        for (int k = 0; k < 2; ++k) {
+            pair[k] = id_spelled(*halves[k]);
+            if (pair[k] < 0) {
+                throw FormatError("BPETokenizer: tokenizer.json: model.merges[" + std::to_string(r) + "]: \"" + halves[k]->substr(0, 40) + "\" is not in model.vocab");
+            }
+        }
+        joined.assign(left).append(right);
+        const int32_t merged = id_spelled(joined);
+        if (merged < 0) fail("model.merges[" + std::to_string(r) + "]: the merged token is not in the vocabulary");
+        t.add_merge(pair[0], pair[1], merged, static_cast<int32_t>(r));
     }
     if (t.byte_level_) t.finish("tokenizer.json");
     t.pipeline_ = pipeline;
@@ -296,46 +416,43 @@ BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed) {
         for (int b = 0; b < 256; ++b) {
             char name[8];
             std::snprintf(name, sizeof name, "<0x%02X>", b);
-            const auto it = t.ids_.find(name);
-            if (it == t.ids_.end()) fail("model.byte_fallback is true, but the vocabulary has no token " + std::string(name));
-            t.fallback_ids_[static_cast<size_t>(b)] = it->second;
+            const int32_t id = t.id_of(name);
+            if (id < 0) fail("model.byte_fallback is true, but the vocabulary has no token " + std::string(name));
+            t.fallback_ids_[static_cast<size_t>(b)] = id;
         }
     }
     const json unk = model.value("unk_token", json());
     if (!unk.is_null()) {
-        if (!unk.is_string() || !t.ids_.count(unk.get<std::string>())) fail("model.unk_token is " + unk.dump().substr(0, 40) + ", which is not a token of model.vocab");
-        t.unk_ = t.ids_.at(unk.get<std::string>());
+        t.unk_ = unk.is_string() ? t.id_of(unk.get<std::string>()) : -1;
+        if (t.unk_ < 0) fail("model.unk_token is " + unk.dump().substr(0, 40) + ", which is not a token of model.vocab");
     }
     // Every added token, special or not, is found in the text first and is one token (the tokenizers library's
-    // AddedVocabulary).
-    std::vector<std::pair<std::string, int32_t>> special;
-    for (const json& a : added) {
-        if (!a.is_object() || !a.contains("content") || !a["content"].is_string()) continue;
-        const std::string content = a["content"].get<std::string>();
-        if (content.empty()) fail("added_tokens' token of id " + a.value("id", json()).dump().substr(0, 20) + " is empty (it would match everywhere)");
-        const int32_t id = to_id(a.value("id", json()), "tokenizer.json: added_tokens' id of \"" + content.substr(0, 40) + "\"");
-        const auto same = std::find_if(special.begin(), special.end(), [&](const auto& s) { return s.first == content; });
-        if (same == special.end()) special.emplace_back(content, id);
-        else if (same->second != id) {
-            fail("the special token \"" + content.substr(0, 40) + "\" has two ids, " + std::to_string(same->second) + " and " + std::to_string(id));
-        }
-        if (!seen[static_cast<size_t>(id)]) t.bytes_[static_cast<size_t>(id)] = content;  // decoded as its text
+    // AddedVocabulary); one past the model's vocabulary decodes as what it matches.
+    std::function<std::string(const std::string&)> normalize;
+    if (!pipeline->normalizers.empty()) normalize = [pipeline](const std::string& s) { return pipeline->normalize(s); };
+    auto vocabulary = std::make_shared<AddedVocabulary>(std::move(added), normalize, "BPETokenizer: tokenizer.json");
+    t.special_.assign(static_cast<size_t>(size), false);
+    for (size_t k = 0; k < vocabulary->tokens().size(); ++k) {
+        const AddedToken& a = vocabulary->tokens()[k];
+        if (!seen[static_cast<size_t>(a.id)]) t.bytes_[static_cast<size_t>(a.id)] = vocabulary->decoded(k);
+        t.special_[static_cast<size_t>(a.id)] = a.special;
     }
-    t.special_ = SpecialTokens(std::move(special), "BPETokenizer: tokenizer.json");
+    t.added_ = std::move(vocabulary);
+    t.post_ = std::make_shared<PostProcessor>(PostProcessor::from_json(j.value("post_processor", json())));
+    t.read_config(tokenizer_config_json);
     return t;
 }
 
-// Calls f(begin, length, special id or -1) for the text between special tokens and for each special token.
-template <typename F>
-void BPETokenizer::for_each_segment(const std::string& text, F&& f) const {
-    size_t at = 0;
-    for (const auto& [start, index] : special_.find_all(text)) {
-        const auto& [token, id] = special_.tokens()[static_cast<size_t>(index)];
-        if (start > at) f(at, start - at, -1);
-        f(start, token.size(), id);
-        at = start + token.size();
+std::optional<int64_t> BPETokenizer::token_id(const std::string& token) const {
+    for (const AddedToken& a : added_->tokens()) {
+        if (a.content == token) return a.id;
     }
-    if (at < text.size()) f(at, text.size() - at, -1);
+    const int32_t id = id_of(token);
+    return id < 0 ? std::nullopt : std::optional<int64_t>(id);
+}
+
+bool BPETokenizer::is_special(int64_t id) const {
+    return id >= 0 && id < vocab_size() && special_[static_cast<size_t>(id)];
 }
 
 // Merges a piece's bytes, lowest-ranked pair first and of equal ranks the leftmost, until no listed pair is left.
@@ -346,8 +463,8 @@ void BPETokenizer::for_each_segment(const std::string& text, F&& f) const {
 // one pair, and the pair at a start only grows, so it cannot come back.
 void BPETokenizer::encode_piece(const char* piece, size_t n, std::vector<int64_t>& out) const {
     if (ignore_merges_) {
-        if (const auto whole = ids_.find(std::string(piece, n)); whole != ids_.end()) {
-            out.push_back(whole->second);  // a piece that is a token is that token
+        if (const int32_t whole = id_of(std::string_view(piece, n)); whole >= 0) {
+            out.push_back(whole);  // a piece that is a token is that token
             return;
         }
     }
@@ -364,9 +481,8 @@ void BPETokenizer::encode_piece(const char* piece, size_t n, std::vector<int64_t
             int len = 0;
             utf8_decode_at(s, n, k, len);
             const size_t step = len ? static_cast<size_t>(len) : 1;
-            const auto it = ids_.find(std::string(piece + k, step));
-            if (it != ids_.end()) {
-                first.push_back(it->second);
+            if (const int32_t id = id_of(std::string_view(piece + k, step)); id >= 0) {
+                first.push_back(id);
                 after_unk = false;
             } else if (byte_fallback_) {
                 for (size_t b = 0; b < step; ++b) first.push_back(fallback_ids_[s[k + b]]);
@@ -390,11 +506,11 @@ void BPETokenizer::encode_piece(const char* piece, size_t n, std::vector<int64_t
         symbols[k] = {first[k], k == 0 ? kNone : static_cast<uint32_t>(k - 1), k + 1 == m ? kNone : static_cast<uint32_t>(k + 1)};
     }
     std::vector<bool> gone(m, false);  // (m) symbols merged into the one before them
+    using Merge = MergeTable::Merge;
     const auto merge_at = [&](uint32_t left) -> const Merge* {
         const uint32_t right = symbols[left].next;
         if (gone[left] || right == kNone) return nullptr;
-        const auto it = merges_.find((static_cast<uint64_t>(symbols[left].id) << 32) | static_cast<uint32_t>(symbols[right].id));
-        return it == merges_.end() ? nullptr : &it->second;
+        return tables_->merges.find(pair_key(symbols[left].id, symbols[right].id));
     };
     using Pair = std::pair<int32_t, uint32_t>;  // (rank, index of the left symbol): the smallest comes out first
     std::priority_queue<Pair, std::vector<Pair>, std::greater<Pair>> queue;
@@ -419,55 +535,70 @@ void BPETokenizer::encode_piece(const char* piece, size_t n, std::vector<int64_t
     for (uint32_t k = 0; k != kNone; k = symbols[k].next) out.push_back(symbols[k].id);
 }
 
-template <typename F>
-void BPETokenizer::for_each_piece(const std::string& text, size_t begin, size_t length, F&& f) const {
-    if (!pipeline_) {
-        const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-        for (size_t i = begin, end = begin + length; i < end;) {
-            const size_t len = gpt2_piece_at(s, end, i);
-            f(text.data() + i, len);
-            i += len;
-        }
-        return;
-    }
+// The tokenizers library's order (tokenizer/mod.rs, encode_single_sequence): the added tokens matched in the text as
+// given; each stretch between them normalized, and the added tokens marked normalized matched in that; each stretch
+// left pre-tokenized into the pieces the model encodes. Without a tokenizer.json (GPT-2's own files) a stretch is
+// cut by GPT-2's pattern.
+template <typename Piece, typename Token>
+void BPETokenizer::for_each_piece(const std::string& text, Piece&& piece, Token&& token) const {
     std::vector<std::string> pieces;
-    pipeline_->pre_tokenize(pipeline_->normalize(text.substr(begin, length)), pieces, begin == 0);
-    for (const std::string& p : pieces) f(p.data(), p.size());
+    const auto pre_tokenize_into = [&](const std::string& s, bool first) {
+        pieces.clear();
+        pipeline_->pre_tokenize(s, pieces, first);
+        for (const std::string& p : pieces) piece(p.data(), p.size());
+    };
+    for (const AddedVocabulary::Split& raw : added_->split_raw(text)) {
+        if (raw.token >= 0) {
+            token(added_->tokens()[static_cast<size_t>(raw.token)]);
+            continue;
+        }
+        if (!pipeline_) {
+            const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+            for (size_t i = raw.begin; i < raw.end;) {
+                const size_t len = gpt2_piece_at(s, raw.end, i);
+                piece(text.data() + i, len);
+                i += len;
+            }
+            continue;
+        }
+        // "first": the stretch starts the text, for Metaspace's prepend_scheme "first".
+        const std::string normalized = pipeline_->normalize(text.substr(raw.begin, raw.end - raw.begin));
+        if (!added_->has_normalized()) {
+            pre_tokenize_into(normalized, raw.begin == 0);
+            continue;
+        }
+        for (const AddedVocabulary::Split& sub : added_->split_normalized(normalized)) {
+            if (sub.token >= 0) token(added_->tokens()[static_cast<size_t>(sub.token)]);
+            else pre_tokenize_into(normalized.substr(sub.begin, sub.end - sub.begin), raw.begin == 0 && sub.begin == 0);
+        }
+    }
 }
 
-std::vector<int64_t> BPETokenizer::encode(const std::string& text) const {
+std::vector<int64_t> BPETokenizer::encode(const std::string& text, bool add_special_tokens) const {
     check_text_size(text, "BPETokenizer.encode");
     std::vector<int64_t> ids;
-    for_each_segment(text, [&](size_t begin, size_t length, int32_t special) {
-        if (special >= 0) {
-            ids.push_back(special);
-            return;
-        }
-        for_each_piece(text, begin, length, [&](const char* piece, size_t n) { encode_piece(piece, n, ids); });
-    });
-    return ids;
+    for_each_piece(
+        text, [&](const char* piece, size_t n) { encode_piece(piece, n, ids); }, [&](const AddedToken& t) { ids.push_back(t.id); });
+    return add_special_tokens && post_ ? post_->apply(ids) : ids;
 }
 
 std::vector<std::string> BPETokenizer::pre_tokenize(const std::string& text) const {
     check_text_size(text, "BPETokenizer.preTokenize");
     std::vector<std::string> pieces;
-    for_each_segment(text, [&](size_t begin, size_t length, int32_t special) {
-        if (special >= 0) {
-            pieces.push_back(text.substr(begin, length));
-            return;
-        }
-        for_each_piece(text, begin, length, [&](const char* piece, size_t n) { pieces.emplace_back(piece, n); });
-    });
+    for_each_piece(
+        text, [&](const char* piece, size_t n) { pieces.emplace_back(piece, n); }, [&](const AddedToken& t) { pieces.push_back(t.content); });
     return pieces;
 }
 
-std::string BPETokenizer::decode(const std::vector<int64_t>& ids) const {
+std::string BPETokenizer::decode(const std::vector<int64_t>& ids, bool skip_special_tokens) const {
     std::vector<std::string> tokens;
+    tokens.reserve(ids.size());
     for (size_t i = 0; i < ids.size(); ++i) {
         if (ids[i] < 0 || ids[i] >= vocab_size()) {
             throw Error("BPETokenizer.decode: expected ids in [0, " + std::to_string(vocab_size()) + "), got " +
                         std::to_string(ids[i]) + " at index " + std::to_string(i));
         }
+        if (skip_special_tokens && special_[static_cast<size_t>(ids[i])]) continue;
         tokens.push_back(bytes_[static_cast<size_t>(ids[i])]);
     }
     // Byte-level tokens are their bytes; a text vocabulary's go through the file's decoder (▁ back to spaces,

@@ -66,12 +66,10 @@ struct Bounds : nlohmann::json::json_sax_t {
 };
 }  // namespace detail
 
-// The JSON text [first, last) parsed, or a discarded value (is_discarded())
-// when it is not JSON. Throws Error "<what> nests deeper than 32 levels",
-// "<what> holds more than 1048576 values" (max_values) or "<what> holds the key
-// "k" twice in one object" first when it would.
+// Throws Error "<what> nests deeper than 32 levels …" when [first, last) would: one linear scan, before a parser
+// (or a SAX pass that builds something) sees the text.
 template <typename It>
-nlohmann::json parse_bounded(It first, It last, const std::string& what, int64_t max_values = kMaxJsonValues) {
+void check_json_depth(It first, It last, const std::string& what) {
     int depth = 0;
     bool in_string = false, escaped = false;
     for (It it = first; it != last; ++it) {
@@ -91,6 +89,15 @@ nlohmann::json parse_bounded(It first, It last, const std::string& what, int64_t
             --depth;
         }
     }
+}
+
+// The JSON text [first, last) parsed, or a discarded value (is_discarded())
+// when it is not JSON. Throws Error "<what> nests deeper than 32 levels",
+// "<what> holds more than 1048576 values" (max_values) or "<what> holds the key
+// "k" twice in one object" first when it would.
+template <typename It>
+nlohmann::json parse_bounded(It first, It last, const std::string& what, int64_t max_values = kMaxJsonValues) {
+    check_json_depth(first, last, what);
     detail::Bounds bounds;
     bounds.limit = max_values;
     nlohmann::json::sax_parse(first, last, &bounds, nlohmann::json::input_format_t::json, false);

@@ -285,29 +285,27 @@ namespace attn {
 
 namespace {
 TokenizerJson parse_tokenizer_json(const std::string& text) {
-    TokenizerJson parsed{parse_bounded(text, "loadPretrained: tokenizer.json", kMaxTokenizerJsonValues)};
-    if (parsed.value.is_discarded()) fail("tokenizer.json is not valid JSON");
-    return parsed;
+    return read_tokenizer_json(text, "loadPretrained: tokenizer.json");
 }
 
-std::optional<std::string> character_vocabulary(const json& j) {
+std::optional<std::string> character_vocabulary(const TokenizerJson& parsed) {
+    const json& j = parsed.value;
     if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || j["model"].value("type", json()) != "WordLevel") {
         return std::nullopt;
     }
-    const json vocab = j["model"].value("vocab", json::object());
-    if (!vocab.is_object()) fail("tokenizer.json: model.vocab must be an object {\"piece\": id}");
-    std::vector<std::string> chars(vocab.size());
-    for (const auto& [piece, id] : vocab.items()) {
+    if (!parsed.has_vocab) fail("tokenizer.json: model.vocab must be an object {\"piece\": id}");
+    std::vector<std::string> chars(parsed.vocab.size());
+    for (const auto& [piece, id] : parsed.vocab) {
         bool one_character = false;
         try {
             one_character = utf8_decode(piece, "loadPretrained: tokenizer.json").size() == 1;
         } catch (const Error&) {
         }
-        if (!one_character || !id.is_number_unsigned() || id.get<uint64_t>() >= chars.size() || !chars[id.get<size_t>()].empty()) {
-            fail("tokenizer.json is a WordLevel vocabulary but not one of single characters with ids 0 to " + std::to_string(vocab.size() - 1) +
-                 " (at " + json(piece).dump() + ": " + id.dump().substr(0, 20) + "); this library reads character-level and GPT-2 BPE tokenizers");
+        if (!one_character || id >= chars.size() || !chars[static_cast<size_t>(id)].empty()) {
+            fail("tokenizer.json is a WordLevel vocabulary but not one of single characters with ids 0 to " + std::to_string(chars.size() - 1) +
+                 " (at " + json(piece).dump() + ": " + std::to_string(id) + "); this library reads character-level and BPE tokenizers");
         }
-        chars[id.get<size_t>()] = piece;
+        chars[static_cast<size_t>(id)] = piece;
     }
     std::string out;
     for (const std::string& c : chars) out += c;
@@ -316,7 +314,7 @@ std::optional<std::string> character_vocabulary(const json& j) {
 }  // namespace
 
 std::optional<std::string> character_vocabulary(const std::string& tokenizer_json) {
-    return character_vocabulary(parse_tokenizer_json(tokenizer_json).value);
+    return character_vocabulary(parse_tokenizer_json(tokenizer_json));
 }
 
 std::string pretrained_weights_file(const GPT& model, const std::string& config_json) {
@@ -351,25 +349,17 @@ std::string pretrained_weights_file(const GPT& model, const std::string& config_
     return safetensors::assemble(header, data);
 }
 
-std::variant<BPETokenizer, Tokenizer> pretrained_tokenizer(const PretrainedTokenizerFiles& files, const GPTConfig& config) {
-    std::optional<std::variant<BPETokenizer, Tokenizer>> tokenizer;
+std::variant<BPETokenizer, Tokenizer> pretrained_tokenizer(const PretrainedTokenizerFiles& files) {
+    const std::string config = files.tokenizer_config_json.value_or("");
     if (files.tokenizer_json) {
         const TokenizerJson parsed = parse_tokenizer_json(*files.tokenizer_json);  // once, for both readers
-        if (const std::optional<std::string> chars = character_vocabulary(parsed.value)) {
-            tokenizer.emplace(Tokenizer::from_vocabulary(TokenizerKind::Char, *chars, "loadPretrained: tokenizer.json"));
-        } else {
-            tokenizer.emplace(BPETokenizer::from_tokenizer_json(parsed));
+        if (const std::optional<std::string> chars = character_vocabulary(parsed)) {
+            return Tokenizer::from_vocabulary(TokenizerKind::Char, *chars, "loadPretrained: tokenizer.json");
         }
-    } else if (files.vocab_json && files.merges_txt) {
-        tokenizer.emplace(BPETokenizer::from_files(*files.vocab_json, *files.merges_txt));
-    } else {
-        fail("no tokenizer was given: expected tokenizer.json, or vocab.json and merges.txt");
+        return BPETokenizer::from_tokenizer_json(parsed, config);
     }
-    const int64_t tokens = std::visit([](const auto& t) { return t.vocab_size(); }, *tokenizer);
-    if (tokens > config.vocab_size) {
-        fail("the tokenizer has " + std::to_string(tokens) + " tokens, more than config.json's vocab_size " + std::to_string(config.vocab_size));
-    }
-    return std::move(*tokenizer);
+    if (files.vocab_json && files.merges_txt) return BPETokenizer::from_files(*files.vocab_json, *files.merges_txt, config);
+    fail("no tokenizer was given: expected tokenizer.json, or vocab.json and merges.txt");
 }
 
 namespace {
@@ -401,7 +391,7 @@ Pretrained load(const Files& files) {
     };
     need("config.json", "the model's shape");
     const std::string config = files.text("config.json");
-    const GPTConfig shape = pretrained_config_from_json(config);  // checked before anything is read further
+    pretrained_config_from_json(config);  // checked before anything is read further
     PretrainedTokenizerFiles tokenizer_files;
     if (files.has("tokenizer.json")) {
         tokenizer_files.tokenizer_json = files.text("tokenizer.json");
@@ -411,7 +401,8 @@ Pretrained load(const Files& files) {
     } else {
         fail("the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; it holds " + files.listing());
     }
-    std::variant<BPETokenizer, Tokenizer> tokenizer = pretrained_tokenizer(tokenizer_files, shape);
+    if (files.has("tokenizer_config.json")) tokenizer_files.tokenizer_config_json = files.text("tokenizer_config.json");
+    std::variant<BPETokenizer, Tokenizer> tokenizer = pretrained_tokenizer(tokenizer_files);
     if (!files.has("model.safetensors") && files.has("pytorch_model.bin")) {
         fail("the model folder has pytorch_model.bin but no model.safetensors; this library reads safetensors (convert with "
              "transformers: model.save_pretrained(folder, safe_serialization=True))");

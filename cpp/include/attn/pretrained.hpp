@@ -110,14 +110,16 @@ std::optional<std::string> character_vocabulary(const std::string& tokenizer_jso
 // describes a model of other shapes, or a weight is not finite (load_pretrained would refuse the file).
 std::string pretrained_weights_file(const GPT& model, const std::string& config_json);
 
-// The texts of a model folder's tokenizer files: tokenizer.json, or vocab.json and merges.txt (GPT-2's folders).
+// The texts of a model folder's tokenizer files: tokenizer.json, or vocab.json and merges.txt (GPT-2's folders), and
+// tokenizer_config.json when it has one.
 struct PretrainedTokenizerFiles {
-    std::optional<std::string> tokenizer_json, vocab_json, merges_txt;
+    std::optional<std::string> tokenizer_json, vocab_json, merges_txt, tokenizer_config_json;
 };
 // The folder's tokenizer, decided here for every caller (load_pretrained, the JS loader): tokenizer.json as
 // characters when it is a character-level WordLevel vocabulary (character_vocabulary), else as a BPETokenizer;
-// without it, vocab.json + merges.txt. An Error when it has more tokens than config's vocab_size.
-std::variant<BPETokenizer, Tokenizer> pretrained_tokenizer(const PretrainedTokenizerFiles& files, const GPTConfig& config);
+// without it, vocab.json + merges.txt. A tokenizer may have more tokens than the model's embedding has rows (Gemma
+// 3's does): an id past the embedding is an Error of the model's only when a text gives it.
+std::variant<BPETokenizer, Tokenizer> pretrained_tokenizer(const PretrainedTokenizerFiles& files);
 
 struct Pretrained {
     GPT model;
