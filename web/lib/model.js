@@ -231,11 +231,17 @@ export function modelApi(M) {
       wellFormed(vocabulary, fn, 'the vocabulary');
       return adoptTokenizer(kind, M.tokenizerFromVocabulary(kind, vocabulary));
     }
-    encode(text) {
-      return Array.from(this._handle.encode(wellFormed(text, `${this.#name}.encode`, 'text')));
+    /** The ids of a text. `addSpecialTokens` is accepted as BPETokenizer takes it; these tokenizers have none to add. */
+    encode(text, opts) {
+      const fn = `${this.#name}.encode`;
+      boolean(options(opts, ['addSpecialTokens'], fn).addSpecialTokens ?? true, fn, 'addSpecialTokens');
+      return Array.from(this._handle.encode(wellFormed(text, fn, 'text')));
     }
-    decode(ids) {
-      return this._handle.decode(integers(ids, `${this.#name}.decode`, 'ids'));
+    /** The text of ids. `skipSpecialTokens` is accepted as BPETokenizer takes it; these tokenizers have none. */
+    decode(ids, opts) {
+      const fn = `${this.#name}.decode`;
+      boolean(options(opts, ['skipSpecialTokens'], fn).skipSpecialTokens ?? false, fn, 'skipSpecialTokens');
+      return this._handle.decode(integers(ids, fn, 'ids'));
     }
     /** 'char' or 'word'. */
     get kind() { return this._handle.kind(); }

@@ -5,7 +5,7 @@
 // pretrainedApi(M, model) gives them for one loaded module M, whose GPT class
 // model.js made.
 import { abortable, isSignal } from './abort.js';
-import { fail, integers, options, refuse, string } from './arguments.js';
+import { boolean, fail, integers, options, refuse, string } from './arguments.js';
 import { attnError } from './errors.js';
 import { AdoptedHandle, Module } from './handles.js';
 import { baseUrl, isUrlLike } from './loading.js';
@@ -19,39 +19,71 @@ const fileDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export function pretrainedApi(M, { GPT, CharTokenizer }) {
   /**
-   * GPT-2's tokenizer: byte-level byte-pair encoding. `files` is
-   * `{ vocab, merges }` (the texts of vocab.json and merges.txt) or
-   * `{ tokenizerJson }` (a Hugging Face tokenizer.json). Ids equal js-tiktoken's
-   * "gpt2" encoding; <|endoftext|> in the text is one token.
+   * A byte-pair-encoding tokenizer, as transformers runs it: `files` is `{ tokenizerJson }` (a Hugging Face
+   * tokenizer.json: its normalizer, pre-tokenizer, added tokens, post-processor and decoder) or `{ vocab, merges }`
+   * (GPT-2's vocab.json and merges.txt), with `tokenizerConfig`, the text of tokenizer_config.json, optional.
    */
   class BPETokenizer extends Module {
     #pieces = null;
+    #named = null;
     constructor(files) {
       const fn = 'BPETokenizer';
       const handle = files instanceof AdoptedHandle ? files.handle : null;
       let make = () => handle;
       if (!handle) {
-        const { vocab, merges, tokenizerJson } = options(files, ['vocab', 'merges', 'tokenizerJson'], fn);
+        const { vocab, merges, tokenizerJson, tokenizerConfig } = options(files, ['vocab', 'merges', 'tokenizerJson', 'tokenizerConfig'], fn);
+        if (tokenizerConfig !== undefined) string(tokenizerConfig, fn, 'tokenizerConfig (the text of tokenizer_config.json)');
         if (tokenizerJson !== undefined) {
           if (vocab !== undefined || merges !== undefined) refuse(fn, 'either { vocab, merges } or { tokenizerJson }', files);
           string(tokenizerJson, fn, 'tokenizerJson');
-          make = () => M.BPETokenizer.fromTokenizerJson(tokenizerJson);
+          make = () => M.BPETokenizer.fromTokenizerJson(tokenizerJson, tokenizerConfig);
         } else {
           string(vocab, fn, 'vocab (the text of vocab.json)');
           string(merges, fn, 'merges (the text of merges.txt)');
-          make = () => M.BPETokenizer.fromFiles(vocab, merges);
+          make = () => M.BPETokenizer.fromFiles(vocab, merges, tokenizerConfig);
         }
       }
       super(fn, make);
     }
-    /** The ids of a text (a lone surrogate is encoded as U+FFFD, as js-tiktoken and TextEncoder encode it). */
-    encode(text) {
-      return Array.from(this._handle.encode(string(text, 'BPETokenizer.encode', 'text')));
+    /**
+     * The ids of a text, with what the tokenizer's post-processor adds around them (Llama's and Gemma's BOS …) unless
+     * `addSpecialTokens` is false: what transformers' tokenizer(text) gives. A lone surrogate is encoded as U+FFFD,
+     * as TextEncoder encodes it.
+     */
+    encode(text, opts) {
+      const fn = 'BPETokenizer.encode';
+      const { addSpecialTokens = true } = options(opts, ['addSpecialTokens'], fn);
+      return Array.from(this._handle.encode(string(text, fn, 'text'), boolean(addSpecialTokens, fn, 'addSpecialTokens')));
     }
-    /** The text of ids (bytes that end inside a character show as U+FFFD, as TextDecoder shows them). */
-    decode(ids) {
-      return this._handle.decode(integers(ids, 'BPETokenizer.decode', 'ids'));
+    /**
+     * The text of ids, without the special added tokens (<s>, <|im_start|> …) when `skipSpecialTokens`. Bytes that
+     * end inside a character show as U+FFFD, as TextDecoder shows them.
+     */
+    decode(ids, opts) {
+      const fn = 'BPETokenizer.decode';
+      const { skipSpecialTokens = false } = options(opts, ['skipSpecialTokens'], fn);
+      return this._handle.decode(integers(ids, fn, 'ids'), boolean(skipSpecialTokens, fn, 'skipSpecialTokens'));
     }
+    #namedTokens() {
+      this.#named ??= Object.freeze(this._handle.namedTokens());
+      return this.#named;
+    }
+    /** tokenizer_config.json's bos_token, or null. */
+    get bosToken() { return this.#namedTokens().bosToken; }
+    /** Its id, or null. */
+    get bosTokenId() { return this.#namedTokens().bosTokenId; }
+    /** tokenizer_config.json's eos_token, or null. */
+    get eosToken() { return this.#namedTokens().eosToken; }
+    /** Its id, or null. */
+    get eosTokenId() { return this.#namedTokens().eosTokenId; }
+    /** tokenizer_config.json's pad_token, or null. */
+    get padToken() { return this.#namedTokens().padToken; }
+    /** Its id, or null. */
+    get padTokenId() { return this.#namedTokens().padTokenId; }
+    /** tokenizer_config.json's unk_token, or null. */
+    get unkToken() { return this.#namedTokens().unkToken; }
+    /** Its id, or null. */
+    get unkTokenId() { return this.#namedTokens().unkTokenId; }
     /** 'bpe'. */
     get kind() { return 'bpe'; }
     get vocabSize() { return this._handle.vocabSize(); }
@@ -98,6 +130,10 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
         }
         tokenizerFiles = { vocab: await io(vocab.text()), merges: await io(merges.text()) };
       }
+      // tokenizer_config.json, when the folder has one: the special tokens by name, and for Llama's and Gemma's
+      // tokenizer classes the BOS and EOS (bpe_tokenizer.hpp).
+      const tokenizerConfig = await io(folder.find('tokenizer_config.json'));
+      if (tokenizerConfig) tokenizerFiles.tokenizerConfig = await io(tokenizerConfig.text());
       // The weights: model.safetensors, or the shards model.safetensors.index.json lists.
       let weightFiles;
       let indexText = '';
@@ -238,7 +274,7 @@ async function filesOf(source, fn, signal) {
       if (!file) tried.push(`${name} (HTTP 404)`);
       return file;
     };
-    for (const name of ['config.json', 'model.safetensors', 'model.safetensors.index.json', 'tokenizer.json', 'vocab.json', 'merges.txt']) {
+    for (const name of ['config.json', 'model.safetensors', 'model.safetensors.index.json', 'tokenizer.json', 'tokenizer_config.json', 'vocab.json', 'merges.txt']) {
       add(name, lazy(name));
     }
     describe = () => `at ${base.href}, ${tried.join(', ')} ${tried.length === 1 ? 'was' : 'were'} not found`;
