@@ -181,6 +181,17 @@ describe("the Hub's refusals and faults are named errors, and nothing is left be
     stillWorks();
   });
 
+  test('a connection reset as a kept-alive socket is reused is sent again, not taken for an unreachable Hub', async () => {
+    // The full suite once failed so: a forward pass blocked the event loop past the server's keep-alive timeout, and
+    // the next request went out on the socket the server then closed (ECONNRESET).
+    const options = { hubUrl: hub.url, cacheDir: cacheDir() };
+    hub.faults.resets = 1;
+    await assert.rejects(attn.loadPretrained('test-org/config-only', options), { code: 'ERR_ATTN_INVALID_FILE', message: /has no tokenizer/ });
+    hub.faults.resets = 2;
+    await assert.rejects(attn.loadPretrained('test-org/config-only', { ...options, cacheDir: cacheDir() }), (e) => e.code === 'ERR_ATTN_OFFLINE' && /\(ECONNRESET|UND_ERR_SOCKET|other side closed\)/.test(e.message));
+    assert.equal(hub.faults.resets, 0);
+  });
+
   test('the revision is quoted whole in the address (refs/pr/1 as refs%2Fpr%2F1), and HF_ENDPOINT gives the Hub', async () => {
     hub.addRepo('test-org/config-only', tiny, { revision: 'refs/pr/1' });
     const mark = hub.log.length;

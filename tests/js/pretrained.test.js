@@ -134,6 +134,9 @@ describe('loadPretrained gives what GPT-2 computes in PyTorch', TORCH, () => {
       if (body) res.writeHead(200).end(body);
       else res.writeHead(404).end();
     });
+    // No keep-alive timeout: this server and fetch share one event loop, which a forward pass blocks for seconds under
+    // load; a timeout that fired after the block, as the next load reused the socket, reset that request.
+    server.keepAliveTimeout = 0;
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const base = `http://127.0.0.1:${server.address().port}/`;
@@ -150,6 +153,7 @@ describe('loadPretrained gives what GPT-2 computes in PyTorch', TORCH, () => {
       await assert.rejects(attn.loadPretrained({ ...urls, 'model.safetensors': `${base}missing` }),
         { message: `loadPretrained: could not fetch model.safetensors from ${base}missing: HTTP 404` });
     } finally {
+      server.closeAllConnections();
       server.close();
     }
     const controller = new AbortController();

@@ -162,11 +162,15 @@ export async function hubFetch(url, s, { method = 'GET', signal, fn, what, stopA
     // The real size of a file, not of its compressed form (get_hf_file_metadata); a browser does not let it be set.
     if (inNode) headers['Accept-Encoding'] = 'identity';
     let response;
-    try {
-      response = await fetch(current, inNode ? { method, headers, signal, redirect: 'manual' } : { method, headers, signal, cache: 'no-store' });
-    } catch (e) {
-      if (signal?.aborted) throw signal.reason;
-      throw new Unreachable(`could not reach ${current.origin} for ${what} (${e.cause?.code ?? e.cause?.message ?? e.message})`);
+    // A request that fails on the network is sent once more before the Hub is taken for unreachable: a kept-alive
+    // connection the server closed just as it was reused resets it (huggingface_hub's http_backoff retries too).
+    for (let attempt = 0; !response; attempt++) {
+      try {
+        response = await fetch(current, inNode ? { method, headers, signal, redirect: 'manual' } : { method, headers, signal, cache: 'no-store' });
+      } catch (e) {
+        if (signal?.aborted) throw signal.reason;
+        if (attempt > 0) throw new Unreachable(`could not reach ${current.origin} for ${what} (${e.cause?.code ?? e.cause?.message ?? e.message})`);
+      }
     }
     const location = response.headers.get('location');
     if (!inNode || response.status < 300 || response.status > 399 || !location) return { response, url: current };
@@ -191,7 +195,9 @@ const bytesOf = (value) => (value !== null && /^\d+$/.test(value.trim()) ? Numbe
 export const normalizeEtag = (etag) => (etag === null ? null : etag.replace(/^W\//, '').replace(/^"|"$/g, ''));
 
 /**
- * A file's metadata, as get_hf_file_metadata reads it from a HEAD: `{ commit, etag, size }`, or `{ absent: true,
+ * A file's metadata in Node, as get_hf_file_metadata reads it from a HEAD that stops at the redirect to the file host
+ * (a browser follows that redirect and sees the file host's answer instead: hub-cache-browser.js reads the size
+ * there): `{ commit, etag, size }`, or `{ absent: true,
  * commit }` when the repository exists and the file does not (X-Error-Code: EntryNotFound, which the Hub sends with
  * the commit, so that the cache can remember it). Refusals throw their own codes (hubError); a network failure,
  * an answer that is not the Hub's (no X-Repo-Commit: a captive portal's page) or a server error is an Unreachable,
