@@ -80,7 +80,7 @@ describe('a model folder on a server', () => {
     }, async (base) => {
       // vocab.json + merges.txt were found (the load goes on to the weights, which are missing).
       await assert.rejects(attn.loadPretrained(base),
-        { message: `loadPretrained: the model folder has no model.safetensors (the weights, or model.safetensors.index.json and its shards); at ${base}, tokenizer.json (HTTP 404), tokenizer_config.json (HTTP 404), model.safetensors (HTTP 404), model.safetensors.index.json (HTTP 404) were not found` });
+        { message: `loadPretrained: the model folder has no model.safetensors (the weights, or model.safetensors.index.json and its shards); at ${base}, tokenizer.json (HTTP 404), model.safetensors (HTTP 404), model.safetensors.index.json (HTTP 404) were not found` });
       delete files['merges.txt'];
       await assert.rejects(attn.loadPretrained(base),
         { message: `loadPretrained: the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; at ${base}, tokenizer.json (HTTP 404), merges.txt (HTTP 404) were not found` });

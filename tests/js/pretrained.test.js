@@ -3,7 +3,7 @@
 // bfloat16, with and without the "transformer." prefix, tied and untied, gelu_new and gelu, read from a path,
 // from bytes, from Blobs and from Files; then every way such a folder can be wrong.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,6 +84,28 @@ describe('loadPretrained gives what GPT-2 computes in PyTorch', TORCH, () => {
     });
   }
 
+  test("the folder's tokenizer and generation settings come back as texts, null where it has none, from every kind of source", async () => {
+    const encode = (text) => new TextEncoder().encode(text);
+    const extra = { 'tokenizer_config.json': encode('{"model_max_length": 1024, "chat_template": "{{ m }}"}'),
+      'generation_config.json': encode('{"temperature": 0.6}'), 'chat_template.json': encode('{"chat_template": "{{ x }}"}') };
+    const bytes = { ...filesOf('f32'), ...extra };
+    const folder = mkdtempSync(join(tmpdir(), 'attn-optional-files-'));
+    for (const [name, b] of Object.entries(bytes)) writeFileSync(join(folder, name), b);
+    const texts = { tokenizerConfig: '{"model_max_length": 1024, "chat_template": "{{ m }}"}', generationConfig: '{"temperature": 0.6}',
+      chatTemplateJinja: null, chatTemplateJson: '{"chat_template": "{{ x }}"}' };
+    for (const source of [folder, bytes, new Map(Object.entries(bytes).map(([name, b]) => [name, new Blob([b])])),
+      Object.entries(bytes).map(([name, b]) => new File([b], name))]) {
+      const { model, tokenizer, files } = await attn.loadPretrained(source);
+      own(model);
+      own(tokenizer);
+      assert.deepEqual(files, texts);
+    }
+    const { model, tokenizer, files } = await attn.loadPretrained(filesOf('f32'));
+    own(model);
+    own(tokenizer);
+    assert.deepEqual(files, { tokenizerConfig: null, generationConfig: null, chatTemplateJinja: null, chatTemplateJson: null });
+  });
+
   test('the same model from bytes, Blobs, Files and a Map; progress counts every byte; an abort stops it', async () => {
     const e = expectedOf('f16');
     const bytes = filesOf('f16');
@@ -98,9 +120,12 @@ describe('loadPretrained gives what GPT-2 computes in PyTorch', TORCH, () => {
       own(model);
       own(tokenizer);
       checkAgainstTorch(model, e);
+      // Every file's bytes count, and the first report comes once every file is found: after config.json was
+      // read (it is checked first), before any byte of the weights.
       assert.ok(seen.length >= 2);
-      assert.equal(seen[0].loaded, 0);
+      assert.deepEqual(seen[0], { loaded: bytes['config.json'].length, total: Object.values(bytes).reduce((n, b) => n + b.length, 0) });
       assert.equal(seen.at(-1).loaded, seen.at(-1).total);
+      assert.ok(seen.every((p) => p.total === seen[0].total));
       assert.ok(seen.every((p, i) => i === 0 || p.loaded >= seen[i - 1].loaded));
     }
     // URLs, fetched: a model folder on a server.
@@ -109,6 +134,9 @@ describe('loadPretrained gives what GPT-2 computes in PyTorch', TORCH, () => {
       if (body) res.writeHead(200).end(body);
       else res.writeHead(404).end();
     });
+    // No keep-alive timeout: this server and fetch share one event loop, which a forward pass blocks for seconds under
+    // load; a timeout that fired after the block, as the next load reused the socket, reset that request.
+    server.keepAliveTimeout = 0;
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const base = `http://127.0.0.1:${server.address().port}/`;
@@ -125,6 +153,7 @@ describe('loadPretrained gives what GPT-2 computes in PyTorch', TORCH, () => {
       await assert.rejects(attn.loadPretrained({ ...urls, 'model.safetensors': `${base}missing` }),
         { message: `loadPretrained: could not fetch model.safetensors from ${base}missing: HTTP 404` });
     } finally {
+      server.closeAllConnections();
       server.close();
     }
     const controller = new AbortController();
@@ -287,7 +316,7 @@ describe('a model folder that is wrong is an Error naming the file and what was 
 
   test('the wrong kind of source is named', async () => {
     await assert.rejects(attn.loadPretrained(42),
-      { message: 'loadPretrained: expected the model folder as a path (Node), a FileList or File[], or an object or Map from file name to bytes, Blob or URL, got number 42' });
+      { message: 'loadPretrained: expected the model folder as a path (Node), a FileList or File[], an object or Map from file name to bytes, Blob or URL, or a Hugging Face Hub id, got number 42' });
     await assert.rejects(attn.loadPretrained(join(dir, 'missing')), /^Error: loadPretrained: could not read the model folder .*missing: ENOENT/);
     await assert.rejects(attn.loadPretrained(filesOf('f32'), { onProgress: 1 }), { message: 'loadPretrained: expected onProgress as a function, got number 1' });
   });

@@ -5,7 +5,7 @@
 // run time too (the catch blocks check that it throws).
 import {
   createAttention, format, tensor, toArray,
-  type AttentionTrace, type GPTConfig, type IntTensor, type NestedArray, type Tensor, type Tokenizer,
+  type AttentionTrace, type CachedModel, type GPTConfig, type IntTensor, type NestedArray, type Tensor, type Tokenizer,
 } from 'attention-step-by-step';
 
 const attn = await createAttention({ threads: 'auto' });
@@ -101,6 +101,25 @@ const gain: number | undefined = scores.inContextLossGain?.data[0];
 const firstCopy: number = scores.repeats[0].first + scores.firstRepeatLoss + scores.secondRepeatLoss + scores.sequences.data[0];
 const drawn = attn.repeatedSequences({ length: 8, vocabSize: 4, seed: 1 });
 induction.model.dispose();
+// Models by Hub id: the options, the texts beside the model, and the cache (empty here: the folder does not exist).
+const byId = (signal: AbortSignal) => attn.loadPretrained('HuggingFaceTB/SmolLM2-135M', { revision: 'refs/pr/1',
+  hubUrl: new URL('https://huggingface.co'), accessToken: 'hf_token', signal, onProgress: ({ loaded, total }) => loaded / total });
+const template = async (): Promise<string | null> => (await byId(new AbortController().signal)).files.chatTemplateJinja;
+const noCache = { cacheDir: '/nonexistent/attention-step-by-step-types-cache' };
+const cachedList: CachedModel[] = await attn.cachedModels(noCache);
+const removed: boolean = await attn.removeCachedModel('HuggingFaceTB/SmolLM2-135M', { ...noCache, revision: 'main' });
+if (cachedList.length !== 0 || removed || typeof template !== 'function') throw new Error('an empty cache');
+for (const bad of [async () => {
+  // @ts-expect-error a revision is a string
+  await attn.loadPretrained('HuggingFaceTB/SmolLM2-135M', { revision: 1 });
+}, async () => {
+  // @ts-expect-error a cached model's id is a string
+  await attn.removeCachedModel({ id: 'x' });
+}]) {
+  let threw = false;
+  try { await bad(); } catch { threw = true; }
+  if (!threw) throw new Error('expected a throw');
+}
 const linear = new attn.Linear(2, 2);
 linear.forward([[1, 2]]);
 linear[Symbol.dispose]();

@@ -19,6 +19,12 @@ export const ERROR_CODES = Object.freeze({
   ERR_ATTN_INVALID_FILE: Error,
   /** A file or URL could not be read (not found, HTTP error, permission). */
   ERR_ATTN_LOAD_FAILED: Error,
+  /** The Hugging Face Hub wants a token for a model, or refused the one given: a gated or private model. */
+  ERR_ATTN_HUB_AUTH: Error,
+  /** The Hugging Face Hub has no model of that id, or no such revision of it. */
+  ERR_ATTN_NOT_FOUND: Error,
+  /** A file of a Hub model is not in the cache, and the Hub cannot be asked: offline mode, or no network. */
+  ERR_ATTN_OFFLINE: Error,
   /** The WebAssembly module ran out of memory (its memory cannot grow past 2 GiB). */
   ERR_ATTN_OUT_OF_MEMORY: Error,
   /** An object used after dispose(), or disposed while one of its calls runs. */

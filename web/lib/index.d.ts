@@ -27,8 +27,10 @@ export type { GPTConfig, GPTLayerTrace, GPTTrace, GenerateOptions, Ids, GPT, Gen
   StepResult, EvalResult, Trainer, LoadedCheckpoint, AgreementReport, TokenizerKind, Tokenizer, CharTokenizer,
   WordTokenizer } from './model.js';
 // Bringing your own model (pretrained.js) has its types in pretrained.d.ts: used here, and exported with the rest.
-import type { BPETokenizer, HeadMap, HeadScores, HeadSummary, RepeatedSequences, LoadedPretrained, LoadPretrainedOptions, ModelFolder } from './pretrained.js';
-export type { BPETokenizer, HeadMap, HeadScores, HeadSummary, RepeatedSequences, LoadedPretrained, LoadPretrainedOptions, ModelFolder } from './pretrained.js';
+import type { BPETokenizer, CachedModel, HeadMap, HeadScores, HeadSummary, HubOptions, RepeatedSequences, LoadedPretrained, LoadPretrainedOptions, ModelFolder,
+  PretrainedFiles } from './pretrained.js';
+export type { BPETokenizer, CachedModel, HeadMap, HeadScores, HeadSummary, HubOptions, RepeatedSequences, LoadedPretrained, LoadPretrainedOptions, ModelFolder,
+  PretrainedFiles } from './pretrained.js';
 // createAttention's options and the threads it got are in options.d.ts, the errors every function throws in errors.d.ts.
 import type { CreateAttentionOptions, Threads, UrlLike } from './options.js';
 import type { AttentionError } from './errors.js';
@@ -371,14 +373,34 @@ export interface Attention extends Positions, AtScale {
    */
   loadCheckpoint(bytes: Uint8Array): LoadedCheckpoint;
   /**
-   * A GPT-2-family model from a Hugging Face folder: config.json, model.safetensors (float32, float16
-   * or bfloat16; read 16 MiB at a time, never whole) and the tokenizer as tokenizer.json or vocab.json +
-   * merges.txt. Computes as transformers' GPT2LMHeadModel does (gelu_new, the config's
-   * layer_norm_epsilon, a tied lm_head). A config asking for what the engine does not do, a tensor of
-   * the wrong name, dtype or shape, or a model beyond the library's 2^28 parameters is an Error naming
-   * the file and the key or tensor, before the model is allocated.
+   * A model from a Hugging Face folder (GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 3), or from the Hugging Face Hub
+   * by its id ('HuggingFaceTB/SmolLM2-135M', {@link HubOptions}): config.json, model.safetensors or the shards
+   * model.safetensors.index.json lists (float32, float16 or bfloat16; read 16 MiB at a time, never whole) and the
+   * tokenizer as tokenizer.json or vocab.json + merges.txt; `files` gives the texts of tokenizer_config.json,
+   * generation_config.json and the chat templates. Computes as transformers' modeling files do. A config asking
+   * for what the engine does not do, a tensor of the wrong name, dtype or shape, or a model beyond the library's
+   * limits is an Error naming the file and the key or tensor, before the model is allocated. The Hub's refusals
+   * are ERR_ATTN_HUB_AUTH (a gated or private model), ERR_ATTN_NOT_FOUND and ERR_ATTN_OFFLINE (not cached, and no
+   * Hub to ask).
    */
   loadPretrained(source: ModelFolder, options?: LoadPretrainedOptions): Promise<LoadedPretrained>;
+  /**
+   * Every file loadPretrained(id) reads, brought into the cache without loading the model (Node: Hugging Face's
+   * cache folder, whose snapshot `folder` the entry gives; a browser: its Cache API): a "download for later".
+   * Progress counts the bytes as loadPretrained's does; files already cached count at once.
+   */
+  cacheModel(id: string, options?: LoadPretrainedOptions): Promise<CachedModel>;
+  /**
+   * The models the cache holds, one entry per id and revision: in Node every model of Hugging Face's cache folder
+   * (`cacheDir`, as {@link HubOptions} says), transformers' downloads included; in a browser those kept from
+   * `hubUrl` (default https://huggingface.co).
+   */
+  cachedModels(options?: { hubUrl?: UrlLike; cacheDir?: string }): Promise<CachedModel[]>;
+  /**
+   * Removes a model from the cache: every revision of it, or `revision`'s alone (with, in Node, the files no other
+   * revision shares, as huggingface_hub's cache deletion does). Resolves to whether anything was removed.
+   */
+  removeCachedModel(id: string, options?: { revision?: string; hubUrl?: UrlLike; cacheDir?: string }): Promise<boolean>;
   /** GPT-2's tokenizer from its files: { vocab, merges } (vocab.json's and merges.txt's text) or { tokenizerJson }. */
   BPETokenizer: new (files: { vocab: string; merges: string } | { tokenizerJson: string }) => BPETokenizer;
   /**

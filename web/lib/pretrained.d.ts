@@ -18,11 +18,18 @@ export interface BPETokenizer extends Disposable {
   readonly pieces: readonly string[];
 }
 
-/** A Hugging Face model folder's files, as loadPretrained takes them. */
+/**
+ * A Hugging Face model folder's files, as loadPretrained takes them, or a model on the Hugging Face Hub by its id.
+ * A string is told apart as transformers tells it: a folder that exists (Node) is a folder; a string that starts with
+ * http:// or https:// (or, in a browser, with ./, ../ or /, read against the page) is a folder's address; any other
+ * string is a Hub id, "name" or "namespace/name" (letters, digits, "-", "_", "."; no "--" or ".."), and a string
+ * that is not one is refused with ERR_ATTN_INVALID_ARGUMENT.
+ */
 export type ModelFolder =
   /**
-   * a folder path (Node), or a folder's http(s) address: config.json, model.safetensors, and tokenizer.json or
-   * else vocab.json + merges.txt are fetched from it (a file that answers 404 is absent, and the error lists them)
+   * a folder path (Node); a folder's address, from which config.json, model.safetensors, and tokenizer.json or else
+   * vocab.json + merges.txt are fetched (a file that answers 404 is absent, and the error lists them); or a Hub id
+   * such as "HuggingFaceTB/SmolLM2-135M" ({@link HubOptions} say where from and where it is kept)
    */
   | string
   /** a drop's or a file picker's files (a FileList) or any array of File */
@@ -31,8 +38,39 @@ export type ModelFolder =
   | Record<string, Uint8Array | ArrayBuffer | Blob | UrlLike>
   | Map<string, Uint8Array | ArrayBuffer | Blob | UrlLike>;
 
-export interface LoadPretrainedOptions {
-  /** Called as the weights are read: bytes of tensors read so far, and of all of them. */
+/**
+ * Where a Hub id's files come from and where they are kept, as huggingface_hub decides (docs/pretrained.md, "Models
+ * by their Hub id"). Node keeps them in Hugging Face's own cache folder, the one transformers reads and writes; a
+ * browser (a page or a worker) in its Cache API, so that a second load of the same id and revision sends no request.
+ * Given with a model folder instead of an id, any of these is refused.
+ */
+export interface HubOptions {
+  /** A branch, a tag or a commit hash (default 'main'), quoted whole in the address: refs/pr/1 is refs%2Fpr%2F1. */
+  revision?: string;
+  /**
+   * The Hub, or a mirror in its URL layout: files come from {hubUrl}/{id}/resolve/{revision}/{file}. Default: in
+   * Node the environment's HF_ENDPOINT, else https://huggingface.co.
+   */
+  hubUrl?: UrlLike;
+  /**
+   * Node only: the cache folder. Default: HF_HUB_CACHE, else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub,
+   * else ~/.cache/huggingface/hub. With HF_HUB_OFFLINE=1 no request is made and the cache alone answers.
+   */
+  cacheDir?: string;
+  /**
+   * A Hugging Face token for a gated or private model, sent as `Authorization: Bearer …` to hubUrl's origin only,
+   * never to the hosts the Hub redirects downloads to. Default in Node: HF_TOKEN, else the token file
+   * (HF_TOKEN_PATH, else $HF_HOME/token).
+   */
+  accessToken?: string;
+}
+
+export interface LoadPretrainedOptions extends HubOptions {
+  /**
+   * Called as the files arrive: bytes of all the model's files (config.json, the tokenizer's, the weights, …) taken
+   * in so far, each counted once, as it is downloaded or else as it is read, and their total. The total is known
+   * before the first byte of the weights and never changes; the last call has loaded === total.
+   */
   onProgress?: (progress: { loaded: number; total: number }) => void;
   /**
    * Stops the load: the promise rejects with the signal's reason at once, whatever it was waiting for (a slow
@@ -41,12 +79,45 @@ export interface LoadPretrainedOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The texts of the files beside the model that its tokenizer's and generation's settings come from, as the folder
+ * has them, or null where it has none.
+ */
+export interface PretrainedFiles {
+  /** tokenizer_config.json (special tokens, the chat template of older models, …) */
+  tokenizerConfig: string | null;
+  /** generation_config.json (the model's sampling defaults, its end-of-text ids) */
+  generationConfig: string | null;
+  /** chat_template.jinja, the chat template of newer models */
+  chatTemplateJinja: string | null;
+  /** chat_template.json, `{ "chat_template": … }` */
+  chatTemplateJson: string | null;
+}
+
 export interface LoadedPretrained {
   model: GPT;
   /** GPT-2's BPE; a CharTokenizer for a character-level tokenizer.json (nanoGPT's character models, tools/nanogpt_to_hf.py) */
   tokenizer: BPETokenizer | CharTokenizer;
   /** config.json as the folder has it */
   config: Record<string, unknown>;
+  /** the texts of tokenizer_config.json, generation_config.json and the chat templates, or null */
+  files: PretrainedFiles;
+}
+
+/** A model in the cache: one revision of one Hub id. */
+export interface CachedModel {
+  /** "namespace/name" */
+  id: string;
+  /** the revision it was asked for (a commit hash for a snapshot no branch or tag names) */
+  revision: string;
+  /** the commit its files are of; null where it is not known (a browser that never saw the Hub's X-Repo-Commit) */
+  commit: string | null;
+  /** the names of the files kept, sorted */
+  files: string[];
+  /** their bytes */
+  size: number;
+  /** Node: the snapshot folder, a model folder like any other (attn-train --model takes it); a browser: null */
+  folder: string | null;
 }
 
 /**

@@ -1,14 +1,19 @@
 // The JS API for models people already have: GPT-2's byte-level BPE tokenizer
-// and loadPretrained, which reads a Hugging Face GPT-2 model folder
-// (config.json, model.safetensors, and vocab.json + merges.txt or
-// tokenizer.json) into a GPT a tensor at a time (cpp/include/attn/pretrained.hpp).
-// pretrainedApi(M, model) gives them for one loaded module M, whose GPT class
-// model.js made.
+// and loadPretrained, which reads a Hugging Face model folder (config.json,
+// model.safetensors, and vocab.json + merges.txt or tokenizer.json) into a GPT a
+// tensor at a time (cpp/include/attn/pretrained.hpp), from wherever the folder is:
+// a path, a drop, a server, or the Hugging Face Hub by id (hub.js), through a cache
+// (cacheModel, cachedModels, removeCachedModel). pretrainedApi(M, model) gives them
+// for one loaded module M, whose GPT class model.js made.
 import { abortable, isSignal } from './abort.js';
 import { boolean, fail, integers, options, refuse, string } from './arguments.js';
 import { attnError } from './errors.js';
 import { AdoptedHandle, Module } from './handles.js';
+import { checkId, HUB_OPTIONS, hubIdOf, hubSettings, node } from './hub.js';
+import { listCached as listBrowserCache, openBrowserFolder, removeCached as removeFromBrowserCache } from './hub-cache-browser.js';
+import { listCached as listNodeCache, openNodeFolder, removeCached as removeFromNodeCache } from './hub-cache-node.js';
 import { baseUrl, isUrlLike } from './loading.js';
+import { ByteProgress } from './progress.js';
 
 // Bytes handed to WASM at once while loading: small next to a model (GPT-2
 // small's largest tensor is 147 MiB in float32), so the file is never held whole.
@@ -16,6 +21,14 @@ const CHUNK_BYTES = 16 << 20;
 
 // A file's text as it is written: ignoreBOM keeps a U+FEFF it begins with (TextDecoder drops it by default).
 const fileDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * The files beside the model that its tokenizer's settings and its generation settings are read from (transformers'
+ * tokenizer_config.json, generation_config.json and chat templates), by their key in loadPretrained's `files`: the
+ * text of each, or null where the folder has none.
+ */
+const OPTIONAL_FILES = Object.freeze({ tokenizerConfig: 'tokenizer_config.json', generationConfig: 'generation_config.json',
+  chatTemplateJinja: 'chat_template.jinja', chatTemplateJson: 'chat_template.json' });
 
 export function pretrainedApi(M, { GPT, CharTokenizer }) {
   /**
@@ -96,93 +109,55 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
 
   /**
    * Reads a Hugging Face model folder (GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 3):
-   * `{ model: GPT, tokenizer: BPETokenizer, config }`.
-   * `source`: a folder path (Node), a FileList or File[] (a drop), or an object / Map from file
-   * name to bytes (Uint8Array, ArrayBuffer), a Blob / File, or a URL. model.safetensors (or the
-   * shards model.safetensors.index.json lists) is read in pieces of 16 MiB, converted (float16 /
-   * bfloat16 to float32) straight into the model.
-   * `options.onProgress({ loaded, total })` after each piece; `options.signal` (an AbortSignal) stops it.
+   * `{ model: GPT, tokenizer: BPETokenizer, config, files }`.
+   * `source`: a folder path (Node), a FileList or File[] (a drop), an object / Map from file name to bytes
+   * (Uint8Array, ArrayBuffer), a Blob / File, or a URL, a folder's http(s) address, or a Hugging Face Hub id
+   * ('org/name', with `revision`, `hubUrl`, `cacheDir`, `accessToken`: hub.js and the caches say how it is fetched).
+   * model.safetensors (or the shards model.safetensors.index.json lists) is read in pieces of 16 MiB, converted
+   * (float16 / bfloat16 to float32) straight into the model. `files` holds the texts of the files the model's
+   * tokenizer and generation settings may need, or null where the folder has none (OPTIONAL_FILES).
+   * `options.onProgress({ loaded, total })` counts the bytes of every file (progress.js); `options.signal` (an
+   * AbortSignal) stops it.
    */
   async function loadPretrained(source, opts = {}) {
     const fn = 'loadPretrained';
-    const { onProgress, signal } = options(opts, ['onProgress', 'signal'], fn);
+    const { onProgress, signal, ...hub } = options(opts, ['onProgress', 'signal', ...HUB_OPTIONS], fn);
     if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, 'onProgress as a function', onProgress);
     if (signal !== undefined && !isSignal(signal)) fail(fn, 'signal as an AbortSignal', signal);
     // Every wait is raced with the signal, so that an abort settles the call at once, whatever it waits for (a
     // slow body, a read); the signal also goes to fetch, which stops the download.
     const io = (promise) => abortable(promise, signal);
-    const folder = await io(filesOf(source, fn, signal));
+    const progress = new ByteProgress(onProgress);
+    const folder = await io(filesOf(source, fn, signal, hub, progress));
     try {
-      const need = async (name, why) => (await io(folder.find(name))) ??
-        Promise.reject(attnError('ERR_ATTN_INVALID_FILE', `${fn}: the model folder has no ${name} (${why}); ${folder.describe()}`));
-      // Every JSON is parsed before anything is allocated: a config.json that only JS could not read (a byte-order
-      // mark) once threw after the model was built, and the model was never freed.
-      const config = await io((await need('config.json', "the model's shape")).text());
-      const configObject = parseJson(config, 'config.json', fn);
-      let tokenizerFiles;
-      const tokenizerJson = await io(folder.find('tokenizer.json'));
-      if (tokenizerJson) {
-        tokenizerFiles = { tokenizerJson: await io(tokenizerJson.text()) };
-      } else {
-        const [vocab, merges] = [await io(folder.find('vocab.json')), await io(folder.find('merges.txt'))];
-        if (!vocab || !merges) {
-          throw attnError('ERR_ATTN_INVALID_FILE', `${fn}: the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; ${folder.describe()}`);
-        }
-        tokenizerFiles = { vocab: await io(vocab.text()), merges: await io(merges.text()) };
-      }
-      // tokenizer_config.json, when the folder has one: the special tokens by name, and for Llama's and Gemma's
-      // tokenizer classes the BOS and EOS (bpe_tokenizer.hpp).
-      const tokenizerConfig = await io(folder.find('tokenizer_config.json'));
-      if (tokenizerConfig) tokenizerFiles.tokenizerConfig = await io(tokenizerConfig.text());
-      // The weights: model.safetensors, or the shards model.safetensors.index.json lists.
-      let weightFiles;
-      let indexText = '';
-      const single = await io(folder.find('model.safetensors'));
-      if (single) {
-        weightFiles = [['model.safetensors', single]];
-      } else {
-        const index = await io(folder.find('model.safetensors.index.json'));
-        if (!index) {
-          if (folder.has('pytorch_model.bin')) {
-            throw attnError('ERR_ATTN_INVALID_FILE', `${fn}: the model folder has pytorch_model.bin but no model.safetensors; this library reads ` +
-              'safetensors (convert with transformers: model.save_pretrained(folder, safe_serialization=True))');
-          }
-          await need('model.safetensors', 'the weights, or model.safetensors.index.json and its shards');
-        }
-        weightFiles = [];
-        indexText = await io(index.text());
-        for (const name of M.pretrainedShardFiles(indexText)) {
-          const file = await io(folder.find(name));
-          if (!file) throw attnError('ERR_ATTN_INVALID_FILE', `${fn}: model.safetensors.index.json lists ${name}, which the model folder does not hold; ${folder.describe()}`);
-          weightFiles.push([name, file]);
-        }
-      }
+      const files = await modelFiles(folder, fn, io);
+      progress.start(files.all.map(([name, file]) => [name, file.size]));
+      const tokenizerFiles = files.tokenizerJson ? { tokenizerJson: await io(files.tokenizerJson.text()) }
+        : { vocab: await io(files.vocab.text()), merges: await io(files.merges.text()) };
+      const texts = {};
+      for (const [key, file] of Object.entries(files.optional)) texts[key] = file && (await io(file.text()));
+      // tokenizer_config.json names the special tokens, and for Llama's and Gemma's tokenizer classes decides the BOS
+      // and EOS (bpe_tokenizer.hpp).
+      if (texts.tokenizerConfig !== null) tokenizerFiles.tokenizerConfig = texts.tokenizerConfig;
       // config.json checked, and the tokenizer (which kind it is, its size) against it, before the model is allocated.
-      const made = M.pretrainedTokenizer(config, tokenizerFiles);
+      const made = M.pretrainedTokenizer(files.config, tokenizerFiles);
       const tokenizer = new (made.kind === 'bpe' ? BPETokenizer : CharTokenizer)(new AdoptedHandle(made.handle));
       let loader = null;
       try {
         const headers = [];
-        for (const [name, file] of weightFiles) {
+        for (const [name, file] of files.weights) {
           const headerLength = M.pretrainedHeaderLength(await io(file.read(0, Math.min(8, file.size))), file.size, name);
           headers.push({ name, header: await io(file.read(8, 8 + headerLength)), size: file.size });
         }
-        loader = M.PretrainedLoader.create(config, headers, indexText);
-        const tensors = loader.tensors();
-        const total = tensors.reduce((sum, t) => sum + (t.end - t.begin), 0);
-        let loaded = 0;
-        onProgress?.({ loaded, total });
-        for (const [i, t] of tensors.entries()) {
-          const weights = weightFiles[t.file][1];
-          for (let at = t.begin; at < t.end; at += CHUNK_BYTES) {
-            const end = Math.min(t.end, at + CHUNK_BYTES);
-            loader.read(i, at - t.begin, await io(weights.read(at, end)));
-            loaded += end - at;
-            onProgress?.({ loaded, total });
-          }
+        loader = M.PretrainedLoader.create(files.config, headers, files.indexText);
+        for (const [i, t] of loader.tensors().entries()) {
+          const weights = files.weights[t.file][1];
+          for (let at = t.begin; at < t.end; at += CHUNK_BYTES) loader.read(i, at - t.begin, await io(weights.read(at, Math.min(t.end, at + CHUNK_BYTES))));
         }
         const model = new GPT(new AdoptedHandle(loader.finish()));
-        return { model, tokenizer, config: configObject };
+        progress.finish();
+        await io(folder.settled());
+        return { model, tokenizer, config: files.configObject, files: texts };
       } catch (error) {
         tokenizer.dispose();
         throw error;
@@ -194,7 +169,114 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
     }
   }
 
-  return { BPETokenizer, loadPretrained };
+  /**
+   * The files a load reads, found and not yet read but for config.json (parsed first: every JSON is parsed before
+   * anything is allocated; a config.json that only JS could not read, a byte-order mark, once threw after the model
+   * was built, and the model was never freed) and the index of the shards. The optional files are looked for last,
+   * so that a folder lacking what it needs is told so first.
+   */
+  async function modelFiles(folder, fn, io) {
+    const missing = (message) => folder.missing(message);
+    const need = async (name, why) => (await io(folder.find(name))) ??
+      Promise.reject(missing(`${fn}: the model folder has no ${name} (${why}); ${folder.describe()}`));
+    const configFile = await need('config.json', "the model's shape");
+    const config = await io(configFile.text());
+    const configObject = parseJson(config, 'config.json', fn);
+    const all = [['config.json', configFile]];
+    const tokenizerJson = await io(folder.find('tokenizer.json'));
+    let vocab = null;
+    let merges = null;
+    if (tokenizerJson) {
+      all.push(['tokenizer.json', tokenizerJson]);
+    } else {
+      [vocab, merges] = [await io(folder.find('vocab.json')), await io(folder.find('merges.txt'))];
+      if (!vocab || !merges) {
+        throw missing(`${fn}: the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; ${folder.describe()}`);
+      }
+      all.push(['vocab.json', vocab], ['merges.txt', merges]);
+    }
+    // The weights: model.safetensors, or the shards model.safetensors.index.json lists.
+    let weights;
+    let indexText = '';
+    const single = await io(folder.find('model.safetensors'));
+    if (single) {
+      weights = [['model.safetensors', single]];
+    } else {
+      const index = await io(folder.find('model.safetensors.index.json'));
+      if (!index) {
+        if (folder.has('pytorch_model.bin')) {
+          throw attnError('ERR_ATTN_INVALID_FILE', `${fn}: the model folder has pytorch_model.bin but no model.safetensors; this library reads ` +
+            'safetensors (convert with transformers: model.save_pretrained(folder, safe_serialization=True))');
+        }
+        await need('model.safetensors', 'the weights, or model.safetensors.index.json and its shards');
+      }
+      all.push(['model.safetensors.index.json', index]);
+      weights = [];
+      indexText = await io(index.text());
+      for (const name of M.pretrainedShardFiles(indexText)) {
+        const file = await io(folder.find(name));
+        if (!file) throw missing(`${fn}: model.safetensors.index.json lists ${name}, which the model folder does not hold; ${folder.describe()}`);
+        weights.push([name, file]);
+      }
+    }
+    all.push(...weights);
+    const optional = {};
+    for (const [key, name] of Object.entries(OPTIONAL_FILES)) {
+      optional[key] = await io(folder.find(name));
+      if (optional[key]) all.push([name, optional[key]]);
+    }
+    return { config, configObject, tokenizerJson, vocab, merges, weights, indexText, optional, all };
+  }
+
+  /** Hub options checked, and the Hub's answer for one model (Node: the Hugging Face cache; a browser: its Cache API). */
+  async function openHub(id, hub, fn, signal, progress) {
+    return filesOf(checkId(id, fn), fn, signal, hub, progress, true);
+  }
+
+  /**
+   * Every file loadPretrained(id) reads, in the cache (Node: Hugging Face's own, a browser: its Cache API) and not
+   * loaded: what attn-train resolves an id with, and an app's "download for later". The cached model's entry.
+   */
+  async function cacheModel(id, opts = {}) {
+    const fn = 'cacheModel';
+    const { onProgress, signal, ...hub } = options(opts, ['onProgress', 'signal', ...HUB_OPTIONS], fn);
+    if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, 'onProgress as a function', onProgress);
+    if (signal !== undefined && !isSignal(signal)) fail(fn, 'signal as an AbortSignal', signal);
+    const io = (promise) => abortable(promise, signal);
+    const progress = new ByteProgress(onProgress);
+    const folder = await io(openHub(id, hub, fn, signal, progress));
+    try {
+      const files = await modelFiles(folder, fn, io);
+      progress.start(files.all.map(([name, file]) => [name, file.size]));
+      for (const [name, file] of files.all) {
+        await io(file.keep());
+        progress.count(name, file.size);
+      }
+      progress.finish();
+      await io(folder.settled());
+      const names = files.all.map(([name]) => name);
+      return { ...folder.info(), files: names.sort(), size: files.all.reduce((sum, [, file]) => sum + file.size, 0) };
+    } finally {
+      folder.close();
+    }
+  }
+
+  /** The models the cache holds (Node: Hugging Face's cache folder; a browser: those it keeps from hubUrl). */
+  async function cachedModels(opts = {}) {
+    const s = await hubSettings(options(opts, ['hubUrl', 'cacheDir'], 'cachedModels'), 'cachedModels');
+    return node('node:fs/promises') ? listNodeCache(s) : listBrowserCache(s);
+  }
+
+  /** Removes a model from the cache: every revision, or `revision`'s alone. Whether anything was removed. */
+  async function removeCachedModel(id, opts = {}) {
+    const fn = 'removeCachedModel';
+    const given = options(opts, ['revision', 'hubUrl', 'cacheDir'], fn);
+    const s = await hubSettings(given, fn);
+    checkId(id, fn);
+    return (node('node:fs/promises') ? removeFromNodeCache : removeFromBrowserCache)(id, given.revision, s);
+  }
+
+  return { BPETokenizer, loadPretrained, cacheModel, cachedModels, removeCachedModel };
 }
 
 /** JSON text as an object; a byte-order mark before it is accepted, as the C++ side accepts it. */
@@ -217,6 +299,20 @@ class FolderFile {
   async text() {
     return fileDecoder.decode(await this.read(0, this.size));
   }
+  /** Brings the file into its cache (a Hub file not downloaded yet); any other is where it is read from already. */
+  keep() {
+    return Promise.resolve();
+  }
+}
+
+/** `file` with every read counted as bytes of `name` that have arrived (progress.js). */
+function counted(file, name, progress) {
+  const read = async (begin, end) => {
+    const bytes = await file.read(begin, end);
+    progress.count(name, end);
+    return bytes;
+  };
+  return Object.assign(new FolderFile(file.size, read), { keep: () => file.keep() });
 }
 
 /** A Blob or File as a FolderFile: read a slice at a time (Blob.slice), never whole. */
@@ -239,23 +335,37 @@ const kindOf = (info) =>
 /**
  * Files by name, opened lazily: find(name) is a FolderFile, or null where the folder has no such file (for a
  * folder on a server: where it answers 404); describe() says what the folder holds, or what was tried;
- * close() releases what was opened (Node file handles).
+ * missing(message) is the Error for a file it lacks; close() releases what was opened (Node file handles);
+ * settled() waits for what a cache still writes. Every read counts in `progress`. A Hub id (a string that names no
+ * folder, hub.js's hubIdOf; `isId` when the caller checked it) is a folder kept by a cache, in Node Hugging Face's
+ * (hub-cache-node.js), in a browser the Cache API (hub-cache-browser.js); `hub` holds its options.
  */
-async function filesOf(source, fn, signal) {
+async function filesOf(source, fn, signal, hub, progress, isId = false) {
   const entries = new Map(); // name -> () => Promise<FolderFile | null>
   const closers = [];
   let lazy = null; // a folder on a server: name -> an opener of any file name
   let describe = () => `it holds ${[...entries.keys()].join(', ') || 'no files'}`;
+  let cached = null; // a Hub id's folder
   const add = (name, open) => entries.set(String(name).split(/[\\/]/).pop(), open);
-  const fs = globalThis.process?.getBuiltinModule?.('node:fs/promises');
+  const fs = node('node:fs/promises');
+  const id = isId ? source : await hubIdOf(source, fn);
   const isFileList = typeof FileList !== 'undefined' && source instanceof FileList;
-  if (isFileList || (Array.isArray(source) && source.every((f) => typeof Blob !== 'undefined' && f instanceof Blob && 'name' in f))) {
+  const given = HUB_OPTIONS.filter((key) => hub[key] !== undefined);
+  if (id === null && given.length > 0) refuse(fn, `${given.join(', ')} only with a Hugging Face Hub id, not with a model folder`, source);
+  if (id !== null) {
+    const s = await hubSettings(hub, fn);
+    const ctx = { fn, signal, progress, file: (size, read) => new FolderFile(size, read), blobFile: (blob, name) => blobFile(blob, name, fn),
+      openFile: (dir, name) => openFile(fs, dir, name, fn, closers) };
+    cached = fs ? openNodeFolder(id, s, ctx) : await openBrowserFolder(id, s, ctx);
+    lazy = (name) => () => cached.find(name);
+    describe = cached.describe;
+  } else if (isFileList || (Array.isArray(source) && source.every((f) => typeof Blob !== 'undefined' && f instanceof Blob && 'name' in f))) {
     for (const file of source) add(file.name, async () => blobFile(file, file.name, fn));
   } else if (source instanceof Map || (source !== null && typeof source === 'object' && !isUrlLike(source) && !Array.isArray(source))) {
     const pairs = source instanceof Map ? [...source.entries()] : Object.entries(source);
     for (const [name, value] of pairs) add(name, () => fileOf(value, name, fn, signal));
   } else if (fs && ((typeof source === 'string' && !/^https?:\/\//i.test(source)) || source?.protocol === 'file:')) {
-    // In Node a string is a path, unless it is an http(s) address.
+    // In Node a string is a path, unless it is an http(s) address or a Hub id.
     const dir = typeof source === 'string' && !source.startsWith('file:') ? source : new URL(source).pathname;
     let names;
     try {
@@ -274,12 +384,12 @@ async function filesOf(source, fn, signal) {
       if (!file) tried.push(`${name} (HTTP 404)`);
       return file;
     };
-    for (const name of ['config.json', 'model.safetensors', 'model.safetensors.index.json', 'tokenizer.json', 'tokenizer_config.json', 'vocab.json', 'merges.txt']) {
+    for (const name of ['config.json', 'model.safetensors', 'model.safetensors.index.json', 'tokenizer.json', 'vocab.json', 'merges.txt']) {
       add(name, lazy(name));
     }
     describe = () => `at ${base.href}, ${tried.join(', ')} ${tried.length === 1 ? 'was' : 'were'} not found`;
   } else {
-    fail(fn, 'the model folder as a path (Node), a FileList or File[], or an object or Map from file name to bytes, Blob or URL', source);
+    fail(fn, 'the model folder as a path (Node), a FileList or File[], an object or Map from file name to bytes, Blob or URL, or a Hugging Face Hub id', source);
   }
   const opened = new Map();
   return {
@@ -287,10 +397,13 @@ async function filesOf(source, fn, signal) {
     find: (name) => {
       if (!entries.has(name) && lazy) add(name, lazy(name));
       if (!entries.has(name)) return Promise.resolve(null);
-      if (!opened.has(name)) opened.set(name, entries.get(name)());
+      if (!opened.has(name)) opened.set(name, entries.get(name)().then((file) => file && counted(file, name, progress)));
       return opened.get(name);
     },
     describe: () => describe(),
+    missing: (message) => cached?.missing(message) ?? attnError('ERR_ATTN_INVALID_FILE', message),
+    info: () => cached.info(),
+    settled: () => cached?.settled?.() ?? Promise.resolve(),
     // Handles are closed when their opening settles: an aborted call does not wait for it.
     close: () => {
       for (const pending of opened.values()) pending.catch(() => {});
