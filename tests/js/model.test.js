@@ -162,7 +162,7 @@ describe('GPT', () => {
 
   test("generate's options and their defaults come from one table (generate.hpp)", () => {
     const defaults = attn.defaultGenerateOptions();
-    assert.deepEqual(defaults, { maxNewTokens: 100, temperature: 1, topK: 0, seed: null, useKvCache: true });
+    assert.deepEqual(defaults, { maxNewTokens: 100, temperature: 1, topK: 0, topP: 1, seed: null, useKvCache: true, eosTokenId: [], padTokenId: null });
     const model = own(new attn.GPT({ vocabSize: 5, nEmbd: 8, nHead: 2, nLayer: 1, nInner: 8, blockSize: 4 }));
     // No options: maxNewTokens tokens after the prompt; seed: null is the default generator, as no seed.
     assert.deepEqual(model.generate([1]).shape, [1, 1 + defaults.maxNewTokens]);
