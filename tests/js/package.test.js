@@ -22,7 +22,7 @@ test('the packed tarball installs and works from a fresh project', fullTier('a p
   assert.deepEqual(listing, [
     'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json',
     'tools/nanogpt_to_hf.py', 'web/bin/attn-train.cjs',
-    'web/lib/abort.js', 'web/lib/arguments.js', 'web/lib/asset-url.d.ts', 'web/lib/attention.js', 'web/lib/chat-template.js', 'web/lib/core.js', 'web/lib/errors.d.ts', 'web/lib/errors.js', 'web/lib/format.js', 'web/lib/handles.js', 'web/lib/index.cjs', 'web/lib/index.d.cts', 'web/lib/index.d.ts',
+    'web/lib/abort.js', 'web/lib/arguments.js', 'web/lib/asset-url.d.ts', 'web/lib/attention.js', 'web/lib/chat-template.js', 'web/lib/core.js', 'web/lib/errors.d.ts', 'web/lib/errors.js', 'web/lib/format.js', 'web/lib/generation.js', 'web/lib/handles.js', 'web/lib/index.cjs', 'web/lib/index.d.cts', 'web/lib/index.d.ts',
     'web/lib/index.js', 'web/lib/induction-url.js', 'web/lib/loading.js', 'web/lib/messages.js', 'web/lib/model-url.js', 'web/lib/model.d.ts', 'web/lib/model.js', 'web/lib/models/agreement.safetensors', 'web/lib/models/induction.safetensors', 'web/lib/options.d.ts', 'web/lib/positions.d.ts', 'web/lib/pretrained.d.ts', 'web/lib/pretrained.js', 'web/lib/remote.d.ts', 'web/lib/remote.js', 'web/lib/scale.d.ts', 'web/lib/score-explanation.d.ts', 'web/lib/single-thread.d.ts', 'web/lib/single-thread.js', 'web/lib/tensors.js', 'web/lib/threaded-module.js', 'web/lib/threads.js', 'web/lib/wasm-url.js', 'web/lib/wasm/attention_wasm.mjs', 'web/lib/wasm/attention_wasm.wasm',
     'web/lib/wasm/attention_wasm_threads.mjs', 'web/lib/wasm/attention_wasm_threads.wasm', 'web/lib/wasm/attention_wasm_threads.worker.js',
     'web/lib/wasm/attn-train.cjs', 'web/lib/wasm/attn-train.wasm', 'web/lib/wasm/attn-train.worker.js',
