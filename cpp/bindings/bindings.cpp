@@ -106,6 +106,7 @@ EMSCRIPTEN_BINDINGS(attn) {
     function("nanoGPTConfig", &js::nanogpt_config);
     function("defaultGenerateOptions", &js::default_generate_options);
     function("samplingDistribution", &js::sampling_distribution);
+    function("generationConfig", &js::generation_config);
     function("tokenizerFromVocabulary", &js::tokenizer_from_vocabulary);
     function("agreementCorpus", &js::agreement_corpus);
     function("probeAgreement", &js::probe_agreement);

@@ -121,7 +121,8 @@ val gpt_parameter_names(const GPT& m);
 val gpt_parameter(const GPT& m, const std::string& name);
 
 val default_generate_options();
-val sampling_distribution(const JsTensor& logits, double temperature, double top_k);
+val sampling_distribution(const JsTensor& logits, const std::string& options);
+val generation_config(const val& generation_config_json, const std::string& config_json);
 // `caller` is the JS method, generate or stream, that messages name.
 val make_generation_session(const GPT& m, const val& prompt, double B, const std::string& options,
                             const std::string& caller);

@@ -6,6 +6,7 @@
 
 #include "attn/agreement_probe.hpp"
 #include "attn/config.hpp"
+#include "attn/generation_config.hpp"
 #include "attn/head_scores.hpp"
 #include "attn/head_statistics.hpp"
 #include "attn/sampling.hpp"
@@ -105,13 +106,23 @@ val default_generate_options() {
     return guarded("defaultGenerateOptions", [] { return val(to_json(GenerateOptions{}, Naming::Camel)); });
 }
 
-val sampling_distribution(const JsTensor& logits, double temperature, double top_k) {
+// The sampling options (temperature, topK, topP) as generate() reads them: its table names, checks and limits them.
+val sampling_distribution(const JsTensor& logits, const std::string& options) {
     constexpr const char* fn = "samplingDistribution";
     return guarded(fn, [&] {
-        SamplingOptions options;
-        options.temperature = static_cast<float>(temperature);
-        options.top_k = static_cast<int64_t>(top_k);
-        return val(to_js(attn::sampling_distribution(to_tensor(logits, fn, "logits"), options)));
+        const GenerateOptions o = generate_options_from_json(options, Naming::Camel, fn);
+        return val(to_js(attn::sampling_distribution(to_tensor(logits, fn, "logits"), o.sampling)));
+    });
+}
+
+// A model's generation defaults from its folder's files (generation_config.hpp), as generate()'s options in JS's
+// spelling; generation_config_json null when the folder has none.
+val generation_config(const val& generation_config_json, const std::string& config_json) {
+    constexpr const char* fn = "loadPretrained";
+    return guarded(fn, [&] {
+        std::optional<std::string> file;
+        if (!generation_config_json.isNull() && !generation_config_json.isUndefined()) file = generation_config_json.as<std::string>();
+        return val(to_json(generation_options_from_files(file, config_json, GenerateOptions{}, fn), Naming::Camel));
     });
 }
 

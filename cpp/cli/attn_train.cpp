@@ -4,7 +4,7 @@
 //   attn-train train --data FILE --out CKPT [--n-layer 4 --learning-rate 1e-3 ...]
 //   attn-train train --data FILE --resume CKPT --out CKPT [--max-iters N]
 //   attn-train train --data FILE --model DIR --out DIR [--context 256 ...]   (fine-tuning a model folder)
-//   attn-train generate --checkpoint CKPT | --model DIR [--prompt TEXT] [--max-new-tokens N]
+//   attn-train generate --checkpoint CKPT | --model DIR [--prompt TEXT] [--max-new-tokens N --top-p P ...]
 //   attn-train help
 //
 // Flags are strict: an unknown flag or a bad value is an error that names it
@@ -14,6 +14,7 @@
 #include "attn/checkpoint.hpp"
 #include "attn/pretrained.hpp"
 #include "attn/generate.hpp"
+#include "attn/generation_config.hpp"
 #include "attn/head_scores.hpp"
 #include "attn/memory.hpp"
 #include "attn/synthetic_corpus.hpp"
@@ -308,8 +309,18 @@ int train(const Args& a) {
 int generate_cmd(const Args& a) {
     const std::string path = a.str("--checkpoint"), folder = a.str("--model");
     if (path.empty() == folder.empty()) throw UsageError("generate needs --checkpoint CKPT or --model DIR (one of them)");
-    // Every flag is checked before any work is done.
+    // A model folder's generation settings are the base the flags change (generation_config.hpp): its sampling and
+    // stop tokens, as transformers' generate() would use them.
     GenerateOptions o = default_generation();
+    std::error_code error;
+    if (!folder.empty() && std::filesystem::is_regular_file(folder + "/config.json", error)) {  // else load_pretrained names what is missing
+        const std::string settings = folder + "/generation_config.json";
+        const std::optional<std::string> file = std::filesystem::exists(settings, error)
+                                                    ? std::optional<std::string>(read_file(settings, kMaxTextBytes, "--model"))
+                                                    : std::nullopt;
+        o = generation_options_from_files(file, read_file(folder + "/config.json", kMaxTextBytes, "--model"), o, "--model");
+    }
+    // Every flag is checked before the model is read.
     try {
         for (const auto& [name, value] : a.generation) set_field(o, name, value, Naming::Flag, "attn-train");
         o.validate("attn-train", Naming::Flag);
@@ -320,8 +331,10 @@ int generate_cmd(const Args& a) {
     const auto run = [&](const GPT& model, const auto& tok) {
         const std::vector<int64_t> ids = tok.encode(prompt);  // an unknown piece fails before anything is printed
         std::cout << prompt;
+        const std::vector<int64_t>& stop = o.eos_token_ids;
         generate(model, ids, 1, o, [&](const std::vector<int64_t>& step) {
-            std::cout << tok.decode(step) << std::flush;
+            // The stop token ends the text and is not printed: it marks the end (<|im_end|>, <eos>), it is not text.
+            if (std::find(stop.begin(), stop.end(), step[0]) == stop.end()) std::cout << tok.decode(step) << std::flush;
             return !interrupted;
         });
         std::cout << "\n";

@@ -169,8 +169,9 @@ std::string help_text() {
     list("model flags of train (nanoGPT's shakespeare_char at laptop size; --n-inner follows 4 · --n-embd):",
          fields(default_model(), Naming::Flag), true);
     list("training flags of train:", fields(TrainConfig{}, Naming::Flag), false);
-    list("generation flags of generate (seed null: PyTorch's default generator):", fields(default_generation(), Naming::Flag),
-         false);
+    list("generation flags of generate (seed null: PyTorch's default generator; with --model, the folder's "
+         "generation_config.json, or config.json's eos_token_id, changes the defaults first):",
+         fields(default_generation(), Naming::Flag), false);
     return out.str();
 }
 

@@ -280,6 +280,7 @@ std::string kind_of(Kind kind, const std::vector<const char*>& choices) {
         case Kind::Integer: return "integer";
         case Kind::Number: return "number";
         case Kind::Switch: return "true|false";
+        case Kind::IntegerList: return "integers";
         case Kind::Choice: {
             std::string s;
             for (const char* c : choices) s += (s.empty() ? "" : "|") + std::string(c);
@@ -296,6 +297,20 @@ json parse_text(Kind kind, const std::string& text) {
         return text;  // refused by check_and_put, which shows it
     }
     if (kind == Kind::Choice) return text;
+    if (kind == Kind::IntegerList) {
+        // "1,106", or "none": each item as an integer, refused by check_and_put (which shows the text) if it is not.
+        json list = json::array();
+        if (text == "none") return list;
+        size_t start = 0;
+        while (true) {
+            const size_t comma = text.find(',', start);
+            const json item = parse_text(Kind::Integer, text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+            if (!item.is_number()) return text;
+            list.push_back(item);
+            if (comma == std::string::npos) return list;
+            start = comma + 1;
+        }
+    }
     char* end = nullptr;
     const double x = std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0') return text;
@@ -318,6 +333,11 @@ double shortest(float x) { return std::isfinite(x) ? std::strtod(shortest_text(x
 
 std::string listed(const json& v) {
     if (v.is_string()) return v.get<std::string>();
+    if (v.is_array()) {  // an integer list as a command line writes it: 1,106, or none
+        std::string out;
+        for (const json& x : v) out += (out.empty() ? "" : ",") + x.dump();
+        return out.empty() ? "none" : out;
+    }
     if (!v.is_number_float()) return v.dump();
     return shortest_text(static_cast<float>(v.get<double>()));
 }

@@ -16,9 +16,17 @@ const schema::Table<GenerateOptions>& generate_fields() {
         ATTN_INTEGER("max_new_tokens", max_new_tokens, 0, kMaxElements, "tokens to generate after the prompt"),
         ATTN_NUMBER("temperature", sampling.temperature, 0, kMaxSafeInteger, false, false, "divides the logits; 0 = greedy (the argmax)"),
         ATTN_INTEGER("top_k", sampling.top_k, 0, kMaxSafeInteger, "sample among the k likeliest tokens; 0 = all"),
+        ATTN_NUMBER("top_p", sampling.top_p, 0, 1, true, false,
+                    "then among the likeliest tokens whose probabilities sum to top_p (nucleus sampling); 1 = all"),
         ATTN_OPTIONAL_INTEGER("seed", seed, -kMaxSafeInteger, kMaxSafeInteger,
                               "sample as after torch.manual_seed(seed); null: go on with the global generator"),
         ATTN_SWITCH("use_kv_cache", use_kv_cache, "feed only the new token each step (the same logits, faster)"),
+        // transformers' name: one id or a list, as generation_config.json writes it.
+        ATTN_INTEGER_LIST("eos_token_id", eos_token_ids, 0, kMaxSafeInteger,
+                          "stop tokens: a row that produces one is finished (kept in its output), and generation ends "
+                          "when every row is; none = never stop early"),
+        ATTN_OPTIONAL_INTEGER("pad_token_id", pad_token_id, 0, kMaxSafeInteger,
+                              "what a finished row gets while the others go on; null = the first stop token"),
     }};
     return table;
 }
@@ -59,6 +67,18 @@ GenerationSession::GenerationSession(const GPT& model, std::vector<int64_t> prom
                     "] for a batch of " + std::to_string(B) + ", got " + std::to_string(options.max_new_tokens));
     }
     const int64_t V = model.config().vocab_size;
+    // Stop and pad tokens the model can produce: a pad token is fed back to it, and a stop token it cannot make
+    // would never stop anything.
+    for (size_t i = 0; i < options.eos_token_ids.size(); ++i) {
+        if (options.eos_token_ids[i] >= V) {
+            throw Error(std::string(fn) + ": expected eos_token_id in [0, " + std::to_string(V) + "), the model's vocabulary, got " +
+                        std::to_string(options.eos_token_ids[i]));
+        }
+    }
+    if (options.pad_token_id && *options.pad_token_id >= V) {
+        throw Error(std::string(fn) + ": expected pad_token_id in [0, " + std::to_string(V) + "), the model's vocabulary, got " +
+                    std::to_string(*options.pad_token_id));
+    }
     for (size_t i = 0; i < prompt.size(); ++i) {
         if (prompt[i] < 0 || prompt[i] >= V) {
             throw Error(std::string(fn) + ": expected token ids in [0, " + std::to_string(V) + "), got " +
@@ -69,11 +89,14 @@ GenerationSession::GenerationSession(const GPT& model, std::vector<int64_t> prom
     for (int64_t b = 0; b < B; ++b)
         rows_.emplace_back(prompt.begin() + static_cast<int64_t>(T0) * b, prompt.begin() + static_cast<int64_t>(T0) * (b + 1));
     if (options.use_kv_cache) cache_ = model.new_cache(B);
+    finished_.assign(static_cast<size_t>(B), 0);
+    unfinished_ = B;
 }
 
 std::vector<int64_t> GenerationSession::next() {
     if (done()) {
-        throw Error("generate: all " + std::to_string(options_.max_new_tokens) + " new tokens have been produced");
+        throw Error(unfinished_ == 0 ? "generate: every row has produced a stop token"
+                                     : "generate: all " + std::to_string(options_.max_new_tokens) + " new tokens have been produced");
     }
     const int64_t T = length(), block = model_.config().block_size, V = model_.config().vocab_size;
     const int64_t start = std::max<int64_t>(0, T - block);  // idx_cond = idx[:, -block_size:]
@@ -96,8 +119,21 @@ std::vector<int64_t> GenerationSession::next() {
     Tensor last({B_, V});  // logits[:, -1, :]
     for (int64_t b = 0; b < B_; ++b)
         std::copy_n(logits.data.begin() + (b * n + n - 1) * V, V, last.data.begin() + b * V);
+    // Every row is sampled, finished or not (the same draws as transformers, which samples the whole batch), then
+    // a finished row's token replaced: next_tokens * unfinished + pad_token_id * (1 - unfinished).
     std::vector<int64_t> next = sample_next(last, options_.sampling, *gen_);
-    for (int64_t b = 0; b < B_; ++b) rows_[static_cast<size_t>(b)].push_back(next[static_cast<size_t>(b)]);
+    const std::vector<int64_t>& eos = options_.eos_token_ids;
+    for (int64_t b = 0; b < B_; ++b) {
+        int64_t& token = next[static_cast<size_t>(b)];
+        char& finished = finished_[static_cast<size_t>(b)];
+        if (finished) {
+            token = options_.pad_token_id.value_or(eos.front());
+        } else if (std::find(eos.begin(), eos.end(), token) != eos.end()) {
+            finished = 1;  // EosTokenCriteria: the row's last token is a stop token
+            --unfinished_;
+        }
+        rows_[static_cast<size_t>(b)].push_back(token);
+    }
     ++produced_;
     return next;
 }

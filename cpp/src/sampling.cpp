@@ -14,6 +14,9 @@ void check_sampling_options(const SamplingOptions& o, const char* fn) {
         throw Error(std::string(fn) + ": expected temperature >= 0 (0 = greedy), got " + format_number(o.temperature));
     }
     if (o.top_k < 0) throw Error(std::string(fn) + ": expected top_k >= 0 (0 = all tokens), got " + std::to_string(o.top_k));
+    if (!(o.top_p > 0.0 && o.top_p <= 1.0)) {
+        throw Error(std::string(fn) + ": expected top_p in (0, 1] (1 = all tokens), got " + format_number(o.top_p));
+    }
 }
 
 std::vector<int64_t> multinomial(const Tensor& probs, Generator& gen) {
@@ -48,6 +51,32 @@ std::vector<int64_t> multinomial(const Tensor& probs, Generator& gen) {
 }
 
 namespace {
+// transformers' TopPLogitsWarper on one row of V logits (min_tokens_to_keep 1):
+//   sorted_logits, sorted_indices = torch.sort(scores, descending=False)
+//   cumulative_probs = sorted_logits.softmax(dim=-1).cumsum(dim=-1)
+//   sorted_indices_to_remove = cumulative_probs <= (1 - top_p)
+//   sorted_indices_to_remove[..., -1:] = 0
+// then the removed logits set to -inf. Equal logits keep their order here (the one of lower index goes first), as
+// torch.sort's default (unstable) CPU sort happens to keep them in rows of up to 16; in longer rows it orders ties
+// as its algorithm falls, so which of two equally likely tokens at the cut goes may differ from PyTorch's there.
+// cumsum accumulates in double (at::acc_type<float> on CPU) and writes float32, as here.
+void top_p_cut(float* row, int64_t V, double top_p, std::vector<int64_t>& order) {
+    order.resize(static_cast<size_t>(V));
+    for (int64_t j = 0; j < V; ++j) order[static_cast<size_t>(j)] = j;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return row[a] < row[b]; });
+    const float top = row[order.back()];  // finite: the logits are checked, and top-k keeps the largest
+    double sum = 0;
+    for (int64_t j = 0; j < V; ++j) sum += std::exp(static_cast<double>(row[j] - top));
+    const float threshold = static_cast<float>(1.0 - top_p);
+    double cumulative = 0;
+    for (int64_t i = 0; i + 1 < V; ++i) {  // the last, the likeliest, always stays
+        const int64_t j = order[static_cast<size_t>(i)];
+        cumulative += static_cast<double>(static_cast<float>(std::exp(static_cast<double>(row[j] - top)) / sum));
+        if (!(static_cast<float>(cumulative) <= threshold)) break;
+        row[j] = -std::numeric_limits<float>::infinity();
+    }
+}
+
 // sampling_distribution and sample_next: the checks and the distribution they share; `fn` names the caller.
 Tensor distribution(const Tensor& logits, const SamplingOptions& o, const char* fn) {
     check_sampling_options(o, fn);
@@ -75,6 +104,10 @@ Tensor distribution(const Tensor& logits, const SamplingOptions& o, const char* 
             for (int64_t j = 0; j < V; ++j)
                 if (r[j] < kth) r[j] = -std::numeric_limits<float>::infinity();
         }
+    }
+    if (o.top_p < 1.0) {
+        std::vector<int64_t> order;
+        for (int64_t b = 0; b < B; ++b) top_p_cut(scaled.data.data() + b * V, V, o.top_p, order);
     }
     return softmax(scaled);
 }

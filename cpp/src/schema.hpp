@@ -25,13 +25,13 @@ using nlohmann::json;
 
 constexpr double kMaxSafeInteger = 9007199254740991.0;  // seeds cross JS as numbers
 
-enum class Kind { Integer, Number, Switch, Choice };
+enum class Kind { Integer, Number, Switch, Choice, IntegerList };
 
 template <typename Config>
 struct Field {
     const char* name;  // nanoGPT's spelling
     Kind kind;
-    double min, max;                   // Integer, Number: the allowed range
+    double min, max;                   // Integer, Number: the allowed range (IntegerList: of each integer)
     bool open_min;                     // Number: min itself excluded (learning_rate > 0)
     bool open_max;                     // Number: max itself excluded (dropout < 1)
     std::vector<const char*> choices;  // Choice: the enum's values by name, in order
@@ -57,7 +57,7 @@ struct Table {
 #define ATTN_NUMBER(NAME, MEMBER, MIN, MAX, OPEN_MIN, OPEN_MAX, HELP)                                       \
     {NAME, schema::Kind::Number, MIN, MAX, OPEN_MIN, OPEN_MAX, {}, HELP,                                      \
      [](const C& c) -> schema::json { return schema::shortest(c.MEMBER); },                                  \
-     [](C& c, const schema::json& v) { c.MEMBER = static_cast<float>(v.get<double>()); }}
+     [](C& c, const schema::json& v) { c.MEMBER = static_cast<decltype(c.MEMBER)>(v.get<double>()); }}
 #define ATTN_SWITCH(NAME, MEMBER, HELP)                                                                      \
     {NAME, schema::Kind::Switch, 0, 0, false, false, {}, HELP,                                               \
      [](const C& c) -> schema::json { return c.MEMBER; },                                                    \
@@ -69,6 +69,12 @@ struct Table {
          const auto at = std::find_if(NAMES.begin(), NAMES.end(), [&](const char* n) { return v == n; });     \
          c.MEMBER = static_cast<decltype(c.MEMBER)>(at - NAMES.begin());                                     \
      }}
+// A list of integers (std::vector<int64_t>), each in [MIN, MAX]: a JSON array, or one number for a list of one;
+// on a command line, comma-separated ("1,106"), "none" for the empty list.
+#define ATTN_INTEGER_LIST(NAME, MEMBER, MIN, MAX, HELP)                                                     \
+    {NAME, schema::Kind::IntegerList, MIN, MAX, false, false, {}, HELP,                                      \
+     [](const C& c) -> schema::json { return c.MEMBER; },                                                    \
+     [](C& c, const schema::json& v) { c.MEMBER = v.get<std::vector<int64_t>>(); }}
 // An integer that may be unset (std::optional): null in JSON.
 #define ATTN_OPTIONAL_INTEGER(NAME, MEMBER, MIN, MAX, HELP)                                                 \
     {NAME, schema::Kind::Integer, MIN, MAX, false, false, {}, HELP,                                          \
@@ -93,6 +99,7 @@ std::string shown(const json& v);
 // A float as written out (JSON, JS): the double of the fewest decimal digits that read back as the same float, so
 // that 1e-5 reads 0.00001 and not 0.000009999999747378752, and still converts back to the same float.
 double shortest(float x);
+inline double shortest(double x) { return x; }  // a double field (top_p) is written as it is
 std::string shortest_text(float x);  // its text: "0.00001"
 // A field's value as help lists it: a float field with the fewest digits that
 // read back as the same float (0.8, not 0.800000011920929).
@@ -146,6 +153,25 @@ void check_and_put(const Field<Config>& f, Config& c, const json& v, Naming nami
             if (!v.is_boolean()) fail("true or false");
             f.put(c, v);
             return;
+        case Kind::IntegerList: {
+            const auto integer = [&](const json& x) {
+                return x.is_number() && std::isfinite(x.get<double>()) && x.get<double>() == std::floor(x.get<double>()) &&
+                       x.get<double>() >= f.min && x.get<double>() <= f.max;
+            };
+            const std::string expected = "an integer" + limits(f.min, f.max, false, false) + " or a list of them";
+            if (v.is_array()) {
+                std::vector<int64_t> list;
+                for (const json& x : v) {
+                    if (!integer(x)) fail(expected);
+                    list.push_back(static_cast<int64_t>(x.get<double>()));
+                }
+                f.put(c, json(list));
+            } else {
+                if (!integer(v)) fail(expected);
+                f.put(c, json(std::vector<int64_t>{static_cast<int64_t>(v.get<double>())}));
+            }
+            return;
+        }
         case Kind::Choice: {
             const bool known = v.is_string() && std::any_of(f.choices.begin(), f.choices.end(),
                                                              [&](const char* s) { return v.get<std::string>() == s; });

@@ -41,13 +41,16 @@ TEST(Config, OneSchemaReadsWritesAndNamesEveryField) {
 TEST(Config, GenerationOptionsAreOneTableForJsonFlagsAndHelp) {
     // The defaults, as the JS API's attn.defaultGenerateOptions() returns them.
     EXPECT_EQ(to_json(GenerateOptions{}, Naming::Camel),
-              R"({"maxNewTokens":100,"seed":null,"temperature":1.0,"topK":0,"useKvCache":true})");
+              R"({"eosTokenId":[],"maxNewTokens":100,"padTokenId":null,"seed":null,"temperature":1.0,"topK":0,"topP":1.0,"useKvCache":true})");
     GenerateOptions o;
     o.max_new_tokens = 7;
     o.sampling.temperature = 0.8f;
     o.sampling.top_k = 3;
     o.seed = 42;
     o.use_kv_cache = false;
+    o.sampling.top_p = 0.9;
+    o.eos_token_ids = {2, 0};
+    o.pad_token_id = 1;
     for (Naming n : {Naming::Snake, Naming::Camel, Naming::Flag}) {
         const std::string text = to_json(o, n);
         EXPECT_EQ(to_json(generate_options_from_json(text, n, "test"), n), text);
@@ -86,11 +89,16 @@ TEST(Config, HelpListsEachFieldWithItsValueAsWritten) {
     GenerateOptions o;
     o.sampling.temperature = 0.8f;
     const std::vector<FieldInfo> info = fields(o, Naming::Flag);
-    ASSERT_EQ(info.size(), 5u);
+    ASSERT_EQ(info.size(), 8u);
     EXPECT_EQ(info[1].name, "--temperature");
     EXPECT_EQ(info[1].kind, "number");
     EXPECT_EQ(info[1].value, "0.8");  // the float's shortest form, not 0.800000011920929
-    EXPECT_EQ(info[4].kind, "true|false");
+    EXPECT_EQ(info[5].kind, "true|false");
+    EXPECT_EQ(info[6].name, "--eos-token-id");  // a list: as the command line takes it
+    EXPECT_EQ(info[6].kind, "integers");
+    EXPECT_EQ(info[6].value, "none");
+    o.eos_token_ids = {1, 106};
+    EXPECT_EQ(fields(o, Naming::Flag)[6].value, "1,106");
     const std::vector<FieldInfo> training = fields(TrainConfig{}, Naming::Camel);
     const auto decay = std::find_if(training.begin(), training.end(), [](const FieldInfo& f) { return f.name == "weightDecay"; });
     ASSERT_NE(decay, training.end());

@@ -117,3 +117,112 @@ TEST(KvCache, CountsKeyValueHeadsNotQueryHeadsAndStopsSlidingLayersAtTheirWindow
     EXPECT_EQ(kv_cache_numbers(c, 0), 0);
     EXPECT_THROW(kv_cache_numbers(c, -1), Error);
 }
+
+namespace {
+// Each row's tokens of a (B, T) result.
+std::vector<std::vector<int64_t>> rows_of(const std::vector<int64_t>& tokens, int64_t B) {
+    std::vector<std::vector<int64_t>> rows;
+    const size_t T = tokens.size() / static_cast<size_t>(B);
+    for (int64_t b = 0; b < B; ++b) rows.emplace_back(tokens.begin() + static_cast<int64_t>(T) * b, tokens.begin() + static_cast<int64_t>(T) * (b + 1));
+    return rows;
+}
+}  // namespace
+
+// Stop tokens as transformers' _sample applies them: a row that produced one keeps it and is padded from then on
+// (next_tokens * unfinished + pad * (1 - unfinished)), the other rows go on unchanged (batch rows never see each
+// other, and every row's draw is made each step), and the generation ends when every row has stopped. So the
+// stopped run is the unstopped one cut at each row's first stop token, derived here from the unstopped run.
+TEST(Generate, AStopTokenFinishesItsRowWhichIsPaddedUntilEveryRowHasStopped) {
+    const GPT model = tiny_model(NormPlacement::Pre);
+    const std::vector<int64_t> prompt = {1, 2, 3, 7, 5, 0};  // B = 3, T0 = 2
+    constexpr int64_t B = 3, T0 = 2, N = 16;
+    for (const bool greedy : {true, false}) {
+        for (const bool cached : {true, false}) {
+            GenerateOptions o;
+            o.max_new_tokens = N;
+            o.seed = 7;
+            o.use_kv_cache = cached;
+            if (greedy) o.sampling.temperature = 0.0f;
+            const auto free_rows = rows_of(generate(model, prompt, B, o), B);
+            // The first new position where each row makes `token` (N: never).
+            const auto first = [&](int64_t token, int64_t b) {
+                for (int64_t i = T0; i < T0 + N; ++i)
+                    if (free_rows[static_cast<size_t>(b)][static_cast<size_t>(i)] == token) return i - T0;
+                return N;
+            };
+            // A stop token that ends row 0 before the others, and one more that ends a second row.
+            int64_t eos = -1, second = -1;
+            for (int64_t t = 0; t < 9 && eos < 0; ++t)
+                if (first(t, 0) < N - 2 && first(t, 0) < first(t, 1) && first(t, 0) < first(t, 2)) eos = t;
+            ASSERT_GE(eos, 0) << "no token ends row 0 first; pick another prompt";
+            for (int64_t t = 0; t < 9 && second < 0; ++t)
+                if (t != eos && first(t, 1) < N && first(t, 0) > first(eos, 0)) second = t;
+            for (const std::vector<int64_t>& stops : {std::vector<int64_t>{eos}, std::vector<int64_t>{eos, second}}) {
+                if (stops.back() < 0) continue;
+                for (const std::optional<int64_t> pad : {std::optional<int64_t>(), std::optional<int64_t>(8)}) {
+                    o.eos_token_ids = stops;
+                    o.pad_token_id = pad;
+                    std::vector<int64_t> stop_at(B, N);  // the new position of each row's first stop token, N if none
+                    for (int64_t b = 0; b < B; ++b)
+                        for (int64_t s : stops) stop_at[static_cast<size_t>(b)] = std::min(stop_at[static_cast<size_t>(b)], first(s, b));
+                    const int64_t steps = std::min(N, *std::max_element(stop_at.begin(), stop_at.end()) + 1);
+                    GenerationSession session(model, prompt, B, o);
+                    int64_t made = 0;
+                    while (!session.done()) {
+                        const std::vector<int64_t> step = session.next();
+                        for (int64_t b = 0; b < B; ++b) {
+                            const int64_t at = stop_at[static_cast<size_t>(b)];
+                            const int64_t want = made <= at ? free_rows[static_cast<size_t>(b)][static_cast<size_t>(T0 + made)] : pad.value_or(stops.front());
+                            EXPECT_EQ(step[static_cast<size_t>(b)], want) << "row " << b << " step " << made << (greedy ? " greedy" : " sampled");
+                            EXPECT_EQ(session.finished(b), made >= at) << "row " << b << " step " << made;
+                        }
+                        ++made;
+                    }
+                    EXPECT_EQ(made, steps);
+                    EXPECT_EQ(session.length(), T0 + steps);
+                    if (steps < N) EXPECT_THROW(session.next(), Error);
+                    EXPECT_EQ(generate(model, prompt, B, o), session.tokens());
+                }
+            }
+        }
+    }
+}
+
+TEST(Generate, StopAndPadTokensAreReadFromTheOptionsTableAndCheckedAgainstTheVocabulary) {
+    GenerateOptions o = generate_options_from_json(R"({"eos_token_id": 4, "top_p": 0.5})", Naming::Snake, "generate");
+    EXPECT_EQ(o.eos_token_ids, (std::vector<int64_t>{4}));
+    EXPECT_EQ(o.sampling.top_p, 0.5);
+    o = generate_options_from_json(R"({"eosTokenId": [4, 7], "padTokenId": 0, "topP": 0.9})", Naming::Camel, "generate");
+    EXPECT_EQ(o.eos_token_ids, (std::vector<int64_t>{4, 7}));
+    EXPECT_EQ(o.pad_token_id, 0);
+    EXPECT_EQ(o.sampling.top_p, 0.9);  // a double: 0.9 as JS and Python have it
+    EXPECT_EQ(to_json(o, Naming::Camel).find("\"eosTokenId\":[4,7]") != std::string::npos, true) << to_json(o, Naming::Camel);
+    const auto refused = [](const std::string& json, const std::string& message) {
+        try {
+            generate_options_from_json(json, Naming::Camel, "generate");
+            ADD_FAILURE() << json << " was read";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+        }
+    };
+    refused(R"({"eosTokenId": "2"})", "generate: expected eosTokenId to be an integer >= 0 or a list of them, got \"2\"");
+    refused(R"({"eosTokenId": [1, -2]})", "expected eosTokenId to be an integer >= 0 or a list of them, got [1,-2]");
+    refused(R"({"eosTokenId": [1.5]})", "expected eosTokenId");
+    refused(R"({"topP": 0})", "expected topP to be a number in (0, 1], got 0");
+    refused(R"({"topP": 1.01})", "expected topP to be a number in (0, 1]");
+    refused(R"({"eosTokenIds": [1]})", "did you mean \"eosTokenId\"?");
+    // On the command line: a comma-separated list, or none.
+    set_field(o, "--eos-token-id", "1,106", Naming::Flag, "attn-train");
+    EXPECT_EQ(o.eos_token_ids, (std::vector<int64_t>{1, 106}));
+    set_field(o, "--eos-token-id", "none", Naming::Flag, "attn-train");
+    EXPECT_TRUE(o.eos_token_ids.empty());
+    EXPECT_THROW(set_field(o, "--eos-token-id", "1,,2", Naming::Flag, "attn-train"), Error);
+    // Ids the model cannot make or be fed are refused when the session starts.
+    const GPT model = tiny_model(NormPlacement::Pre);  // vocabulary 9
+    GenerateOptions bad;
+    bad.eos_token_ids = {2, 9};
+    EXPECT_THROW(GenerationSession(model, {1}, 1, bad), Error);
+    bad.eos_token_ids = {2};
+    bad.pad_token_id = 9;
+    EXPECT_THROW(GenerationSession(model, {1}, 1, bad), Error);
+}

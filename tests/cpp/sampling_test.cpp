@@ -102,3 +102,61 @@ TEST(Sampling, TheDistributionIsTheOneSampleNextDrawsFrom) {
     bad.temperature = std::numeric_limits<float>::infinity();
     EXPECT_THROW(sampling_distribution(logits, bad), Error);
 }
+
+// transformers' TopPLogitsWarper, by hand: sort ascending, softmax, cumulative sum; a token goes while the sum up to
+// it is <= 1 - top_p, and the likeliest stays. Here after temperature and top-k, the order of transformers' warpers.
+TEST(Sampling, TopPCutsTheUnlikeliestTokensWhoseMassIsWithinOneMinusTopP) {
+    // softmax([0, 1, 2, 3]) = 0.0321, 0.0871, 0.2369, 0.6439: cumulative 0.0321, 0.1192, 0.3561, 1.
+    const Tensor logits({1, 4}, {2.0f, 0.0f, 3.0f, 1.0f});
+    const auto kept = [&](double top_p, int64_t top_k = 0, float temperature = 1.0f) {
+        SamplingOptions o;
+        o.top_p = top_p;
+        o.top_k = top_k;
+        o.temperature = temperature;
+        const Tensor p = sampling_distribution(logits, o);
+        std::vector<int64_t> out;
+        for (int64_t j = 0; j < 4; ++j)
+            if (p.data[static_cast<size_t>(j)] > 0.0f) out.push_back(j);
+        return out;
+    };
+    EXPECT_EQ(kept(1.0), (std::vector<int64_t>{0, 1, 2, 3}));
+    EXPECT_EQ(kept(0.97), (std::vector<int64_t>{0, 1, 2, 3}));  // 0.0321 > 0.03: nothing goes
+    EXPECT_EQ(kept(0.9), (std::vector<int64_t>{0, 2, 3}));       // 0.0321 <= 0.1 goes, 0.1192 stays
+    EXPECT_EQ(kept(0.7), (std::vector<int64_t>{0, 2}));          // 0.1192 <= 0.3 goes, 0.3561 stays
+    EXPECT_EQ(kept(0.5), (std::vector<int64_t>{2}));             // 0.3561 <= 0.5: the likeliest alone
+    EXPECT_EQ(kept(1e-9), (std::vector<int64_t>{2}));            // at least one token always stays
+    // With top_k 3 first: softmax([1, 2, 3]) = 0.0900, 0.2447, 0.6652; top_p 0.9 cuts 0.0900 (<= 0.1).
+    EXPECT_EQ(kept(0.9, 3), (std::vector<int64_t>{0, 2}));
+    // Temperature first: at 4, sorted 0.1653, 0.2123, 0.2725, 0.3499 (cumulative 0.1653, 0.3776, ...): one goes.
+    EXPECT_EQ(kept(0.7, 0, 4.0f), (std::vector<int64_t>{0, 2, 3}));
+    // The kept tokens' probabilities are the softmax of their logits alone, and sample_next draws from them.
+    SamplingOptions o;
+    o.top_p = 0.7;
+    const Tensor p = sampling_distribution(logits, o);
+    EXPECT_NEAR(p.data[0], std::exp(2.0) / (std::exp(2.0) + std::exp(3.0)), 1e-6);
+    for (uint64_t seed = 0; seed < 20; ++seed) {
+        Generator a(seed), b(seed);
+        EXPECT_EQ(sample_next(logits, o, a), multinomial(p, b)) << "seed " << seed;
+    }
+}
+
+// Equal logits keep their order through the sort (as torch.sort keeps them in rows of up to 16): of four equal
+// tokens, top_p 0.5 cuts the two of lower index, whose cumulative probabilities 0.25 and 0.5 are exactly <= 0.5.
+TEST(Sampling, TopPOnTiesCutsTheLowerIndicesFirstAndLimitsAreRefused) {
+    SamplingOptions o;
+    o.top_p = 0.5;
+    EXPECT_EQ(sampling_distribution(Tensor({1, 4}, std::vector<float>(4, 1.0f)), o).data, (std::vector<float>{0, 0, 0.5f, 0.5f}));
+    o.top_p = 0.75;  // 0.25 <= 0.25 goes; 0.5 stays
+    const Tensor three = sampling_distribution(Tensor({1, 4}, std::vector<float>(4, 1.0f)), o);
+    EXPECT_EQ(three.data[0], 0.0f);
+    for (size_t j = 1; j < 4; ++j) EXPECT_NEAR(three.data[j], 1.0 / 3, 1e-7);
+    for (double bad : {0.0, -0.1, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+        o.top_p = bad;
+        EXPECT_THROW(sampling_distribution(Tensor({1, 2}, {0.0f, 1.0f}), o), Error) << bad;
+    }
+    // Greedy ignores top_p: the first largest logit.
+    SamplingOptions greedy;
+    greedy.temperature = 0.0f;
+    greedy.top_p = 0.1;
+    EXPECT_EQ(sample_next(Tensor({1, 3}, {1.0f, 3.0f, 2.0f}), greedy), (std::vector<int64_t>{1}));
+}

@@ -89,7 +89,7 @@ const ROWS = [
   ['nanoGPTConfig', () => api().nanoGPTConfig(null), 'nanoGPTConfig: expected options as an object, got null'],
   ['nanoGPTConfig', () => api().nanoGPTConfig({ nLayers: 2 }), /^nanoGPTConfig: unknown option "nLayers"; expected one of vocabSize, blockSize, nLayer/],
   ['GPT', () => new (api().GPT)({ nHead: '4' }), 'GPT: expected nHead to be an integer in [1, 4096], got "4"'],
-  ['GPT', () => new (api().GPT)({ nEmbd: 8n }), 'GPT: expected nEmbd as a number, true or false, or a string, got the BigInt 8n'],
+  ['GPT', () => new (api().GPT)({ nEmbd: 8n }), 'GPT: expected nEmbd as a number, true or false, a string or a list of numbers, got the BigInt 8n'],
   ['GPT', () => new (api().GPT)({ dropout: NaN }), 'GPT: expected dropout as a finite number, got number NaN'],
   // The caller's own key is quoted as they wrote it: the C++-to-JS renaming of messages made it "numHeads".
   ['GPT', () => new (api().GPT)({ num_heads: 3 }), 'GPT: unknown config field "num_heads"'],

@@ -131,6 +131,52 @@ test('attn-train generate --model DIR continues a prompt as the library does', T
   assert.equal(r.stdout, `${prompt}${expected}\n`);
 });
 
+test('attn-train generate --model DIR samples and stops as its generation_config.json says', TORCH, async () => {
+  const source = join(dir, 'qwen3-rope-parameters');
+  const folder = mkdtempSync(join(tmpdir(), 'attn-generation-config-'));
+  try {
+    cpSync(source, folder, { recursive: true });
+    const { model, tokenizer } = await attn.loadPretrained(folder);
+    own(model);
+    own(tokenizer);
+    const prompt = 'the cat sat';
+    const ids = tokenizer.encode(prompt);
+    const cli = new URL('../../build/portable/attn-train', import.meta.url).pathname;
+    const generate = (...flags) => spawnSync(cli, ['generate', '--model', folder, '--prompt', prompt, '--max-new-tokens', '8', ...flags], { encoding: 'utf8' });
+    // The file's sampling is the base: do_sample with its temperature, top_k and top_p, as the library samples them
+    // with --seed. The model's vocabulary is padded past its tokenizer's: a seed whose tokens the tokenizer decodes.
+    const sampling = { temperature: 0.7, topK: 20, topP: 0.9 };
+    const seed = [...Array(100).keys()].find((s) =>
+      Array.from(model.generate([ids], { maxNewTokens: 8, ...sampling, seed: s }).data).every((t) => t < tokenizer.vocabSize));
+    assert.ok(seed !== undefined, 'a seed whose tokens all decode');
+    const free = Array.from(model.generate([ids], { maxNewTokens: 8, ...sampling, seed, eosTokenId: [] }).data).slice(ids.length);
+    writeFileSync(join(folder, 'generation_config.json'), JSON.stringify({ do_sample: true, temperature: 0.7, top_k: 20, top_p: 0.9,
+      eos_token_id: [], transformers_version: '4.51.0' }));
+    const sampled = generate('--seed', String(seed));
+    assert.equal(sampled.status, 0, sampled.stderr);
+    assert.equal(sampled.stdout, `${prompt}${tokenizer.decode(free)}\n`);
+    assert.notEqual(generate('--seed', String(seed), '--top-k', '1').stdout, sampled.stdout, 'the flags change the file\'s sampling');
+    // Its stop token (here the fourth token the model makes) ends the text, and is not printed.
+    const stop = free[3];
+    writeFileSync(join(folder, 'generation_config.json'), JSON.stringify({ do_sample: true, temperature: 0.7, top_k: 20, top_p: 0.9,
+      eos_token_id: [stop] }));
+    const stopped = generate('--seed', String(seed));
+    assert.equal(stopped.status, 0, stopped.stderr);
+    assert.equal(stopped.stdout, `${prompt}${tokenizer.decode(free.slice(0, free.indexOf(stop)))}\n`);
+    // Flags override the file: no stop tokens, greedy.
+    const greedy = Array.from(model.generate([ids], { maxNewTokens: 8, temperature: 0 }).data).slice(ids.length);
+    const flagged = generate('--eos-token-id', 'none', '--temperature', '0');
+    assert.equal(flagged.stdout, `${prompt}${tokenizer.decode(greedy)}\n`, flagged.stderr);
+    // A bad file is refused by name before the model is read.
+    writeFileSync(join(folder, 'generation_config.json'), '{"do_sample": true, "top_p": "most"}');
+    const refused = generate();
+    assert.equal(refused.status, 1);
+    assert.equal(refused.stderr, 'attn-train: --model: generation_config.json\'s top_p: expected a number, got "most"\n');
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
 test('attn-train train --model DIR fine-tunes a folder: saved unchanged at step 0, learning its text after', TORCH, async () => {
   const folder = join(dir, 'gemma3-bf16-shards');  // bfloat16 shards: widened to float32 to train
   const work = mkdtempSync(join(tmpdir(), 'attn-fine-tune-'));

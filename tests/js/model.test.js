@@ -162,8 +162,9 @@ describe('GPT', () => {
 
   test("generate's options and their defaults come from one table (generate.hpp)", () => {
     const defaults = attn.defaultGenerateOptions();
-    assert.deepEqual(defaults, { maxNewTokens: 100, temperature: 1, topK: 0, seed: null, useKvCache: true });
+    assert.deepEqual(defaults, { maxNewTokens: 100, temperature: 1, topK: 0, topP: 1, seed: null, useKvCache: true, eosTokenId: [], padTokenId: null });
     const model = own(new attn.GPT({ vocabSize: 5, nEmbd: 8, nHead: 2, nLayer: 1, nInner: 8, blockSize: 4 }));
+    assert.deepEqual(model.generationConfig, defaults);  // a model made here has the library's
     // No options: maxNewTokens tokens after the prompt; seed: null is the default generator, as no seed.
     assert.deepEqual(model.generate([1]).shape, [1, 1 + defaults.maxNewTokens]);
     attn.manualSeed(5);
@@ -215,5 +216,85 @@ describe('GPT', () => {
     it.next();
     model.dispose();
     assert.throws(() => it.next(), { message: 'GPT: used after dispose()' });
+  });
+});
+
+describe('stop tokens and a model\'s generation defaults', () => {
+  const tiny = () => own(new attn.GPT({ vocabSize: 9, nEmbd: 16, nHead: 2, nLayer: 2, nInner: 32, blockSize: 8, seed: 3 }));
+  const PROMPT = [[1, 2], [3, 7], [5, 0]];
+  const rowsOf = (t) => Array.from({ length: t.shape[0] }, (_, b) => Array.from(t.data.slice(b * t.shape[1], (b + 1) * t.shape[1])));
+
+  // As transformers' _sample: a row keeps its stop token and is padded after it while the others go on, and the
+  // generation ends when every row has stopped. Rows never see each other and every row is drawn each step, so the
+  // stopped run is the free run cut at each row's first stop token.
+  test('a stop token finishes its row, which is padded until every row has stopped', () => {
+    const model = tiny();
+    for (const options of [{ temperature: 0 }, { temperature: 0.9, seed: 11 }, { topP: 0.8, topK: 6, seed: 4 }]) {
+      const N = 16;
+      const free = rowsOf(model.generate(PROMPT, { ...options, maxNewTokens: N })).map((row) => row.slice(2));
+      const first = (token, b) => { const i = free[b].indexOf(token); return i < 0 ? N : i; };
+      const eos = [...Array(9).keys()].find((t) => first(t, 0) < N - 2 && first(t, 0) < first(t, 1) && first(t, 0) < first(t, 2));
+      assert.ok(eos !== undefined, `a token ends row 0 first (${JSON.stringify(free)})`);
+      for (const [eosTokenId, padTokenId] of [[eos, undefined], [[eos, (eos + 1) % 9], 8]]) {
+        const stops = [eosTokenId].flat();
+        const stopAt = free.map((_, b) => Math.min(...stops.map((t) => first(t, b))));
+        const steps = Math.min(N, Math.max(...stopAt) + 1);
+        const pad = padTokenId ?? stops[0];
+        const expected = free.map((row, b) => row.slice(0, steps).map((t, i) => (i <= stopAt[b] ? t : pad)));
+        const out = model.generate(PROMPT, { ...options, maxNewTokens: N, eosTokenId, padTokenId });
+        assert.deepEqual(out.shape, [3, 2 + steps]);
+        assert.deepEqual(rowsOf(out).map((row) => row.slice(2)), expected, JSON.stringify({ options, eosTokenId }));
+        // The stream ends at the same step, and so does onToken's count.
+        const streamed = [...model.stream(PROMPT, { ...options, maxNewTokens: N, eosTokenId, padTokenId })];
+        assert.deepEqual(streamed, expected[0].map((_, i) => expected.map((row) => row[i])));
+      }
+    }
+  });
+
+  test('topP goes through generate: a tiny topP samples the argmax, as greedy does', () => {
+    const model = tiny();
+    assert.deepEqual(model.generate(PROMPT, { maxNewTokens: 10, topP: 1e-9, seed: 5 }), model.generate(PROMPT, { maxNewTokens: 10, temperature: 0 }));
+    assert.notDeepEqual(model.generate(PROMPT, { maxNewTokens: 10, topP: 0.9, temperature: 2, seed: 5 }),
+      model.generate(PROMPT, { maxNewTokens: 10, temperature: 0 }));
+    assert.throws(() => model.generate(PROMPT, { topP: 0 }), { code: 'ERR_ATTN_INVALID_ARGUMENT', message: 'generate: expected topP to be a number in (0, 1], got 0' });
+    assert.throws(() => model.stream(PROMPT, { eosTokenId: [1, 'x'] }), { code: 'ERR_ATTN_INVALID_TYPE', message: 'stream: expected a list of numbers, got [1, "x"]' });
+    assert.throws(() => model.generate(PROMPT, { eosTokenId: [[1]] }), { code: 'ERR_ATTN_INVALID_TYPE' });
+    assert.throws(() => model.generate(PROMPT, { eosTokenId: -1 }), { message: 'generate: expected eosTokenId to be an integer >= 0 or a list of them, got -1' });
+    assert.throws(() => model.generate(PROMPT, { eosTokenId: 9 }), { message: "generate: expected eos_token_id in [0, 9), the model's vocabulary, got 9" });
+    assert.throws(() => model.generate(PROMPT, { eosTokenId: 1, padTokenId: 12 }), { message: /generate: expected pad_token_id in \[0, 9\)/ });
+  });
+
+  test('a model holds the defaults of its generation_config.json; options given override them', () => {
+    const model = tiny();
+    const free = rowsOf(model.generate(PROMPT, { maxNewTokens: 12, temperature: 0.6, topK: 5, topP: 0.95, seed: 2 }));
+    const eos = free[1][4];  // a token row 1 makes
+    // Qwen3's file, with this model's tokens: sampling, its stop tokens and pad.
+    model._setGenerationConfig(JSON.stringify({ bos_token_id: 0, do_sample: true, eos_token_id: [eos, 8], pad_token_id: 0,
+      temperature: 0.6, top_k: 5, top_p: 0.95, transformers_version: '4.51.0' }), '{"eos_token_id": 1}');
+    const config = model.generationConfig;
+    assert.deepEqual(config, { maxNewTokens: 100, temperature: 0.6, topK: 5, topP: 0.95, seed: null, useKvCache: true, eosTokenId: [eos, 8], padTokenId: 0 });
+    config.eosTokenId.push(3);  // a copy: the model's stay
+    assert.deepEqual(model.generationConfig.eosTokenId, [eos, 8]);
+    const explicit = { maxNewTokens: 12, temperature: 0.6, topK: 5, topP: 0.95, seed: 2, eosTokenId: [eos, 8], padTokenId: 0 };
+    assert.deepEqual(model.generate(PROMPT, { maxNewTokens: 12, seed: 2 }), model.generate(PROMPT, explicit));
+    assert.deepEqual([...model.stream(PROMPT, { maxNewTokens: 12, seed: 2, topP: undefined })], [...model.stream(PROMPT, explicit)]);
+    // Given options win: no stop tokens, greedy.
+    assert.deepEqual(model.generate(PROMPT, { maxNewTokens: 12, eosTokenId: [], temperature: 0 }),
+      model.generate(PROMPT, { ...explicit, eosTokenId: [], temperature: 0 }));
+    assert.equal(model.generate(PROMPT, { maxNewTokens: 12, seed: 2, eosTokenId: [] }).shape[1], 14);
+    // GPT-2's file: no do_sample, so greedy.
+    model._setGenerationConfig('{"bos_token_id": 0, "eos_token_id": 8}', '{}');
+    assert.deepEqual(model.generationConfig, { ...attn.defaultGenerateOptions(), temperature: 0, topK: 50, eosTokenId: [8] });
+    assert.deepEqual(model.generate(PROMPT, { maxNewTokens: 6 }), model.generate(PROMPT, { maxNewTokens: 6, temperature: 0, eosTokenId: 8 }));
+    // No generation_config.json: config.json's stop tokens, the library's sampling.
+    model._setGenerationConfig(null, '{"eos_token_id": [2, 3], "text_config": {"eos_token_id": 1}}');
+    assert.deepEqual(model.generationConfig, { ...attn.defaultGenerateOptions(), eosTokenId: [2, 3] });
+    // A bad file is refused by name and leaves the defaults as they were.
+    assert.throws(() => model._setGenerationConfig('{"do_sample": true, "temperature": "hot"}', '{}'), {
+      code: 'ERR_ATTN_INVALID_FILE', message: 'loadPretrained: generation_config.json\'s temperature: expected a number, got "hot"' });
+    assert.throws(() => model._setGenerationConfig('[]', '{}'), { code: 'ERR_ATTN_INVALID_FILE', message: 'loadPretrained: generation_config.json is not a JSON object' });
+    assert.throws(() => model._setGenerationConfig(null, '{"eos_token_id": "</s>"}'), { code: 'ERR_ATTN_INVALID_FILE', message: /config.json's eos_token_id/ });
+    assert.throws(() => model._setGenerationConfig(7, '{}'), { code: 'ERR_ATTN_INVALID_TYPE' });
+    assert.deepEqual(model.generationConfig.eosTokenId, [2, 3]);
   });
 });

@@ -172,6 +172,23 @@ describe('streaming generation', () => {
     }
   });
 
+  test('topP and stop tokens cross to the worker: the stream ends where the one on this thread does', async () => {
+    const here = await attn.loadDefaultModel();
+    own(here.model);
+    own(here.tokenizer);
+    const sampled = { maxNewTokens: 12, temperature: 0.9, topP: 0.8, seed: 3 };
+    const free = [...here.model.stream([ids, ids], sampled)];
+    const options = { ...sampled, eosTokenId: free[4], padTokenId: 0 };  // each row has stopped by step 4
+    const local = [...here.model.stream([ids, ids], options)];
+    assert.ok(local.length <= 5 && local.length < free.length, `the stream stopped early (${local.length} of ${free.length} steps)`);
+    const streamed = [];
+    for await (const tokens of model.stream([ids, ids], options)) streamed.push(tokens);
+    assert.deepEqual(streamed, local);
+    assert.deepEqual(await model.generate([ids, ids], options), here.model.generate([ids, ids], options));
+    assert.deepEqual(await model.generationConfig, attn.defaultGenerateOptions());
+    await assert.rejects(model.stream([ids], { topP: 2 }).next(), { message: 'stream: expected topP to be a number in (0, 1], got 2' });
+  });
+
   test('bad options are named errors from the first next()', async () => {
     await assert.rejects(model.stream([ids], { signal: 'stop' }).next(), { message: 'GPT.stream: expected signal as an AbortSignal, got string' });
     await assert.rejects(model.stream([ids], { maxNewTokens: -1 }).next(), { message: /^stream: expected maxNewTokens/ });

@@ -57,6 +57,11 @@ if (untraced !== null || traceWhen(false) !== null || traceWhen(true) === null) 
 const ablated: Tensor = model.forward([1, 2], { headMask: [[1, 0], [1, 1]] }).logits;
 const out: IntTensor = model.generate([1, 2], { maxNewTokens: 3, onToken: (t: number[], step: number) => step < 2 });
 for (const step of model.stream([1], { maxNewTokens: 2, topK: 5 })) step.length;
+for (const step of model.stream([[1], [2]], { maxNewTokens: 4, topP: 0.9, eosTokenId: [0, 1], padTokenId: null })) step.length;
+model.generate([1], { maxNewTokens: 2, eosTokenId: 0 });
+const stops: number[] = model.generationConfig.eosTokenId;
+const nucleus: number = model.generationConfig.topP;
+if (stops.length !== 0 || nucleus !== 1) throw new Error('a model made here has the library\'s generation defaults');
 const defaults = attn.defaultGenerateOptions();
 const cooler: number = defaults.temperature * 0.8;
 model.generate([1], { ...defaults, temperature: cooler, seed: null });

@@ -19,6 +19,9 @@ let text = '';
 for await (const [token] of model.stream([ids], { maxNewTokens: 4, temperature: 0, signal: controller.signal })) {
   text += await tokenizer.decode([token]);
 }
+// A model's generation defaults are a Promise of their value, as every property of a proxy.
+const stopTokens: number[] = (await model.generationConfig).eosTokenId;
+for await (const [token] of model.stream([ids], { maxNewTokens: 4, topP: 0.9, eosTokenId: stopTokens.concat([0]) })) text += token;
 
 // Attention maps of a model trained here.
 const trainer = await new attn.Trainer({ model: { nLayer: 1, nEmbd: 16, nHead: 2, blockSize: 8 },

@@ -225,15 +225,19 @@ export function idsArg(ids, fn, name = 'ids') {
  * A config as the JSON the bindings read (config.hpp's schema checks its names,
  * types and limits there, and suggests a name for a typo). Here only what JSON
  * cannot carry is refused: BigInt, symbols, functions, nested objects, NaN and ±Infinity.
+ * A field may be an array of numbers (generate's eosTokenId); the schema checks its items.
  */
 export function configJson(config, fn, what = 'config') {
   if (config === null || typeof config !== 'object' || Array.isArray(config) || ArrayBuffer.isView(config)) {
     fail(fn, `${what} as an object`, config);
   }
-  return JSON.stringify(config, (key, value) => {
+  return JSON.stringify(config, function field(key, value) {
     if (key === '' || value === undefined || value === null) return value;
-    if (typeof value === 'number' && !Number.isFinite(value)) refuse(fn, `${key} as a finite number`, value);
-    if (!['number', 'boolean', 'string'].includes(typeof value)) fail(fn, `${key} as a number, true or false, or a string`, value);
+    const inList = Array.isArray(this);
+    if (typeof value === 'number' && !Number.isFinite(value)) refuse(fn, `${inList ? 'each item' : key} as a finite number`, value);
+    if (inList && typeof value !== 'number') fail(fn, 'a list of numbers', this);
+    if (this === config && Array.isArray(value)) return value;
+    if (!['number', 'boolean', 'string'].includes(typeof value)) fail(fn, `${key} as a number, true or false, a string or a list of numbers`, value);
     return value;
   });
 }

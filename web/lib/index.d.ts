@@ -21,9 +21,9 @@ declare global {
 }
 
 // The language model (model.js) has its types in model.d.ts: used here, and exported with the rest.
-import type { GPTConfig, GenerateOptions, GPT, TrainConfig, Trainer, LoadedCheckpoint, AgreementReport,
+import type { GPTConfig, GenerateOptions, GenerationConfig, GPT, TrainConfig, Trainer, LoadedCheckpoint, AgreementReport,
   TokenizerKind, Tokenizer, CharTokenizer, WordTokenizer } from './model.js';
-export type { GPTConfig, GPTLayerTrace, GPTTrace, GenerateOptions, Ids, GPT, GenerationStream, TrainConfig,
+export type { GPTConfig, GPTLayerTrace, GPTTrace, GenerateOptions, GenerationConfig, Ids, GPT, GenerationStream, TrainConfig,
   StepResult, EvalResult, Trainer, LoadedCheckpoint, AgreementReport, TokenizerKind, Tokenizer, CharTokenizer,
   WordTokenizer } from './model.js';
 // Bringing your own model (pretrained.js) has its types in pretrained.d.ts: used here, and exported with the rest.
@@ -449,15 +449,17 @@ export interface Attention extends Positions, AtScale {
    * the alphabet to draw tokens from.
    */
   inductionRecipe(): { model: GPTConfig; training: TrainConfig };
-  /** generate()'s options with every default filled in. */
-  defaultGenerateOptions(): Required<GenerateOptions>;
+  /** generate()'s options with the library's defaults filled in (a model's own are `model.generationConfig`). */
+  defaultGenerateOptions(): GenerationConfig;
   /**
    * The distribution generate() draws the next token from, in nanoGPT's order: logits / temperature, every logit
-   * below the k-th largest to −∞, softmax; temperature 0 (greedy) puts all the mass on the first largest logit.
-   * logits (V) or (B, V) → probabilities of the same shape, each row summing to 1. Defaults as generate()'s:
-   * temperature 1, topK 0 (every token).
+   * below the k-th largest to −∞, then top-p's cut as transformers' TopPLogitsWarper makes it (sorted ascending, a
+   * token goes while the cumulative probability up to it is ≤ 1 − topP; the likeliest stays), softmax;
+   * temperature 0 (greedy) puts all the mass on the first largest logit. logits (V) or (B, V) → probabilities of
+   * the same shape, each row summing to 1. Defaults and limits as generate()'s: temperature 1, topK 0 (every
+   * token), topP 1 (every token).
    */
-  samplingDistribution(logits: TensorLike, options?: { temperature?: number; topK?: number }): Tensor;
+  samplingDistribution(logits: TensorLike, options?: { temperature?: number; topK?: number; topP?: number }): Tensor;
   /**
    * The synthetic corpus, one sentence per line: "The cats, which slept near the dog, purr.", every third in
    * the short form "The cats purr."; each subject does four verbs of its own (cats purr, dogs bark).

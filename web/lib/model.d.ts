@@ -114,6 +114,8 @@ export interface GPTTrace {
 /**
  * generate()'s and stream()'s options. Their defaults and limits are the library's table of them
  * (`defaultGenerateOptions()` returns the defaults); an unknown name is refused with the nearest known one.
+ * An option left out takes the model's default (`model.generationConfig`: for a model loaded from a folder, what
+ * its generation_config.json says).
  */
 export interface GenerateOptions {
   /** default 100; generate() takes at most 10000 (it runs to the end in one call), stream() more */
@@ -122,10 +124,28 @@ export interface GenerateOptions {
   temperature?: number;
   /** keep the k most likely tokens; 0 (default) keeps all */
   topK?: number;
+  /**
+   * In (0, 1]: then keep the likeliest tokens whose probabilities sum to topP (nucleus sampling, as transformers'
+   * TopPLogitsWarper, after temperature and topK); 1 (default) keeps all.
+   */
+  topP?: number;
   /** an integer ≥ 0: sample as after torch.manual_seed(seed); default null: the global generator */
   seed?: number | null;
   /** default true; false recomputes the whole context every step (same tokens) */
   useKvCache?: boolean;
+  /**
+   * Stop tokens, one id or a list (transformers' eos_token_id): a batch row that produces one is finished (the
+   * token is kept in its output) and gets `padTokenId` from then on; the generation ends when every row is
+   * finished. Default [] (never stop early). Each must be an id of the model's vocabulary.
+   */
+  eosTokenId?: number | number[];
+  /** What a finished row gets while the others go on; default null: the first stop token (as transformers). */
+  padTokenId?: number | null;
+}
+
+/** Every generation option with its value: what `defaultGenerateOptions()` and `model.generationConfig` give. */
+export interface GenerationConfig extends Required<Omit<GenerateOptions, 'eosTokenId'>> {
+  eosTokenId: number[];
 }
 
 /** Token ids: (T) flat, (B, T) nested, or {data, shape}. */
@@ -149,7 +169,14 @@ export interface GPT extends Disposable {
   forward(ids: Ids, options?: { trace?: false; headMask?: TensorLike | null }): { logits: Tensor; trace: null };
   forward(ids: Ids, options?: { trace?: boolean; headMask?: TensorLike | null }): { logits: Tensor; trace: GPTTrace | null };
   /**
-   * Generates after the prompt. onToken(tokens, step) gets each step's tokens (one per batch
+   * The options generate() and stream() take when a call leaves them out (a copy): the library's defaults, or
+   * for a model loaded from a Hugging Face folder, its generation_config.json's sampling and stop tokens (do_sample
+   * false is temperature 0; without the file, config.json's eos_token_id and the library's sampling).
+   */
+  readonly generationConfig: GenerationConfig;
+  /**
+   * Generates after the prompt, until maxNewTokens or until every row produced a stop token (eosTokenId; finished
+   * rows are padded, as transformers pads them). onToken(tokens, step) gets each step's tokens (one per batch
    * row); returning false stops, and an error it throws ends the call. The model cannot be
    * disposed while this runs. Returns every token, shape [B, T].
    */

@@ -3,10 +3,11 @@
 // checkpoints, the shipped model, and the agreement corpus and probe
 // (notebook 001 §8, nanoGPT). modelApi(M) gives them for one loaded module M.
 import {
-  asTensor, boolean, configJson, fail, idsArg, integer, integers, number, options, plainOptions, refuse, string, wellFormed,
+  asTensor, boolean, configJson, fail, idsArg, integers, number, options, plainOptions, refuse, string, wellFormed,
 } from './arguments.js';
 import { attnError } from './errors.js';
-import { AdoptedHandle, disposeSymbol, Module, registry } from './handles.js';
+import { generationOptions, GenerationStream } from './generation.js';
+import { AdoptedHandle, Module } from './handles.js';
 import { isUrlLike, loadBytes } from './loading.js';
 
 // The pretrained model the package ships (tools/train-default-model.sh), next to this module. Not written as
@@ -42,57 +43,9 @@ function ofThisInstance(value, Class, fn, expected) {
 }
 
 export function modelApi(M) {
-  /**
-   * One generation in progress, as an iterator of each step's tokens. Its
-   * WASM session is freed when it finishes, fails, is returned early (a
-   * `break` out of for...of) or, if dropped half-way, when it is
-   * garbage-collected. It keeps its model object alive; if the model is
-   * disposed meanwhile, next() throws (the session never runs on freed memory).
-   */
-  class GenerationStream {
-    #model;
-    #session;
-    constructor(model, session) {
-      this.#model = model;
-      this.#session = session;
-      registry.register(this, session, this);
-    }
-    next() {
-      if (!this.#session) return { value: undefined, done: true };
-      try {
-        this.#model._handle; // throws if the model was disposed meanwhile
-        if (!this.#session.done()) return { value: Array.from(this.#session.next().data), done: false };
-      } catch (error) {
-        this.close();
-        throw error;
-      }
-      this.close();
-      return { value: undefined, done: true };
-    }
-    return(value) {
-      this.close();
-      return { value, done: true };
-    }
-    throw(error) {
-      this.close();
-      throw error;
-    }
-    [Symbol.iterator]() {
-      return this;
-    }
-    /** Frees the generation session; the iterator is then done. Safe to call twice. */
-    close() {
-      if (!this.#session) return;
-      registry.unregister(this);
-      this.#session.delete();
-      this.#session = null;
-    }
-    [disposeSymbol]() {
-      this.close();
-    }
-  }
-
   class GPT extends Module {
+    // generate()'s options from the model's own files (_setGenerationConfig), or null: the library's defaults.
+    #generationDefaults = null;
     /** A config object (see GPTConfig); missing fields take the defaults. */
     constructor(config = {}) {
       const handle = config instanceof AdoptedHandle ? config.handle : null;
@@ -120,9 +73,29 @@ export function modelApi(M) {
       return this._handle.forward(t.data, t.batch, boolean(trace, fn, 'trace'), headMask === null ? null : asTensor(headMask, fn, 'headMask'));
     }
     /**
-     * Generates maxNewTokens after the prompt; onToken(tokens, step) sees each
-     * step's tokens (one per batch row) and may return false to stop.
-     * Returns every token, {data: Int32Array, shape: [B, T]}.
+     * The options generate() and stream() run with when a call leaves them out: the library's defaults, or for a
+     * model loaded from a folder, what its generation_config.json says (or config.json's stop tokens). A copy.
+     */
+    get generationConfig() {
+      return this.#generationDefaults ? { ...this.#generationDefaults, eosTokenId: [...this.#generationDefaults.eosTokenId] }
+        : JSON.parse(M.defaultGenerateOptions());
+    }
+    /**
+     * For the loader: the model's generation defaults from its folder's files, the text of generation_config.json
+     * (null when the folder has none) and of config.json. A file's bad key is an Error naming it, and the model's
+     * defaults are then left as they were.
+     * @internal
+     */
+    _setGenerationConfig(generationConfigJson, configJson) {
+      const fn = 'loadPretrained';
+      if (generationConfigJson !== null) string(generationConfigJson, fn, "generation_config.json's text (or null)");
+      string(configJson, fn, "config.json's text");
+      this.#generationDefaults = JSON.parse(M.generationConfig(generationConfigJson, configJson));
+    }
+    /**
+     * Generates maxNewTokens after the prompt, fewer if every row produced a stop token (eosTokenId); onToken(tokens,
+     * step) sees each step's tokens (one per batch row) and may return false to stop. Options left out take the
+     * model's generationConfig. Returns every token, {data: Int32Array, shape: [B, T]}.
      */
     generate(prompt, opts = {}) {
       const { onToken, ...rest } = plainOptions(opts, 'generate');
@@ -146,12 +119,13 @@ export function modelApi(M) {
     }
     /** The same generation as an iterator: yields each step's tokens (one per batch row). */
     stream(prompt, opts = {}) {
-      return new GenerationStream(this, this.#session(prompt, plainOptions(opts, 'stream'), 'stream'));
+      return new GenerationStream(this, this.#session(prompt, opts, 'stream'));
     }
-    // The options' names, defaults and limits are generate.hpp's table: it reads them as JSON.
+    // The options' names, defaults and limits are generate.hpp's table: it reads them as JSON, over the model's defaults.
     #session(prompt, opts, fn) {
       const t = idsArg(prompt, fn, 'prompt');
-      return M.GenerationSession.create(this._handle, t.data, t.batch, configJson(opts, fn, 'options'), fn);
+      const json = configJson(generationOptions(this.#generationDefaults, opts, fn), fn, 'options');
+      return M.GenerationSession.create(this._handle, t.data, t.batch, json, fn);
     }
   }
 
@@ -319,18 +293,22 @@ export function modelApi(M) {
     defaultTrainConfig: () => JSON.parse(M.defaultTrainConfig()),
     /** The attention-only model and training run that form induction heads fast: {model, training} configs. */
     inductionRecipe: () => JSON.parse(M.inductionRecipe()),
-    /** generate()'s options with their defaults: {maxNewTokens, temperature, topK, seed, useKvCache}. */
+    /**
+     * generate()'s options with the library's defaults: {maxNewTokens, temperature, topK, topP, seed, useKvCache,
+     * eosTokenId, padTokenId}.
+     */
     defaultGenerateOptions: () => JSON.parse(M.defaultGenerateOptions()),
     /**
      * The distribution generate() draws the next token from: softmax(logits / temperature) after top-k, as
-     * nanoGPT; temperature 0 puts all the mass on the largest logit. logits (V) or (B, V) → the same shape.
+     * nanoGPT, and after top-p, as transformers' TopPLogitsWarper; temperature 0 puts all the mass on the largest
+     * logit. logits (V) or (B, V) → the same shape. The options are generate()'s, checked by its table.
      */
     samplingDistribution(logits, opts) {
       const fn = 'samplingDistribution';
-      const { temperature = 1, topK = 0 } = options(opts, ['temperature', 'topK'], fn);
+      const chosen = options(opts, ['temperature', 'topK', 'topP'], fn);
       const t = asTensor(logits, fn, 'logits');
       const rows = t.shape.length === 1 ? { data: t.data, shape: [1, t.shape[0]] } : t;
-      const p = M.samplingDistribution(rows, number(temperature, fn, 'temperature'), integer(topK, fn, 'topK'));
+      const p = M.samplingDistribution(rows, configJson(chosen, fn, 'options'));
       return t.shape.length === 1 ? { data: p.data, shape: t.shape } : p;
     },
     /** The synthetic subject–verb agreement corpus, one sentence per line. */

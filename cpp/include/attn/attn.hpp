@@ -56,7 +56,8 @@
 //   lr_schedule.hpp                  nanoGPT's learning-rate schedule, warm-up then cosine
 //   config.hpp                       GPTConfig and TrainConfig: every field named once
 //   gpt.hpp                          the tiny language model (notebook 001 §8, nanoGPT)
-//   sampling.hpp, generate.hpp       temperature, top-k, multinomial; generation with a KV cache
+//   sampling.hpp, generate.hpp       temperature, top-k, top-p, multinomial; generation with a KV cache, stop tokens
+//   generation_config.hpp            a model folder's generation settings (generation_config.json)
 //   kv_cache.hpp                     what that cache holds per token: grouped heads, sliding windows
 //   cross_entropy.hpp, adamw.hpp     the loss and the optimizer
 //   repeated_sequences.hpp           random tokens with a segment repeated: the induction heads' task
@@ -93,6 +94,7 @@
 #include "attn/error.hpp"
 #include "attn/embedding.hpp"
 #include "attn/generate.hpp"
+#include "attn/generation_config.hpp"
 #include "attn/gpt.hpp"
 #include "attn/head_scores.hpp"
 #include "attn/head_statistics.hpp"
