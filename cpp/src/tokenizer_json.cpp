@@ -47,8 +47,7 @@ public:
         }
         if (state_ == State::MergePair) {
             if (!counted()) return false;
-            if (++pair_size_ == 1) pair_left_ = std::move(s);
-            else if (pair_size_ == 2) out_.merges.emplace_back(std::move(pair_left_), std::move(s));
+            if (++pair_size_ <= 2) pair_[pair_size_ - 1] = std::move(s);
             return true;
         }
         if (state_ == State::Vocab) return vocab_id_error(json(s).dump());
@@ -112,6 +111,7 @@ public:
     bool end_array() override {
         if (state_ == State::MergePair) {
             if (pair_size_ != 2) return merge_error("an array of " + std::to_string(pair_size_) + " strings");
+            out_.merges.emplace_back(std::move(pair_[0]), std::move(pair_[1]));
             state_ = State::Merges;
             return true;
         }
@@ -175,7 +175,7 @@ private:
     std::vector<Open> stack_;
     std::vector<std::set<std::string>> keys_;  // the keys of each open object of the tree
     std::string key_;                          // the key of the value to come
-    std::string pair_left_;
+    std::string pair_[2];  // the strings of a merge written as a pair
     int pair_size_ = 0;
 };
 }  // namespace
@@ -185,7 +185,8 @@ TokenizerJson read_tokenizer_json(const std::string& text, const std::string& wh
     TokenizerJson out;
     Reader reader(out, kMaxTokenizerJsonValues);
     const bool ok = json::sax_parse(text, &reader, json::input_format_t::json, true);
-    if (!reader.error.empty()) throw FormatError(what + " " + reader.error);
+    // "… holds …" of the whole file, "…: model.vocab: …" of a part.
+    if (!reader.error.empty()) throw FormatError(what + (reader.error.rfind("model.", 0) == 0 ? ": " : " ") + reader.error);
     if (!ok) throw FormatError(what + " is not valid JSON");
     return out;
 }

@@ -106,6 +106,38 @@ describe('loadPretrained gives what GPT-2 computes in PyTorch', TORCH, () => {
     assert.deepEqual(files, { tokenizerConfig: null, generationConfig: null, chatTemplateJinja: null, chatTemplateJson: null });
   });
 
+  test("generation_config.json gives generate()'s defaults as transformers takes them; a bad one is named and leaks nothing", async () => {
+    const encode = (text) => new TextEncoder().encode(text);
+    const bytes = filesOf('f32');
+    const config = JSON.parse(new TextDecoder().decode(bytes['config.json']));
+    const defaults = attn.defaultGenerateOptions();
+    {
+      // No generation_config.json: the library's own sampling, and config.json's eos_token_id (GPT-2's 50256).
+      const { model, tokenizer } = await attn.loadPretrained(bytes);
+      own(model);
+      own(tokenizer);
+      assert.deepEqual(model.generationConfig, { ...defaults, eosTokenId: [config.eos_token_id] });
+    }
+    {
+      const generation = { do_sample: true, temperature: 0.7, top_p: 0.9, eos_token_id: [11, 13], bos_token_id: 50256 };
+      const { model, tokenizer } = await attn.loadPretrained({ ...bytes, 'generation_config.json': encode(JSON.stringify(generation)) });
+      own(model);
+      own(tokenizer);
+      // top_k, which the file leaves out, is transformers' GenerationConfig default, 50.
+      assert.deepEqual(model.generationConfig, { ...defaults, temperature: 0.7, topK: 50, topP: 0.9, eosTokenId: [11, 13] });
+      // generate() stops once a row gives a stop token, which it keeps.
+      const prompt = tokenizer.encode('The');
+      const greedy = Array.from(model.generate([prompt], { maxNewTokens: 12, temperature: 0, eosTokenId: [] }).data).slice(prompt.length);
+      const stop = greedy[4];
+      const stopped = Array.from(model.generate([prompt], { maxNewTokens: 12, temperature: 0, eosTokenId: stop }).data).slice(prompt.length);
+      assert.deepEqual(stopped, greedy.slice(0, greedy.indexOf(stop) + 1));
+    }
+    const memory = attn.memoryUsage().heapBytes;
+    await assert.rejects(attn.loadPretrained({ ...bytes, 'generation_config.json': encode('{"temperature": "hot"}') }),
+      { code: 'ERR_ATTN_INVALID_FILE', message: /^loadPretrained: generation_config\.json/ });
+    assert.ok(attn.memoryUsage().heapBytes - memory < 1 << 20, 'nothing stayed allocated');
+  });
+
   test('the same model from bytes, Blobs, Files and a Map; progress counts every byte; an abort stops it', async () => {
     const e = expectedOf('f16');
     const bytes = filesOf('f16');

@@ -81,3 +81,35 @@ describe("the Hub's tokenizer files give the tokenizers library's ids, special t
     });
   }
 });
+
+describe("a real tokenizer's chat template, through the tokenizer", () => {
+  const chat = [{ role: 'system', content: 'Answer in one word.' }, { role: 'user', content: 'Which animal purrs?' }];
+  for (const [name, starts, ends] of [
+    ['qwen3', '<|im_start|>system\nAnswer in one word.<|im_end|>\n', '<|im_start|>assistant\n'],
+    ['gemma3', '<bos><start_of_turn>user\nAnswer in one word.\n\nWhich animal purrs?<end_of_turn>\n', '<start_of_turn>model\n'],
+    ['llama3_2', '<|begin_of_text|><|start_header_id|>system<|end_header_id|>', '<|start_header_id|>assistant<|end_header_id|>\n\n'],
+  ]) {
+    test(`${name}: the ids are the rendered text's, encoded without adding special tokens (the template writes them)`, () => {
+      const files = realTokenizer(name);
+      const ours = own(new attn.BPETokenizer(files));
+      const reference = new HuggingFace(JSON.parse(files.tokenizerJson), JSON.parse(files.tokenizerConfig));
+      assert.equal(ours.hasChatTemplate, true);
+      const text = ours.applyChatTemplate(chat, { addGenerationPrompt: true, tokenize: false });
+      assert.ok(text.startsWith(starts), text);
+      assert.ok(text.endsWith(ends), text);
+      const ids = ours.applyChatTemplate(chat, { addGenerationPrompt: true });
+      assert.deepEqual(ids, reference.encode(text, { add_special_tokens: false }).ids);
+      // One BOS where the template writes it, none added on top.
+      if (ours.bosTokenId !== null && text.startsWith(ours.bosToken)) assert.equal(ids.filter((id) => id === ours.bosTokenId).length, 1);
+      assert.equal(ours.decode(ids), text);
+    });
+  }
+
+  test("GPT-2's files have no chat template: a named error, and the tokenizer still works", () => {
+    const ours = own(new attn.BPETokenizer(realTokenizer('gpt2')));
+    assert.equal(ours.hasChatTemplate, false);
+    assert.throws(() => ours.applyChatTemplate(chat), { code: 'ERR_ATTN_INVALID_ARGUMENT', message: /^applyChatTemplate: .*chat_template/ });
+    assert.throws(() => ours.applyChatTemplate([{ role: 'user' }]), { message: /^applyChatTemplate: / });
+    assert.deepEqual(ours.encode('Hello world'), [15496, 995]);
+  });
+});

@@ -27,9 +27,9 @@ export type { GPTConfig, GPTLayerTrace, GPTTrace, GenerateOptions, GenerationCon
   StepResult, EvalResult, Trainer, LoadedCheckpoint, AgreementReport, TokenizerKind, Tokenizer, CharTokenizer,
   WordTokenizer } from './model.js';
 // Bringing your own model (pretrained.js) has its types in pretrained.d.ts: used here, and exported with the rest.
-import type { BPETokenizer, CachedModel, HeadMap, HeadScores, HeadSummary, HubOptions, RepeatedSequences, LoadedPretrained, LoadPretrainedOptions, ModelFolder,
+import type { ApplyChatTemplateOptions, BPETokenizer, BPETokenizerFiles, CachedModel, ChatMessage, HeadMap, HeadScores, HeadSummary, HubOptions, RepeatedSequences, LoadedPretrained, LoadPretrainedOptions, ModelFolder,
   PretrainedFiles } from './pretrained.js';
-export type { BPETokenizer, CachedModel, HeadMap, HeadScores, HeadSummary, HubOptions, RepeatedSequences, LoadedPretrained, LoadPretrainedOptions, ModelFolder,
+export type { ApplyChatTemplateOptions, BPETokenizer, BPETokenizerFiles, CachedModel, ChatMessage, HeadMap, HeadScores, HeadSummary, HubOptions, RepeatedSequences, LoadedPretrained, LoadPretrainedOptions, ModelFolder,
   PretrainedFiles } from './pretrained.js';
 // createAttention's options and the threads it got are in options.d.ts, the errors every function throws in errors.d.ts.
 import type { CreateAttentionOptions, Threads, UrlLike } from './options.js';
@@ -401,8 +401,11 @@ export interface Attention extends Positions, AtScale {
    * revision shares, as huggingface_hub's cache deletion does). Resolves to whether anything was removed.
    */
   removeCachedModel(id: string, options?: { revision?: string; hubUrl?: UrlLike; cacheDir?: string }): Promise<boolean>;
-  /** GPT-2's tokenizer from its files: { vocab, merges } (vocab.json's and merges.txt's text) or { tokenizerJson }. */
-  BPETokenizer: new (files: { vocab: string; merges: string } | { tokenizerJson: string }) => BPETokenizer;
+  /**
+   * A BPE tokenizer from its files: { tokenizerJson } (a Hugging Face tokenizer.json) or { vocab, merges } (GPT-2's
+   * vocab.json and merges.txt), with tokenizerConfig (tokenizer_config.json) and chatTemplate (chat_template.jinja).
+   */
+  BPETokenizer: new (files: BPETokenizerFiles) => BPETokenizer;
   /**
    * Measures every head of `model` on one text (ids of one sequence, 2 tokens or more) in one pass, at the
    * memory of one layer's maps: GPT-2 small on 1,024 tokens included.

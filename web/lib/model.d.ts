@@ -317,9 +317,13 @@ export type TokenizerKind = 'char' | 'word';
  */
 export interface Tokenizer extends Disposable {
   readonly kind: TokenizerKind;
-  /** Throws on a piece outside the vocabulary, naming it and its position. */
-  encode(text: string): number[];
-  decode(ids: ArrayLike<number>): string;
+  /**
+   * Throws on a piece outside the vocabulary, naming it and its position. `addSpecialTokens` is taken as
+   * BPETokenizer takes it; these tokenizers have no special tokens.
+   */
+  encode(text: string, options?: { addSpecialTokens?: boolean }): number[];
+  /** `skipSpecialTokens` is taken as BPETokenizer takes it; these tokenizers have no special tokens. */
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
   readonly vocabSize: number;
   /** The pieces in id order: decode([i]) === pieces[i]. Read-only, copied once. */
   readonly pieces: readonly string[];

@@ -1,21 +1,83 @@
-// The types of bringing your own model (pretrained.js): GPT-2's tokenizer, a Hugging Face folder and its
+// The types of bringing your own model (pretrained.js): the BPE tokenizer, a Hugging Face folder and its
 // loading, and what attn.summarizeHeads and attn.headAttention measure. index.d.ts re-exports them; the
 // functions themselves are members of Attention there.
 import type { CharTokenizer, Disposable, GPT, IntTensor, Tensor, UrlLike } from './index.js';
 
+/** How a BPETokenizer is made: a Hugging Face tokenizer.json, or GPT-2's vocab.json and merges.txt (texts). */
+export type BPETokenizerFiles = ({ tokenizerJson: string } | { vocab: string; merges: string }) & {
+  /** tokenizer_config.json's text: the special tokens by name, the chat template, Llama's and Gemma's BOS/EOS */
+  tokenizerConfig?: string;
+  /** chat_template.jinja's text, which wins over tokenizer_config.json's chat_template (as in transformers) */
+  chatTemplate?: string;
+};
+
+/** One turn of a conversation, as chat templates read it. */
+export interface ChatMessage {
+  /** 'system', 'user', 'assistant', 'tool', … as the model's template knows them */
+  role: string;
+  /** the text, or a list of parts ({ type: 'text', text }, …) for the templates that take them */
+  content: string | Record<string, unknown>[];
+  [key: string]: unknown;
+}
+
+export interface ApplyChatTemplateOptions {
+  /** Ends with the start of the assistant's turn, for the model to write it (default false). */
+  addGenerationPrompt?: boolean;
+  /** The ids of the rendered text, encoded without adding special tokens (default true); false: the text. */
+  tokenize?: boolean;
+  /** Tool descriptions (JSON schemas) for templates that take them; "tool_use" is chosen among named templates. */
+  tools?: Record<string, unknown>[] | null;
+  /** Documents for retrieval-augmented templates. */
+  documents?: Record<string, unknown>[] | null;
+  /** One of the tokenizer's named templates, or a template's own text. */
+  chatTemplate?: string;
+  /** Other values the template reads, e.g. { enable_thinking: false } (Qwen3). */
+  variables?: Record<string, unknown>;
+}
+
 /**
- * GPT-2's tokenizer: byte-level byte-pair encoding (the same ids as js-tiktoken's "gpt2" encoding and
- * Hugging Face's GPT2Tokenizer). Any text encodes (a lone surrogate as U+FFFD, as TextEncoder makes it);
- * "<|endoftext|>" in the text is one token; decode(encode(text)) === text for well-formed text.
+ * A byte-pair-encoding tokenizer exactly as transformers runs it: a Hugging Face tokenizer.json's whole pipeline
+ * (normalizer, pre-tokenizer, added tokens with their lstrip/rstrip/single_word/normalized flags, byte fallback,
+ * post-processor, decoder), or GPT-2's vocab.json + merges.txt, with tokenizer_config.json's special tokens and chat
+ * template. Any text encodes (a lone surrogate as U+FFFD, as TextEncoder makes it). It may hold more tokens than its
+ * model's embedding has rows (Gemma 3's does); the model names an id past the embedding when a text gives one.
  */
 export interface BPETokenizer extends Disposable {
   readonly kind: 'bpe';
-  encode(text: string): number[];
-  /** Bytes that end inside a character show as U+FFFD (as TextDecoder shows them). */
-  decode(ids: ArrayLike<number>): string;
+  /**
+   * The ids of a text as transformers' tokenizer(text) gives them: with what the post-processor adds (the BOS of
+   * Llama, Gemma, Mistral …) unless `addSpecialTokens` is false.
+   */
+  encode(text: string, options?: { addSpecialTokens?: boolean }): number[];
+  /**
+   * The text of ids, special added tokens left out with `skipSpecialTokens`. Bytes that end inside a character show
+   * as U+FFFD (as TextDecoder shows them). decode(encode(text, { addSpecialTokens: false })) === text for byte-level
+   * tokenizers and well-formed text.
+   */
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  /** Every token, added ones included. */
   readonly vocabSize: number;
   /** Each token's text in id order (U+FFFD for a byte that does not complete a character). */
   readonly pieces: readonly string[];
+  /** tokenizer_config.json's special tokens and their ids (null where it names none, or has none). */
+  readonly bosToken: string | null;
+  readonly bosTokenId: number | null;
+  readonly eosToken: string | null;
+  readonly eosTokenId: number | null;
+  readonly padToken: string | null;
+  readonly padTokenId: number | null;
+  readonly unkToken: string | null;
+  readonly unkTokenId: number | null;
+  /** Whether the tokenizer's files have a chat template. */
+  readonly hasChatTemplate: boolean;
+  /**
+   * A conversation rendered by the tokenizer's chat template as transformers' apply_chat_template renders it (with
+   * @huggingface/jinja): the ids (default), or the text with `tokenize: false`. Messages that are not an array of
+   * { role, content }, a template that throws or renders more than 2²⁰ characters, or no template at all are
+   * ERR_ATTN_INVALID_ARGUMENT (ERR_ATTN_INVALID_FILE where the tokenizer's own template is at fault).
+   */
+  applyChatTemplate(messages: ChatMessage[], options: ApplyChatTemplateOptions & { tokenize: false }): string;
+  applyChatTemplate(messages: ChatMessage[], options?: ApplyChatTemplateOptions): number[];
 }
 
 /**

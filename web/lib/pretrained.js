@@ -7,6 +7,7 @@
 // for one loaded module M, whose GPT class model.js made.
 import { abortable, isSignal } from './abort.js';
 import { boolean, fail, integers, options, refuse, string } from './arguments.js';
+import { renderChatTemplate } from './chat-template.js';
 import { attnError } from './errors.js';
 import { AdoptedHandle, Module } from './handles.js';
 import { checkId, HUB_OPTIONS, hubIdOf, hubSettings, node } from './hub.js';
@@ -39,13 +40,18 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
   class BPETokenizer extends Module {
     #pieces = null;
     #named = null;
+    #chat = { templates: {}, specialTokens: {} }; // what applyChatTemplate renders with (chatTemplates)
     constructor(files) {
       const fn = 'BPETokenizer';
       const handle = files instanceof AdoptedHandle ? files.handle : null;
       let make = () => handle;
+      let chat = null;
       if (!handle) {
-        const { vocab, merges, tokenizerJson, tokenizerConfig } = options(files, ['vocab', 'merges', 'tokenizerJson', 'tokenizerConfig'], fn);
+        const { vocab, merges, tokenizerJson, tokenizerConfig, chatTemplate } =
+          options(files, ['vocab', 'merges', 'tokenizerJson', 'tokenizerConfig', 'chatTemplate'], fn);
         if (tokenizerConfig !== undefined) string(tokenizerConfig, fn, 'tokenizerConfig (the text of tokenizer_config.json)');
+        if (chatTemplate !== undefined) string(chatTemplate, fn, 'chatTemplate (the text of chat_template.jinja)');
+        chat = chatTemplates({ tokenizerConfig: tokenizerConfig ?? null, chatTemplateJinja: chatTemplate ?? null }, fn);
         if (tokenizerJson !== undefined) {
           if (vocab !== undefined || merges !== undefined) refuse(fn, 'either { vocab, merges } or { tokenizerJson }', files);
           string(tokenizerJson, fn, 'tokenizerJson');
@@ -57,6 +63,29 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
         }
       }
       super(fn, make);
+      if (chat) this.#chat = chat;
+    }
+    /** The chat templates of a model folder's files (loadPretrained's `files`). @internal */
+    _setChatTemplates(files) {
+      this.#chat = chatTemplates(files, 'loadPretrained');
+    }
+    /**
+     * A conversation as the text a chat model was trained on: `messages` ([{ role, content }]) rendered by the
+     * tokenizer's chat template (chat_template.jinja, chat_template.json, or tokenizer_config.json's chat_template),
+     * as transformers' apply_chat_template renders it. With `tokenize` (the default) its ids, the rendered text
+     * encoded without adding special tokens (the template writes them), else the text.
+     */
+    applyChatTemplate(messages, opts = {}) {
+      const fn = 'applyChatTemplate';
+      const { tokenize = true, ...render } = options(opts, ['tokenize', 'addGenerationPrompt', 'tools', 'documents', 'chatTemplate', 'variables'], fn);
+      boolean(tokenize, fn, 'tokenize');
+      const text = renderChatTemplate(this.#chat.templates, messages, render, this.#chat.specialTokens);
+      return tokenize ? this.encode(text, { addSpecialTokens: false }) : text;
+    }
+    /** Whether the tokenizer has a chat template (applyChatTemplate needs one, or options.chatTemplate). */
+    get hasChatTemplate() {
+      const { chatTemplate, chatTemplateJinja } = this.#chat.templates;
+      return chatTemplateJinja != null || chatTemplate != null;
     }
     /**
      * The ids of a text, with what the tokenizer's post-processor adds around them (Llama's and Gemma's BOS …) unless
@@ -142,7 +171,9 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
       // config.json checked, and the tokenizer (which kind it is, its size) against it, before the model is allocated.
       const made = M.pretrainedTokenizer(files.config, tokenizerFiles);
       const tokenizer = new (made.kind === 'bpe' ? BPETokenizer : CharTokenizer)(new AdoptedHandle(made.handle));
+      if (made.kind === 'bpe') tokenizer._setChatTemplates(texts);  // a character tokenizer has no chat template
       let loader = null;
+      let model = null;
       try {
         const headers = [];
         for (const [name, file] of files.weights) {
@@ -154,11 +185,14 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
           const weights = files.weights[t.file][1];
           for (let at = t.begin; at < t.end; at += CHUNK_BYTES) loader.read(i, at - t.begin, await io(weights.read(at, Math.min(t.end, at + CHUNK_BYTES))));
         }
-        const model = new GPT(new AdoptedHandle(loader.finish()));
+        model = new GPT(new AdoptedHandle(loader.finish()));
+        // generate()'s defaults as transformers takes them: generation_config.json, else config.json's eos_token_id.
+        model._setGenerationConfig(texts.generationConfig, files.config);
         progress.finish();
         await io(folder.settled());
         return { model, tokenizer, config: files.configObject, files: texts };
       } catch (error) {
+        model?.dispose();
         tokenizer.dispose();
         throw error;
       } finally {
@@ -277,6 +311,20 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
   }
 
   return { BPETokenizer, loadPretrained, cacheModel, cachedModels, removeCachedModel };
+}
+
+/**
+ * What applyChatTemplate renders with, from a folder's texts: tokenizer_config.json (its chat_template and special
+ * tokens), chat_template.jinja, and chat_template.json ({ "chat_template": … }); a .jinja file wins, as in transformers.
+ */
+function chatTemplates({ tokenizerConfig = null, chatTemplateJinja = null, chatTemplateJson = null }, fn) {
+  const config = tokenizerConfig === null ? {} : parseJson(tokenizerConfig, 'tokenizer_config.json', fn);
+  const json = chatTemplateJson === null ? {} : parseJson(chatTemplateJson, 'chat_template.json', fn);
+  const fromJson = typeof json?.chat_template === 'string' ? json.chat_template : null;
+  return {
+    templates: { chatTemplate: config?.chat_template ?? null, chatTemplateJinja: chatTemplateJinja ?? fromJson },
+    specialTokens: config !== null && typeof config === 'object' && !Array.isArray(config) ? config : {},
+  };
 }
 
 /** JSON text as an object; a byte-order mark before it is accepted, as the C++ side accepts it. */
