@@ -24,8 +24,9 @@ const REPOS = [QWEN, GEMMA];
 describe('published families by Hub id: downloaded, cached, offline, in the worker, with PyTorch\'s numbers', fullTier('PyTorch (tools/llama_reference.py)'), () => {
   let hub;
   let referenceDir;
-  const folders = [];
   const cache = cacheDir();
+  const workerCache = cacheDir();
+  const folders = [cache, workerCache];
   before(async () => {
     referenceDir = realFamilyReferences(REPOS.map((r) => r.family));
     hub = await startHub();
@@ -79,7 +80,6 @@ describe('published families by Hub id: downloaded, cached, offline, in the work
   test('in the worker of createAttention({ worker: true }), from the Hub into a cache of its own', async () => {
     const remote = await createAttention({ worker: true });
     try {
-      const workerCache = cacheDir();
       for (const repo of REPOS) {
         const { model, tokenizer } = await remote.loadPretrained(repo.id, { hubUrl: hub.url, cacheDir: workerCache, accessToken: repo.token });
         await assertSameAsTorch(model, tokenizer, repo.family, referenceDir(repo.family));
