@@ -15,6 +15,8 @@ init (std 0.2 unless the spec says "std", LayerNorms and biases away from 1 and 
 
     /usr/bin/python3 tools/gpt2_reference.py OUT_DIR SPEC_JSON VOCAB_JSON MERGES_TXT
     SPEC_JSON: [{"name": "f32", "n_layer": 2, "n_head": 4, "n_embd": 32, "n_positions": 32, "dtype": "F32", ...}]
+    ("config_json": a published config.json to build the model from and write as it is; "inputs": lists of ids to run
+    instead of the random ones, written as write_runs says, with no tokenizer files.)
     ("onnx": true also exports the model to model.onnx, for the benchmark.)
 """
 import json
@@ -143,9 +145,32 @@ def safetensors_bytes(tensors):
     return struct.pack("<Q", len(text)) + text + data
 
 
+def write_runs(model, inputs, out):
+    """What `model` (logits, attentions = model(ids)) computes on each list of ids in `inputs`, for a test to hold a
+    library to: runs.json (per input: its ids, every layer's attention weights (1, heads, T, T), flattened, and 8 greedy
+    tokens, as generate(do_sample=False) makes them) and logits-<i>.f32, the whole (T, vocab) logits in float32,
+    little-endian (a real vocabulary's logits are too many numbers for JSON)."""
+    runs = []
+    with torch.no_grad():
+        for i, row in enumerate(inputs):
+            ids = torch.tensor([row])
+            logits, attentions = model(ids)
+            with open(os.path.join(out, "logits-%d.f32" % i), "wb") as f:
+                f.write(logits[0].float().contiguous().numpy().astype("<f4").tobytes())
+            prompt = ids
+            for _ in range(8):
+                next_logits, _ = model(prompt)
+                prompt = torch.cat([prompt, next_logits[:, -1].argmax(-1, keepdim=True)], dim=1)
+            runs.append({"ids": row, "attentions": [a.flatten().tolist() for a in attentions],
+                         "greedy": prompt[0, len(row):].tolist()})
+    with open(os.path.join(out, "runs.json"), "w") as f:
+        json.dump(runs, f)
+
+
 def build(spec, out, vocab_path, merges_path):
     torch.manual_seed(spec.get("seed", 0))
-    config = {"model_type": "gpt2", "vocab_size": 50257, "n_positions": spec["n_positions"], "n_embd": spec["n_embd"],
+    # A published config.json is written as given, and the model is what transformers reads from it.
+    config = spec["config_json"] if "config_json" in spec else {"model_type": "gpt2", "vocab_size": 50257, "n_positions": spec["n_positions"], "n_embd": spec["n_embd"],
               "n_layer": spec["n_layer"], "n_head": spec["n_head"], "n_inner": spec.get("n_inner"),
               "activation_function": spec.get("activation_function", "gelu_new"),
               "layer_norm_epsilon": spec.get("layer_norm_epsilon", 1e-5), "resid_pdrop": 0.1, "embd_pdrop": 0.1,
@@ -165,11 +190,12 @@ def build(spec, out, vocab_path, merges_path):
     tensors = {}
     for name, t in model.state_dict().items():
         if name == "lm_head.weight":
-            if config["tie_word_embeddings"]:
+            if config.get("tie_word_embeddings", True):  # transformers' default: GPT-2 ties its head
                 continue
             tensors[name] = (dtype, t.to(DTYPES[dtype]))
         elif name.endswith(".attn.bias"):  # the causal mask buffer older files hold, as BOOL or F32
-            tensors[prefix + name] = ("BOOL", t) if spec.get("bool_mask") else ("F32", t.float())
+            if spec.get("mask_buffers", True):
+                tensors[prefix + name] = ("BOOL", t) if spec.get("bool_mask") else ("F32", t.float())
         else:
             tensors[prefix + name] = (dtype, t.to(DTYPES[dtype]))
     os.makedirs(out, exist_ok=True)
@@ -177,6 +203,9 @@ def build(spec, out, vocab_path, merges_path):
         f.write(safetensors_bytes(tensors))
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
+    if "inputs" in spec:  # ids a test's tokenizer made; the test brings the tokenizer files
+        write_runs(model, spec["inputs"], out)
+        return
     shutil.copy(vocab_path, os.path.join(out, "vocab.json"))
     shutil.copy(merges_path, os.path.join(out, "merges.txt"))
 

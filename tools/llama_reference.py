@@ -13,6 +13,8 @@ tokenizer.json) and expected.json: the logits of fixed ids, every layer's attent
     /usr/bin/python3 tools/llama_reference.py OUT_DIR SPECS_JSON
     SPECS_JSON: [{"name": "llama", "family": "llama", "n_layer": 2, "hidden": 32, "heads": 4, "kv_heads": 2, ...}]
     ("onnx": true also exports the model to model.onnx, for the benchmark.)
+    A spec with "config_json" (a published config.json), "dtype" and "inputs" (lists of ids) makes the model that
+    config describes instead, as transformers reads it (settings_from_config), and what it computes on those ids.
 """
 import json
 import math
@@ -21,7 +23,7 @@ import sys
 
 import torch
 
-from gpt2_reference import DTYPES, safetensors_bytes  # the one writer of the reference folders' safetensors
+from gpt2_reference import DTYPES, safetensors_bytes, write_runs  # the one writer of the reference folders' files
 
 
 def rope_inv_freq(head_dim, theta, llama3=None):
@@ -105,6 +107,8 @@ class Attention(torch.nn.Module):
             self.q_norm = RMSNorm(D, c["eps"], c["gemma"])
             self.k_norm = RMSNorm(D, c["eps"], c["gemma"])
         self.sliding = c["window"] > 0 and (c["pattern"] == 0 or (layer + 1) % c["pattern"] != 0)
+        if c.get("sliding_layers") is not None:  # a config.json's layer_types
+            self.sliding = c["sliding_layers"][layer]
         self.scaling = (c["query_pre_attn_scalar"] or D) ** -0.5
 
     def forward(self, x, cos, sin):
@@ -251,6 +255,42 @@ def family_config(spec, c):
     return config
 
 
+def settings_from_config(hf):
+    """The settings of a published config.json, read as transformers' configuration classes read them (LlamaConfig,
+    MistralConfig, Qwen2Config, Qwen3Config, Gemma3TextConfig: their defaults where a key is absent). A setting this
+    reference does not compute is an error, never ignored."""
+    family = hf["model_type"]
+    gemma = family == "gemma3_text"
+    if family not in ("llama", "mistral", "qwen2", "qwen3", "gemma3_text"):
+        raise ValueError("model_type " + family)
+    heads, hidden = hf["num_attention_heads"], hf["hidden_size"]
+    act = hf.get("hidden_activation" if gemma else "hidden_act", "gelu_pytorch_tanh" if gemma else "silu")
+    if act != ("gelu_pytorch_tanh" if gemma else "silu") or hf.get("mlp_bias") or hf.get("attention_bias"):
+        raise ValueError("activation or biases not computed here")
+    if hf.get("use_sliding_window") or hf.get("final_logit_softcapping") is not None or hf.get("attn_logit_softcapping") is not None:
+        raise ValueError("sliding windows of Qwen, or softcapping")
+    if hf.get("use_bidirectional_attention") or "rope_parameters" in hf:
+        raise ValueError("bidirectional attention, or rope_parameters")
+    scaling = hf.get("rope_scaling")
+    if scaling is not None and scaling.get("rope_type", scaling.get("type")) != "llama3":
+        raise ValueError("rope_scaling " + json.dumps(scaling))
+    c = {"vocab": hf["vocab_size"], "hidden": hidden, "inner": hf["intermediate_size"], "n_layer": hf["num_hidden_layers"],
+         "heads": heads, "kv_heads": hf.get("num_key_value_heads") or heads, "head_dim": hf.get("head_dim") or hidden // heads,
+         "eps": hf.get("rms_norm_eps", 1e-6), "tie": hf.get("tie_word_embeddings", gemma),
+         "theta": hf.get("rope_theta", 1e6 if gemma else 10000.0), "llama3": scaling,
+         "local_theta": hf.get("rope_local_base_freq", 10000.0) if gemma else None, "gemma": gemma,
+         "qkv_bias": family == "qwen2", "qk_norm": family in ("qwen3", "gemma3_text"), "window": 0, "pattern": 0,
+         "query_pre_attn_scalar": hf.get("query_pre_attn_scalar", 256) if gemma else None, "sliding_layers": None}
+    if family == "mistral" and hf.get("sliding_window") is not None:  # MistralModel: every layer slides
+        c["window"], c["sliding_layers"] = hf["sliding_window"], [True] * c["n_layer"]
+    if gemma:  # Gemma3TextConfig: layer_types, else every sliding_window_pattern-th layer attends fully
+        c["window"] = hf["sliding_window"]
+        pattern = hf.get("sliding_window_pattern", hf.get("_sliding_window_pattern", 6))
+        types = hf.get("layer_types") or ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(c["n_layer"])]
+        c["sliding_layers"] = [t == "sliding_attention" for t in types]
+    return c
+
+
 def byte_level_tokenizer(vocab_size):
     """A small GPT-2-style tokenizer.json: the 256 byte-level symbols, merges of a fixed text up to vocab_size - 1
     tokens, and <|endoftext|> as the last id."""
@@ -292,6 +332,8 @@ def byte_level_tokenizer(vocab_size):
 
 def build(spec, out):
     """A random model of spec's family, its folder and what the reference computes on it."""
+    if "config_json" in spec:  # a published config.json, written as given, and the ids a test's tokenizer made
+        return build_from_config(spec, out)
     family = spec["family"]
     gemma = family == "gemma3_text"
     c = {"vocab": spec.get("vocab", 320), "hidden": spec["hidden"], "inner": spec["inner"], "n_layer": spec["n_layer"],
@@ -354,6 +396,34 @@ def build(spec, out):
         with torch.no_grad():
             torch.onnx.export(model, (ids[:1],), os.path.join(out, "model.onnx"), opset_version=17, input_names=["ids"],
                               output_names=["y"], dynamic_axes={"ids": {1: "T"}, "y": {1: "T"}})
+
+
+def random_model(c, spec):
+    """Decoder(c) with random weights: wide (std 0.2), so that a wrong step shows; the numbers as spec's dtype holds them."""
+    torch.manual_seed(spec.get("seed", 0))
+    model = Decoder(c)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            norm = name.endswith("norm.weight") or "layernorm" in name
+            p.copy_((0 if c["gemma"] or not norm else 1) + spec.get("std", 0.2) * torch.randn_like(p))
+            p.copy_(p.to(DTYPES[spec["dtype"]]).float())
+    return model
+
+
+def build_from_config(spec, out):
+    """A folder of a random model with a published config.json (spec["config_json"], its sizes shrunk) and no tokenizer
+    (the test brings the model's own; "byte_level_tokenizer": true writes the small one), and what the reference
+    computes on spec["inputs"] (write_runs)."""
+    model = random_model(settings_from_config(spec["config_json"]), spec)
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "model.safetensors"), "wb") as f:
+        f.write(safetensors_bytes({n: (spec["dtype"], t.to(DTYPES[spec["dtype"]])) for n, t in hf_state_dict(model).items()}))
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(spec["config_json"], f, indent=2)
+    if spec.get("byte_level_tokenizer"):  # for a model whose own tokenizer the test does not have
+        with open(os.path.join(out, "tokenizer.json"), "w") as f:
+            json.dump(byte_level_tokenizer(spec["config_json"]["vocab_size"]), f)
+    write_runs(model, spec["inputs"], out)
 
 
 def main():

@@ -7,50 +7,29 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
+import { cacheDir, isolateHuggingFaceEnvironment, unreachableUrl, withEnv } from '../fixtures/hub-env.js';
 import { etagOf, filesIn, isLfs, startHub } from '../fixtures/hub-server.js';
 import { familyReferences } from '../fixtures/torch-cache.js';
 import { attn, createAttention, fullTier, own, QUICK, useAttention } from './helpers.js';
 
 useAttention();
 
-// What huggingface_hub reads from the environment is this file's own: a cache, a token or an endpoint of the machine's
-// would change what the tests see, and none of them may be written to.
-const HF_VARIABLES = ['HF_HOME', 'HF_HUB_CACHE', 'HUGGINGFACE_HUB_CACHE', 'HF_ENDPOINT', 'HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN', 'HF_TOKEN_PATH',
-  'HF_HUB_OFFLINE', 'TRANSFORMERS_OFFLINE', 'XDG_CACHE_HOME'];
-for (const name of HF_VARIABLES) delete process.env[name];
-process.env.HF_HOME = mkdtempSync(join(tmpdir(), 'attn-hf-home-'));
+isolateHuggingFaceEnvironment();
 
-/** Runs `body` with environment variables set (undefined: unset), restored after. */
-async function withEnv(vars, body) {
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  const set = (values) => Object.entries(values).forEach(([k, v]) => (v === undefined ? delete process.env[k] : (process.env[k] = v)));
-  set(vars);
-  try {
-    return await body();
-  } finally {
-    set(saved);
-  }
-}
-
-const cacheDir = () => mkdtempSync(join(tmpdir(), 'attn-hub-cache-'));
 const repoDir = (cache, id) => join(cache, `models--${id.replace('/', '--')}`);
 const json = (value) => new TextEncoder().encode(JSON.stringify(value));
-/** An address nothing listens on (a port just freed): a Hub that cannot be reached. */
+/** A Hub that cannot be reached. */
 let NOWHERE;
 const stillWorks = () => assert.deepEqual(Array.from(attn.softmax([0, 0]).data), [0.5, 0.5]);
 
 let hub;
 before(async () => {
   hub = await startHub();
-  const closed = createServer();
-  await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
-  NOWHERE = `http://127.0.0.1:${closed.address().port}`;
-  await new Promise((resolve) => closed.close(resolve));
+  NOWHERE = await unreachableUrl();
 });
 after(() => hub.close());
 
