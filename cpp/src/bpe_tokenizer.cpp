@@ -50,7 +50,7 @@ const ByteAlphabet& alphabet() {
 
 // A token as vocab.json spells it, back to its bytes (once per token of a vocabulary: 262,144 for Gemma 3), or
 // nothing when it holds a character that stands for no byte.
-std::optional<std::string> spelled_bytes(const std::string& spelled) {
+std::optional<std::string> spelled_bytes(std::string_view spelled) {
     std::string out;
     out.reserve(spelled.size());
     const auto* s = reinterpret_cast<const unsigned char*>(spelled.data());
@@ -192,7 +192,7 @@ std::vector<AddedToken> added_tokens_of(const json& j) {
 }  // namespace
 
 struct BPETables {
-    StringIndex ids;      // the model's vocabulary: the ids of tokens, keyed by their bytes (bytes_[id])
+    StringIndex ids;      // the model's vocabulary: the ids of tokens, keyed by their bytes (token_bytes(id))
     MergeTable merges;    // (left id << 32 | right id) -> rank, merged id
 };
 
@@ -207,17 +207,24 @@ void BPETokenizer::add_merge(int32_t left, int32_t right, int32_t merged, int32_
 }
 
 int32_t BPETokenizer::id_of(std::string_view bytes) const {
-    const uint32_t i = tables_->ids.find(bytes, [this](uint32_t id) { return std::string_view(bytes_[id]); });
+    const uint32_t i = tables_->ids.find(bytes, token_text_.data());
     return i == StringIndex::kNone ? -1 : static_cast<int32_t>(i);
 }
 
 bool BPETokenizer::add_id(int32_t id) {
-    return tables_->ids.insert(static_cast<uint32_t>(id), [this](uint32_t i) { return std::string_view(bytes_[i]); });
+    const auto [begin, size] = token_at_[static_cast<size_t>(id)];
+    return tables_->ids.insert(static_cast<uint32_t>(id), begin, size, token_text_.data());
+}
+
+void BPETokenizer::set_token(int32_t id, std::string_view bytes) {
+    if (token_text_.size() + bytes.size() > UINT32_MAX) throw FormatError("BPETokenizer: the tokens hold more than 4 GiB of text");
+    token_at_[static_cast<size_t>(id)] = {static_cast<uint32_t>(token_text_.size()), static_cast<uint32_t>(bytes.size())};
+    token_text_.append(bytes);
 }
 
 // Checks the vocabulary is complete (ids 0..V-1, every byte a token).
 void BPETokenizer::finish(const std::string& where) {
-    if (bytes_.empty()) throw FormatError("BPETokenizer: " + where + ": the vocabulary is empty");
+    if (token_at_.empty()) throw FormatError("BPETokenizer: " + where + ": the vocabulary is empty");
     for (int b = 0; b < 256; ++b) {
         const char byte = static_cast<char>(b);
         const int32_t id = id_of(std::string_view(&byte, 1));
@@ -265,7 +272,7 @@ BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::
     if (static_cast<int64_t>(vocab.size()) > kMaxVocabulary) {
         throw FormatError("BPETokenizer: vocab.json: a vocabulary holds at most " + std::to_string(kMaxVocabulary) + " tokens, got " + std::to_string(vocab.size()));
     }
-    t.bytes_.assign(vocab.size(), std::string());
+    t.token_at_.assign(vocab.size(), {0, 0});
     t.tables_->ids.reserve(vocab.size());
     std::vector<bool> seen(vocab.size(), false);
     std::vector<AddedToken> special;
@@ -276,7 +283,7 @@ BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::
             throw FormatError("BPETokenizer: " + where + " is " + std::to_string(id) + ": the ids must be 0 to " + std::to_string(vocab.size() - 1) + ", each once");
         }
         seen[static_cast<size_t>(id)] = true;
-        t.bytes_[static_cast<size_t>(id)] = token_to_bytes(spelled, "vocab.json");
+        t.set_token(id, token_to_bytes(spelled, "vocab.json"));
         if (!t.add_id(id)) throw FormatError("BPETokenizer: vocab.json: two tokens stand for the same bytes \"" + spelled.substr(0, 40) + "\"");
         if (spelled.size() > 4 && spelled.rfind("<|", 0) == 0 && spelled.compare(spelled.size() - 2, 2, "|>") == 0) {
             AddedToken s;
@@ -307,12 +314,12 @@ BPETokenizer BPETokenizer::from_files(const std::string& vocab_json, const std::
             pair[k] = t.id_of(token_to_bytes(halves[k], where));
             if (pair[k] < 0) throw FormatError("BPETokenizer: " + where + ": \"" + halves[k].substr(0, 40) + "\" is not in vocab.json");
         }
-        const int32_t merged = t.id_of(t.bytes_[static_cast<size_t>(pair[0])] + t.bytes_[static_cast<size_t>(pair[1])]);
+        const int32_t merged = t.id_of(std::string(t.token_bytes(pair[0])).append(t.token_bytes(pair[1])));
         if (merged < 0) throw FormatError("BPETokenizer: " + where + ": the merged token is not in the vocabulary");
         t.add_merge(pair[0], pair[1], merged, rank++);
     }
     t.finish("vocab.json");
-    t.special_.assign(t.bytes_.size(), false);
+    t.special_.assign(t.token_at_.size(), false);
     for (const AddedToken& s : special) t.special_[static_cast<size_t>(s.id)] = true;
     t.added_ = std::make_shared<AddedVocabulary>(std::move(special), nullptr, "BPETokenizer: vocab.json");
     t.read_config(tokenizer_config_json);
@@ -351,12 +358,16 @@ BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed, cons
     // The vocabulary: model.vocab's ids, and added_tokens' beyond them (Llama 3 lists its 256 special tokens there
     // only); an id neither names stays an empty token, as cl100k_base's unused ids are.
     int64_t size = 0;
-    for (const auto& [spelled, id] : parsed.vocab) size = std::max<int64_t>(size, to_id(id, "tokenizer.json: the id of \"" + spelled.substr(0, 40) + "\"") + 1);
+    for (const auto& [piece, id] : parsed.vocab) {
+        if (id >= static_cast<uint64_t>(kMaxTokenizerVocabulary)) to_id(id, "tokenizer.json: the id of \"" + std::string(parsed.view(piece).substr(0, 40)) + "\"");
+        size = std::max<int64_t>(size, static_cast<int64_t>(id) + 1);
+    }
     for (const AddedToken& a : added) size = std::max<int64_t>(size, a.id + 1);
     BPETokenizer t;
     t.tables_ = std::make_shared<BPETables>();
     t.byte_level_ = pipeline->byte_level;
-    t.bytes_.assign(static_cast<size_t>(size), std::string());
+    t.token_at_.assign(static_cast<size_t>(size), {0, 0});
+    t.token_text_.reserve(parsed.text.size());
     t.tables_->ids.reserve(parsed.vocab.size());
     std::vector<bool> seen(static_cast<size_t>(size), false);
     // The merges name tokens as the vocabulary spells them: looked up in an index of those spellings (into
@@ -364,37 +375,38 @@ BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed, cons
     // for do (the byte alphabet is one character per byte), so a merged token is found by its halves' spellings.
     StringIndex spelled;  // indices into parsed.vocab
     spelled.reserve(parsed.vocab.size());
-    const auto spelling = [&parsed](uint32_t i) { return std::string_view(parsed.vocab[i].first); };
     for (size_t k = 0; k < parsed.vocab.size(); ++k) {
-        const auto& [spelled_as, id_u] = parsed.vocab[k];
+        const TokenizerJson::Piece at = parsed.vocab[k].first;
+        const std::string_view spelled_as = parsed.view(at);
+        const uint64_t id_u = parsed.vocab[k].second;
         const auto id = static_cast<int32_t>(id_u);
-        if (seen[static_cast<size_t>(id)]) fail("model.vocab gives the id " + std::to_string(id) + " twice (\"" + spelled_as.substr(0, 40) + "\")");
+        if (seen[static_cast<size_t>(id)]) fail("model.vocab gives the id " + std::to_string(id) + " twice (\"" + std::string(spelled_as.substr(0, 40)) + "\")");
         seen[static_cast<size_t>(id)] = true;
         // A byte-level vocabulary spells bytes in GPT-2's alphabet; a text one is its strings. A byte-level token
         // spelled otherwise (DeepSeek-V3 lists its special tokens in model.vocab: "<｜begin▁of▁sentence｜>") is no
         // sequence of bytes a piece can be: it decodes as its own text, as the tokenizers library's ByteLevel decoder
         // writes such a token, and only an added token's match gives it.
-        std::optional<std::string> bytes = t.byte_level_ ? spelled_bytes(spelled_as) : spelled_as;
-        const bool reachable = bytes.has_value();
-        t.bytes_[static_cast<size_t>(id)] = reachable ? std::move(*bytes) : spelled_as;
-        if ((reachable && !t.add_id(id)) || !spelled.insert(static_cast<uint32_t>(k), spelling)) {
-            fail("two tokens of model.vocab stand for the same bytes \"" + spelled_as.substr(0, 40) + "\"");
+        const std::optional<std::string> bytes = t.byte_level_ ? spelled_bytes(spelled_as) : std::nullopt;
+        const bool reachable = !t.byte_level_ || bytes.has_value();
+        t.set_token(id, bytes ? std::string_view(*bytes) : spelled_as);
+        if ((reachable && !t.add_id(id)) || !spelled.insert(static_cast<uint32_t>(k), at.begin, at.size, parsed.text.data())) {
+            fail("two tokens of model.vocab stand for the same bytes \"" + std::string(spelled_as.substr(0, 40)) + "\"");
         }
     }
     const auto id_spelled = [&](std::string_view s) {
-        const uint32_t k = spelled.find(s, spelling);
+        const uint32_t k = spelled.find(s, parsed.text.data());
         return k == StringIndex::kNone ? -1 : static_cast<int32_t>(parsed.vocab[k].second);
     };
     t.tables_->merges.reserve(parsed.merges.size());
     std::string joined;
     for (size_t r = 0; r < parsed.merges.size(); ++r) {
-        const auto& [left, right] = parsed.merges[r];
+        const std::string_view left = parsed.view(parsed.merges[r].first), right = parsed.view(parsed.merges[r].second);
         int32_t pair[2];
-        const std::string* halves[2] = {&left, &right};
+        const std::string_view halves[2] = {left, right};
         for (int k = 0; k < 2; ++k) {
-            pair[k] = id_spelled(*halves[k]);
+            pair[k] = id_spelled(halves[k]);
             if (pair[k] < 0) {
-                throw FormatError("BPETokenizer: tokenizer.json: model.merges[" + std::to_string(r) + "]: \"" + halves[k]->substr(0, 40) + "\" is not in model.vocab");
+                throw FormatError("BPETokenizer: tokenizer.json: model.merges[" + std::to_string(r) + "]: \"" + std::string(halves[k].substr(0, 40)) + "\" is not in model.vocab");
             }
         }
         joined.assign(left).append(right);
@@ -434,7 +446,7 @@ BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed, cons
     t.special_.assign(static_cast<size_t>(size), false);
     for (size_t k = 0; k < vocabulary->tokens().size(); ++k) {
         const AddedToken& a = vocabulary->tokens()[k];
-        if (!seen[static_cast<size_t>(a.id)]) t.bytes_[static_cast<size_t>(a.id)] = vocabulary->decoded(k);
+        if (!seen[static_cast<size_t>(a.id)]) t.set_token(a.id, vocabulary->decoded(k));
         t.special_[static_cast<size_t>(a.id)] = a.special;
     }
     t.added_ = std::move(vocabulary);
@@ -599,7 +611,7 @@ std::string BPETokenizer::decode(const std::vector<int64_t>& ids, bool skip_spec
                         std::to_string(ids[i]) + " at index " + std::to_string(i));
         }
         if (skip_special_tokens && special_[static_cast<size_t>(ids[i])]) continue;
-        tokens.push_back(bytes_[static_cast<size_t>(ids[i])]);
+        tokens.emplace_back(token_bytes(ids[i]));
     }
     // Byte-level tokens are their bytes; a text vocabulary's go through the file's decoder (▁ back to spaces,
     // <0x..> back to bytes).
@@ -613,14 +625,15 @@ std::string BPETokenizer::decode(const std::vector<int64_t>& ids, bool skip_spec
 
 std::vector<std::string> BPETokenizer::pieces() const {
     std::vector<std::string> out;
-    out.reserve(bytes_.size());
-    for (const std::string& b : bytes_) {
+    out.reserve(token_at_.size());
+    for (int64_t id = 0; id < vocab_size(); ++id) {
+        const std::string_view b = token_bytes(id);
         std::string text;
         const auto* s = reinterpret_cast<const unsigned char*>(b.data());
         for (size_t i = 0; i < b.size();) {
             const Char c = char_at(s, b.size(), i);
             if (c.len == 1 && s[i] >= 0x80) text += "\xEF\xBF\xBD";  // U+FFFD
-            else text.append(b, i, c.len);
+            else text.append(b.substr(i, c.len));
             i += c.len;
         }
         out.push_back(std::move(text));

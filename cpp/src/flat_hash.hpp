@@ -17,8 +17,10 @@ namespace attn {
 
 inline uint64_t hash_bytes(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
 
-// Indices (0 … 2³²−2) of strings that live elsewhere, found by the string: `key(i)` gives string i. A table of n
-// strings takes 8 × (the power of two ≥ 2n) bytes.
+// Indices (0 … 2³²−2) of strings kept back to back in one buffer (an arena), found by the string. A slot holds
+// where its string is in the arena as well as its index, so a probe that finds the right hash compares the bytes at
+// once, with no second lookup; the arena is passed to each call (it may have grown, and moved, between two). A
+// table of n strings takes 16 × (the power of two ≥ 2n) bytes.
 class StringIndex {
 public:
     static constexpr uint32_t kNone = UINT32_MAX;
@@ -26,54 +28,55 @@ public:
     void reserve(size_t n) {
         size_t capacity = 16;
         while (capacity < 2 * n) capacity *= 2;
-        slots_.assign(capacity, 0);
+        slots_.assign(capacity, Slot{});
         size_ = 0;
     }
     size_t size() const { return size_; }
 
     // The index of s, or kNone.
-    template <typename Key>
-    uint32_t find(std::string_view s, const Key& key) const {
+    uint32_t find(std::string_view s, const char* arena) const {
         if (slots_.empty()) return kNone;
         const uint64_t h = hash_bytes(s);
         const auto tag = static_cast<uint32_t>(h >> 32);
-        for (size_t at = h & mask(); slots_[at] != 0; at = (at + 1) & mask()) {
-            const uint64_t slot = slots_[at];
-            const auto i = static_cast<uint32_t>(slot) - 1;
-            if (static_cast<uint32_t>(slot >> 32) == tag && key(i) == s) return i;
+        for (size_t at = h & mask(); slots_[at].index != 0; at = (at + 1) & mask()) {
+            const Slot& slot = slots_[at];
+            if (slot.tag == tag && slot.size == s.size() && std::string_view(arena + slot.begin, slot.size) == s) return slot.index - 1;
         }
         return kNone;
     }
-    // Adds index i under key(i); false (nothing added) when an equal string is there already.
-    template <typename Key>
-    bool insert(uint32_t i, const Key& key) {
-        if (2 * (size_ + 1) > slots_.size()) grow(key);
-        const std::string_view s = key(i);
+    // Adds index i for the string arena[begin, begin + size); false (nothing added) when an equal string is there.
+    bool insert(uint32_t i, uint32_t begin, uint32_t size, const char* arena) {
+        if (2 * (size_ + 1) > slots_.size()) grow(arena);
+        const std::string_view s(arena + begin, size);
         const uint64_t h = hash_bytes(s);
         const auto tag = static_cast<uint32_t>(h >> 32);
         size_t at = h & mask();
-        for (; slots_[at] != 0; at = (at + 1) & mask()) {
-            const uint64_t slot = slots_[at];
-            if (static_cast<uint32_t>(slot >> 32) == tag && key(static_cast<uint32_t>(slot) - 1) == s) return false;
+        for (; slots_[at].index != 0; at = (at + 1) & mask()) {
+            const Slot& slot = slots_[at];
+            if (slot.tag == tag && slot.size == size && std::string_view(arena + slot.begin, slot.size) == s) return false;
         }
-        slots_[at] = (uint64_t{tag} << 32) | (i + 1);
+        slots_[at] = {tag, i + 1, begin, size};
         ++size_;
         return true;
     }
 
 private:
+    struct Slot {
+        uint32_t tag = 0, index = 0;  // the hash's high half; the index + 1 (0: empty)
+        uint32_t begin = 0, size = 0;  // the string in the arena
+    };
     size_t mask() const { return slots_.size() - 1; }
-    template <typename Key>
-    void grow(const Key& key) {
-        std::vector<uint64_t> old;
+    // Doubles the table: each slot moves to where its string's hash puts it (rehashed: the tag is only half of it).
+    void grow(const char* arena) {
+        std::vector<Slot> old;
         old.swap(slots_);
         reserve(old.empty() ? 8 : old.size());
-        for (const uint64_t slot : old) {
-            if (slot != 0) insert(static_cast<uint32_t>(slot) - 1, key);
+        for (const Slot& slot : old) {
+            if (slot.index != 0) insert(slot.index - 1, slot.begin, slot.size, arena);
         }
     }
 
-    std::vector<uint64_t> slots_;  // (hash >> 32) << 32 | (index + 1); 0: empty
+    std::vector<Slot> slots_;
     size_t size_ = 0;
 };
 

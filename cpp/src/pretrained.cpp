@@ -295,7 +295,8 @@ std::optional<std::string> character_vocabulary(const TokenizerJson& parsed) {
     }
     if (!parsed.has_vocab) fail("tokenizer.json: model.vocab must be an object {\"piece\": id}");
     std::vector<std::string> chars(parsed.vocab.size());
-    for (const auto& [piece, id] : parsed.vocab) {
+    for (const auto& [at, id] : parsed.vocab) {
+        const std::string piece(parsed.view(at));
         bool one_character = false;
         try {
             one_character = utf8_decode(piece, "loadPretrained: tokenizer.json").size() == 1;

@@ -28,7 +28,7 @@ public:
     bool number_unsigned(number_unsigned_t n) override {
         if (state_ == State::Vocab) {
             if (!counted()) return false;
-            out_.vocab.emplace_back(std::move(key_), n);
+            out_.vocab.emplace_back(key_piece_, n);
             return true;
         }
         return scalar(json(n));
@@ -42,12 +42,14 @@ public:
             if (!counted()) return false;
             const size_t space = s.find(' ');
             if (space == std::string::npos) return merge_error("\"" + s.substr(0, 40) + "\"");
-            out_.merges.emplace_back(s.substr(0, space), s.substr(space + 1));
+            const Piece whole = keep(s);
+            out_.merges.push_back({{whole.begin, static_cast<uint32_t>(space)},
+                                   {whole.begin + static_cast<uint32_t>(space) + 1, whole.size - static_cast<uint32_t>(space) - 1}});
             return true;
         }
         if (state_ == State::MergePair) {
             if (!counted()) return false;
-            if (++pair_size_ <= 2) pair_[pair_size_ - 1] = std::move(s);
+            if (++pair_size_ <= 2) pair_[pair_size_ - 1] = keep(s);
             return true;
         }
         if (state_ == State::Vocab) return vocab_id_error(json(s).dump());
@@ -56,7 +58,7 @@ public:
     bool binary(binary_t&) override { return scalar(json()); }
 
     bool start_object(std::size_t) override {
-        if (!counted()) return false;
+        if (!counted() || !deeper()) return false;
         if (state_ == State::Vocab) return vocab_id_error("an object");
         if (state_ != State::Dom) return merge_error("an object");
         if (is_model_key("vocab")) {
@@ -72,7 +74,7 @@ public:
     bool key(string_t& k) override {
         if (!counted()) return false;
         if (state_ == State::Vocab) {
-            key_ = std::move(k);
+            key_piece_ = keep(k);
             return true;
         }
         if (!keys_.back().insert(k).second) {
@@ -83,6 +85,7 @@ public:
         return true;
     }
     bool end_object() override {
+        --depth_;
         if (state_ == State::Vocab) {
             state_ = State::Dom;
             return true;
@@ -92,7 +95,7 @@ public:
         return true;
     }
     bool start_array(std::size_t) override {
-        if (!counted()) return false;
+        if (!counted() || !deeper()) return false;
         if (state_ == State::Vocab) return vocab_id_error("an array");
         if (state_ == State::MergePair) return merge_error("a nested array");
         if (state_ == State::Merges) {
@@ -109,9 +112,10 @@ public:
         return true;
     }
     bool end_array() override {
+        --depth_;
         if (state_ == State::MergePair) {
             if (pair_size_ != 2) return merge_error("an array of " + std::to_string(pair_size_) + " strings");
-            out_.merges.emplace_back(std::move(pair_[0]), std::move(pair_[1]));
+            out_.merges.emplace_back(pair_[0], pair_[1]);
             state_ = State::Merges;
             return true;
         }
@@ -125,6 +129,7 @@ public:
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
 
 private:
+    using Piece = TokenizerJson::Piece;
     enum class State { Dom, Vocab, Merges, MergePair };
     enum class Kind { Root, Model, Other };
     struct Open {
@@ -132,6 +137,20 @@ private:
         Kind kind;
     };
 
+    // A string of the lists, appended to the text they share.
+    Piece keep(const std::string& s) {
+        if (out_.text.size() + s.size() > UINT32_MAX) throw FormatError("tokenizer.json's tokens and merges hold more than 4 GiB of text");
+        const Piece p{static_cast<uint32_t>(out_.text.size()), static_cast<uint32_t>(s.size())};
+        out_.text += s;
+        return p;
+    }
+    // nlohmann's SAX parser keeps its own stack on the heap, so nesting costs this pass nothing; it is bounded as
+    // every JSON the library reads is (json_limits.hpp).
+    bool deeper() {
+        if (++depth_ <= kMaxJsonDepth) return true;
+        error = "nests deeper than " + std::to_string(kMaxJsonDepth) + " levels of arrays and objects (not a file this library writes)";
+        return false;
+    }
     bool counted() {
         if (++values_ <= limit_) return true;
         error = "holds more than " + std::to_string(limit_) + " values (arrays, objects, keys and scalars)";
@@ -159,7 +178,7 @@ private:
         return true;
     }
     bool vocab_id_error(const std::string& got) {
-        error = "model.vocab: the id of \"" + key_.substr(0, 40) + "\" must be a whole number >= 0, got " + got.substr(0, 40);
+        error = "model.vocab: the id of \"" + std::string(out_.view(key_piece_).substr(0, 40)) + "\" must be a whole number >= 0, got " + got.substr(0, 40);
         return false;
     }
     bool merge_error(const std::string& got) {
@@ -175,13 +194,14 @@ private:
     std::vector<Open> stack_;
     std::vector<std::set<std::string>> keys_;  // the keys of each open object of the tree
     std::string key_;                          // the key of the value to come
-    std::string pair_[2];  // the strings of a merge written as a pair
+    Piece key_piece_{0, 0};                    // in model.vocab: the token of the id to come
+    Piece pair_[2]{};                          // the strings of a merge written as a pair
     int pair_size_ = 0;
+    int depth_ = 0;
 };
 }  // namespace
 
 TokenizerJson read_tokenizer_json(const std::string& text, const std::string& what) {
-    check_json_depth(text.begin(), text.end(), what);
     TokenizerJson out;
     Reader reader(out, kMaxTokenizerJsonValues);
     const bool ok = json::sax_parse(text, &reader, json::input_format_t::json, true);

@@ -78,8 +78,11 @@ public:
     std::string decode(const std::vector<int64_t>& ids, bool skip_special_tokens = false) const;
 
     // The tokens, the added ones past the model's vocabulary included (ids 0 to vocab_size − 1).
-    int64_t vocab_size() const { return static_cast<int64_t>(bytes_.size()); }
-    const std::string& token_bytes(int64_t id) const { return bytes_[static_cast<size_t>(id)]; }
+    int64_t vocab_size() const { return static_cast<int64_t>(token_at_.size()); }
+    std::string_view token_bytes(int64_t id) const {
+        const auto [begin, size] = token_at_[static_cast<size_t>(id)];
+        return std::string_view(token_text_).substr(begin, size);
+    }
     // The id of a token spelled as the file spells it (an added token's content, or a piece of the vocabulary as
     // its bytes), or none.
     std::optional<int64_t> token_id(const std::string& token) const;
@@ -100,7 +103,8 @@ private:
     BPETokenizer() = default;
     void add_merge(int32_t left, int32_t right, int32_t merged, int32_t rank);
     int32_t id_of(std::string_view bytes) const;  // the id of a token of the model's vocabulary, or −1
-    bool add_id(int32_t id);                      // indexes bytes_[id]; false when another token has its bytes
+    bool add_id(int32_t id);                      // indexes token id's bytes; false when another token has them
+    void set_token(int32_t id, std::string_view bytes);
     void finish(const std::string& where);
     void read_config(const std::string& tokenizer_config_json);
     // Calls piece(p, n) for each piece the pre-tokenizer makes of the text and token(id) for each added token, in
@@ -109,7 +113,8 @@ private:
     void for_each_piece(const std::string& text, Piece&& piece, Token&& token) const;
     void encode_piece(const char* piece, size_t n, std::vector<int64_t>& out) const;
 
-    std::vector<std::string> bytes_;                      // (V) each token's bytes
+    std::string token_text_;                              // every token's bytes, back to back
+    std::vector<std::pair<uint32_t, uint32_t>> token_at_; // (V) where each token's bytes are in token_text_
     std::array<int32_t, 256> byte_ids_{};                 // the token of each single byte
     // Immutable once made, so shared by copies.
     std::shared_ptr<BPETables> tables_;                   // bytes -> id (the model's vocabulary); (left, right) -> merge
