@@ -207,7 +207,19 @@ void BPETokenizer::add_merge(int32_t left, int32_t right, int32_t merged, int32_
 }
 
 int32_t BPETokenizer::id_of(std::string_view bytes) const {
+    if (!spelled_text_.empty()) {
+        // The index holds the vocabulary as its file spells it: the bytes are looked up in that alphabet.
+        thread_local std::string spelled;
+        spelled.clear();
+        for (const char b : bytes) utf8_append(spelled, alphabet().of_byte[static_cast<unsigned char>(b)]);
+        return spelled_id(spelled);
+    }
     const uint32_t i = tables_->ids.find(bytes, token_text_.data());
+    return i == StringIndex::kNone ? -1 : static_cast<int32_t>(i);
+}
+
+int32_t BPETokenizer::spelled_id(std::string_view spelled) const {
+    const uint32_t i = tables_->ids.find(spelled, spelled_text_.empty() ? token_text_.data() : spelled_text_.data());
     return i == StringIndex::kNone ? -1 : static_cast<int32_t>(i);
 }
 
@@ -367,36 +379,35 @@ BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed, cons
     t.tables_ = std::make_shared<BPETables>();
     t.byte_level_ = pipeline->byte_level;
     t.token_at_.assign(static_cast<size_t>(size), {0, 0});
-    t.token_text_.reserve(parsed.text.size());
+    // (the vocabulary's strings come first in the reader's text, the merges' after them)
+    t.token_text_.reserve(parsed.vocab.empty() ? 0 : size_t{parsed.vocab.back().first.begin} + parsed.vocab.back().first.size);
     t.tables_->ids.reserve(parsed.vocab.size());
     std::vector<bool> seen(static_cast<size_t>(size), false);
-    // The merges name tokens as the vocabulary spells them: looked up in an index of those spellings (into
-    // `parsed`), so a merge costs three lookups and no conversion. Spellings concatenate as the bytes they stand
-    // for do (the byte alphabet is one character per byte), so a merged token is found by its halves' spellings.
-    StringIndex spelled;  // indices into parsed.vocab
-    spelled.reserve(parsed.vocab.size());
-    for (size_t k = 0; k < parsed.vocab.size(); ++k) {
-        const TokenizerJson::Piece at = parsed.vocab[k].first;
+    // One index of the vocabulary, keyed as the file spells it (a byte-level vocabulary in GPT-2's alphabet, a text
+    // one as its text), so that the merges, which name tokens the same way, cost three lookups each and no
+    // conversion: spellings concatenate as the bytes they stand for do (the alphabet is one character per byte),
+    // so a merged token is found by its halves' spellings. A byte-level tokenizer keeps the spellings
+    // (spelled_text_), and id_of spells a text's bytes to look them up.
+    std::string& keys = t.byte_level_ ? t.spelled_text_ : t.token_text_;
+    for (const auto& [at, id_u] : parsed.vocab) {
         const std::string_view spelled_as = parsed.view(at);
-        const uint64_t id_u = parsed.vocab[k].second;
         const auto id = static_cast<int32_t>(id_u);
         if (seen[static_cast<size_t>(id)]) fail("model.vocab gives the id " + std::to_string(id) + " twice (\"" + std::string(spelled_as.substr(0, 40)) + "\")");
         seen[static_cast<size_t>(id)] = true;
-        // A byte-level vocabulary spells bytes in GPT-2's alphabet; a text one is its strings. A byte-level token
-        // spelled otherwise (DeepSeek-V3 lists its special tokens in model.vocab: "<｜begin▁of▁sentence｜>") is no
-        // sequence of bytes a piece can be: it decodes as its own text, as the tokenizers library's ByteLevel decoder
-        // writes such a token, and only an added token's match gives it.
+        // A byte-level token spelled otherwise (DeepSeek-V3 lists its special tokens in model.vocab:
+        // "<｜begin▁of▁sentence｜>") is no sequence of bytes a piece can be: it decodes as its own text, as the
+        // tokenizers library's ByteLevel decoder writes such a token, and only an added token's match gives it.
         const std::optional<std::string> bytes = t.byte_level_ ? spelled_bytes(spelled_as) : std::nullopt;
-        const bool reachable = !t.byte_level_ || bytes.has_value();
         t.set_token(id, bytes ? std::string_view(*bytes) : spelled_as);
-        if ((reachable && !t.add_id(id)) || !spelled.insert(static_cast<uint32_t>(k), at.begin, at.size, parsed.text.data())) {
+        const auto begin = static_cast<uint32_t>(keys.size());
+        if (t.byte_level_) keys.append(spelled_as);  // (a text vocabulary's keys are its tokens, just set)
+        else if (keys.size() > UINT32_MAX) fail("the tokens hold more than 4 GiB of text");
+        const uint32_t key_begin = t.byte_level_ ? begin : t.token_at_[static_cast<size_t>(id)].first;
+        if (!t.tables_->ids.insert(static_cast<uint32_t>(id), key_begin, static_cast<uint32_t>(spelled_as.size()), keys.data())) {
             fail("two tokens of model.vocab stand for the same bytes \"" + std::string(spelled_as.substr(0, 40)) + "\"");
         }
     }
-    const auto id_spelled = [&](std::string_view s) {
-        const uint32_t k = spelled.find(s, parsed.text.data());
-        return k == StringIndex::kNone ? -1 : static_cast<int32_t>(parsed.vocab[k].second);
-    };
+    if (t.spelled_text_.size() > UINT32_MAX) fail("the tokens hold more than 4 GiB of text");
     t.tables_->merges.reserve(parsed.merges.size());
     std::string joined;
     for (size_t r = 0; r < parsed.merges.size(); ++r) {
@@ -404,13 +415,13 @@ BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed, cons
         int32_t pair[2];
         const std::string_view halves[2] = {left, right};
         for (int k = 0; k < 2; ++k) {
-            pair[k] = id_spelled(halves[k]);
+            pair[k] = t.spelled_id(halves[k]);
             if (pair[k] < 0) {
                 throw FormatError("BPETokenizer: tokenizer.json: model.merges[" + std::to_string(r) + "]: \"" + std::string(halves[k].substr(0, 40)) + "\" is not in model.vocab");
             }
         }
         joined.assign(left).append(right);
-        const int32_t merged = id_spelled(joined);
+        const int32_t merged = t.spelled_id(joined);
         if (merged < 0) fail("model.merges[" + std::to_string(r) + "]: the merged token is not in the vocabulary");
         t.add_merge(pair[0], pair[1], merged, static_cast<int32_t>(r));
     }
@@ -435,7 +446,7 @@ BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed, cons
     }
     const json unk = model.value("unk_token", json());
     if (!unk.is_null()) {
-        t.unk_ = unk.is_string() ? t.id_of(unk.get<std::string>()) : -1;
+        t.unk_ = unk.is_string() ? t.spelled_id(unk.get<std::string>()) : -1;
         if (t.unk_ < 0) fail("model.unk_token is " + unk.dump().substr(0, 40) + ", which is not a token of model.vocab");
     }
     // Every added token, special or not, is found in the text first and is one token (the tokenizers library's

@@ -103,6 +103,7 @@ private:
     BPETokenizer() = default;
     void add_merge(int32_t left, int32_t right, int32_t merged, int32_t rank);
     int32_t id_of(std::string_view bytes) const;  // the id of a token of the model's vocabulary, or −1
+    int32_t spelled_id(std::string_view spelled) const;  // the same by the token's spelling in its file
     bool add_id(int32_t id);                      // indexes token id's bytes; false when another token has them
     void set_token(int32_t id, std::string_view bytes);
     void finish(const std::string& where);
@@ -115,6 +116,7 @@ private:
 
     std::string token_text_;                              // every token's bytes, back to back
     std::vector<std::pair<uint32_t, uint32_t>> token_at_; // (V) where each token's bytes are in token_text_
+    std::string spelled_text_;                            // a byte-level tokenizer.json's tokens as it spells them
     std::array<int32_t, 256> byte_ids_{};                 // the token of each single byte
     // Immutable once made, so shared by copies.
     std::shared_ptr<BPETables> tables_;                   // bytes -> id (the model's vocabulary); (left, right) -> merge
