@@ -150,13 +150,7 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
    */
   async function loadPretrained(source, opts = {}) {
     const fn = 'loadPretrained';
-    const { onProgress, signal, ...hub } = options(opts, ['onProgress', 'signal', ...HUB_OPTIONS], fn);
-    if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, 'onProgress as a function', onProgress);
-    if (signal !== undefined && !isSignal(signal)) fail(fn, 'signal as an AbortSignal', signal);
-    // Every wait is raced with the signal, so that an abort settles the call at once, whatever it waits for (a
-    // slow body, a read); the signal also goes to fetch, which stops the download.
-    const io = (promise) => abortable(promise, signal);
-    const progress = new ByteProgress(onProgress);
+    const { hub, signal, io, progress } = loadOptions(opts, fn);
     const folder = await io(filesOf(source, fn, signal, hub, progress));
     try {
       const files = await modelFiles(folder, fn, io);
@@ -273,11 +267,7 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
    */
   async function cacheModel(id, opts = {}) {
     const fn = 'cacheModel';
-    const { onProgress, signal, ...hub } = options(opts, ['onProgress', 'signal', ...HUB_OPTIONS], fn);
-    if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, 'onProgress as a function', onProgress);
-    if (signal !== undefined && !isSignal(signal)) fail(fn, 'signal as an AbortSignal', signal);
-    const io = (promise) => abortable(promise, signal);
-    const progress = new ByteProgress(onProgress);
+    const { hub, signal, io, progress } = loadOptions(opts, fn);
     const folder = await io(openHub(id, hub, fn, signal, progress));
     try {
       const files = await modelFiles(folder, fn, io);
@@ -311,6 +301,18 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
   }
 
   return { BPETokenizer, loadPretrained, cacheModel, cachedModels, removeCachedModel };
+}
+
+/**
+ * loadPretrained's and cacheModel's options, checked: the Hub's (hub.js), and what the load waits and reports with.
+ * Every wait is raced with the signal (`io`), so that an abort settles the call at once, whatever it waits for (a
+ * slow body, a read); the signal also goes to fetch, which stops the download.
+ */
+function loadOptions(opts, fn) {
+  const { onProgress, signal, ...hub } = options(opts, ['onProgress', 'signal', ...HUB_OPTIONS], fn);
+  if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, 'onProgress as a function', onProgress);
+  if (signal !== undefined && !isSignal(signal)) fail(fn, 'signal as an AbortSignal', signal);
+  return { hub, signal, io: (promise) => abortable(promise, signal), progress: new ByteProgress(onProgress) };
 }
 
 /**
