@@ -5,6 +5,7 @@
 // so that the single-threaded entry (single-thread.js) never ships it.
 import { fail, options, refuse } from './arguments.js';
 import { attentionApi } from './attention.js';
+import { bpeTokenizerApi } from './bpe-tokenizer.js';
 import { attnError } from './errors.js';
 import { throwingErrors } from './handles.js';
 import { checkEngine, compile, folderUrl, isUrlLike, loadBytes } from './loading.js';
@@ -94,6 +95,6 @@ async function startModule({ wasmBinary, wasmUrl }, fn) {
 
 /** The API for one loaded module M running on `threads` (planThreads' { count, requested, reason }). */
 function makeApi(M, threads) {
-  const model = modelApi(M);
+  const model = { ...modelApi(M), ...bpeTokenizerApi(M) };
   return { tensor, toArray, format, threads, ...attentionApi(M), ...model, ...pretrainedApi(M, model) };
 }

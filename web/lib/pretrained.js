@@ -1,18 +1,17 @@
-// The JS API for models people already have: GPT-2's byte-level BPE tokenizer
-// and loadPretrained, which reads a Hugging Face model folder (config.json,
-// model.safetensors, and vocab.json + merges.txt or tokenizer.json) into a GPT a
-// tensor at a time (cpp/include/attn/pretrained.hpp), from wherever the folder is:
-// a path, a drop, a server, or the Hugging Face Hub by id (hub.js), through a cache
-// (cacheModel, cachedModels, removeCachedModel). pretrainedApi(M, model) gives them
-// for one loaded module M, whose GPT class model.js made.
+// The JS API for models people already have: loadPretrained, which reads a Hugging Face model folder (config.json,
+// model.safetensors, and tokenizer.json or vocab.json + merges.txt, with the files of its tokenizer's and generation's
+// settings) into a GPT a tensor at a time (cpp/include/attn/pretrained.hpp) and its tokenizer (bpe-tokenizer.js),
+// from wherever the folder is: a path, a drop, a server, or the Hugging Face Hub by id (hub.js), through a cache
+// (cacheModel, cachedModels, removeCachedModel). pretrainedApi(M, model) gives them for one loaded module M, whose
+// GPT and tokenizer classes model.js and bpe-tokenizer.js made.
 import { abortable, isSignal } from './abort.js';
-import { boolean, fail, integers, options, refuse, string } from './arguments.js';
-import { renderChatTemplate } from './chat-template.js';
+import { fail, options, refuse } from './arguments.js';
 import { attnError } from './errors.js';
-import { AdoptedHandle, Module } from './handles.js';
+import { AdoptedHandle } from './handles.js';
 import { checkId, HUB_OPTIONS, hubIdOf, hubSettings, node } from './hub.js';
 import { listCached as listBrowserCache, openBrowserFolder, removeCached as removeFromBrowserCache } from './hub-cache-browser.js';
 import { listCached as listNodeCache, openNodeFolder, removeCached as removeFromNodeCache } from './hub-cache-node.js';
+import { parseJson } from './json-text.js';
 import { baseUrl, isUrlLike } from './loading.js';
 import { ByteProgress } from './progress.js';
 
@@ -31,111 +30,7 @@ const fileDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const OPTIONAL_FILES = Object.freeze({ tokenizerConfig: 'tokenizer_config.json', generationConfig: 'generation_config.json',
   chatTemplateJinja: 'chat_template.jinja', chatTemplateJson: 'chat_template.json' });
 
-export function pretrainedApi(M, { GPT, CharTokenizer }) {
-  /**
-   * A byte-pair-encoding tokenizer, as transformers runs it: `files` is `{ tokenizerJson }` (a Hugging Face
-   * tokenizer.json: its normalizer, pre-tokenizer, added tokens, post-processor and decoder) or `{ vocab, merges }`
-   * (GPT-2's vocab.json and merges.txt), with `tokenizerConfig`, the text of tokenizer_config.json, optional.
-   */
-  class BPETokenizer extends Module {
-    #pieces = null;
-    #named = null;
-    #chat = { templates: {}, specialTokens: {} }; // what applyChatTemplate renders with (chatTemplates)
-    constructor(files) {
-      const fn = 'BPETokenizer';
-      const handle = files instanceof AdoptedHandle ? files.handle : null;
-      let make = () => handle;
-      let chat = null;
-      if (!handle) {
-        const { vocab, merges, tokenizerJson, tokenizerConfig, chatTemplate } =
-          options(files, ['vocab', 'merges', 'tokenizerJson', 'tokenizerConfig', 'chatTemplate'], fn);
-        if (tokenizerConfig !== undefined) string(tokenizerConfig, fn, 'tokenizerConfig (the text of tokenizer_config.json)');
-        if (chatTemplate !== undefined) string(chatTemplate, fn, 'chatTemplate (the text of chat_template.jinja)');
-        chat = chatTemplates({ tokenizerConfig: tokenizerConfig ?? null, chatTemplateJinja: chatTemplate ?? null }, fn);
-        if (tokenizerJson !== undefined) {
-          if (vocab !== undefined || merges !== undefined) refuse(fn, 'either { vocab, merges } or { tokenizerJson }', files);
-          string(tokenizerJson, fn, 'tokenizerJson');
-          make = () => M.BPETokenizer.fromTokenizerJson(tokenizerJson, tokenizerConfig);
-        } else {
-          string(vocab, fn, 'vocab (the text of vocab.json)');
-          string(merges, fn, 'merges (the text of merges.txt)');
-          make = () => M.BPETokenizer.fromFiles(vocab, merges, tokenizerConfig);
-        }
-      }
-      super(fn, make);
-      if (chat) this.#chat = chat;
-    }
-    /** The chat templates of a model folder's files (loadPretrained's `files`). @internal */
-    _setChatTemplates(files) {
-      this.#chat = chatTemplates(files, 'loadPretrained');
-    }
-    /**
-     * A conversation as the text a chat model was trained on: `messages` ([{ role, content }]) rendered by the
-     * tokenizer's chat template (chat_template.jinja, chat_template.json, or tokenizer_config.json's chat_template),
-     * as transformers' apply_chat_template renders it. With `tokenize` (the default) its ids, the rendered text
-     * encoded without adding special tokens (the template writes them), else the text.
-     */
-    applyChatTemplate(messages, opts = {}) {
-      const fn = 'applyChatTemplate';
-      const { tokenize = true, ...render } = options(opts, ['tokenize', 'addGenerationPrompt', 'tools', 'documents', 'chatTemplate', 'variables'], fn);
-      boolean(tokenize, fn, 'tokenize');
-      const text = renderChatTemplate(this.#chat.templates, messages, render, this.#chat.specialTokens);
-      return tokenize ? this.encode(text, { addSpecialTokens: false }) : text;
-    }
-    /** Whether the tokenizer has a chat template (applyChatTemplate needs one, or options.chatTemplate). */
-    get hasChatTemplate() {
-      const { chatTemplate, chatTemplateJinja } = this.#chat.templates;
-      return chatTemplateJinja != null || chatTemplate != null;
-    }
-    /**
-     * The ids of a text, with what the tokenizer's post-processor adds around them (Llama's and Gemma's BOS …) unless
-     * `addSpecialTokens` is false: what transformers' tokenizer(text) gives. A lone surrogate is encoded as U+FFFD,
-     * as TextEncoder encodes it.
-     */
-    encode(text, opts) {
-      const fn = 'BPETokenizer.encode';
-      const { addSpecialTokens = true } = options(opts, ['addSpecialTokens'], fn);
-      return Array.from(this._handle.encode(string(text, fn, 'text'), boolean(addSpecialTokens, fn, 'addSpecialTokens')));
-    }
-    /**
-     * The text of ids, without the special added tokens (<s>, <|im_start|> …) when `skipSpecialTokens`. Bytes that
-     * end inside a character show as U+FFFD, as TextDecoder shows them.
-     */
-    decode(ids, opts) {
-      const fn = 'BPETokenizer.decode';
-      const { skipSpecialTokens = false } = options(opts, ['skipSpecialTokens'], fn);
-      return this._handle.decode(integers(ids, fn, 'ids'), boolean(skipSpecialTokens, fn, 'skipSpecialTokens'));
-    }
-    #namedTokens() {
-      this.#named ??= Object.freeze(this._handle.namedTokens());
-      return this.#named;
-    }
-    /** tokenizer_config.json's bos_token, or null. */
-    get bosToken() { return this.#namedTokens().bosToken; }
-    /** Its id, or null. */
-    get bosTokenId() { return this.#namedTokens().bosTokenId; }
-    /** tokenizer_config.json's eos_token, or null. */
-    get eosToken() { return this.#namedTokens().eosToken; }
-    /** Its id, or null. */
-    get eosTokenId() { return this.#namedTokens().eosTokenId; }
-    /** tokenizer_config.json's pad_token, or null. */
-    get padToken() { return this.#namedTokens().padToken; }
-    /** Its id, or null. */
-    get padTokenId() { return this.#namedTokens().padTokenId; }
-    /** tokenizer_config.json's unk_token, or null. */
-    get unkToken() { return this.#namedTokens().unkToken; }
-    /** Its id, or null. */
-    get unkTokenId() { return this.#namedTokens().unkTokenId; }
-    /** 'bpe'. */
-    get kind() { return 'bpe'; }
-    get vocabSize() { return this._handle.vocabSize(); }
-    /** Each token's text in id order (U+FFFD for a byte that does not complete a character). */
-    get pieces() {
-      this.#pieces ??= Object.freeze(this._handle.pieces());
-      return this.#pieces;
-    }
-  }
-
+export function pretrainedApi(M, { GPT, CharTokenizer, BPETokenizer }) {
   /**
    * Reads a Hugging Face model folder (GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 3):
    * `{ model: GPT, tokenizer: BPETokenizer, config, files }`.
@@ -300,7 +195,7 @@ export function pretrainedApi(M, { GPT, CharTokenizer }) {
     return (node('node:fs/promises') ? removeFromNodeCache : removeFromBrowserCache)(id, given.revision, s);
   }
 
-  return { BPETokenizer, loadPretrained, cacheModel, cachedModels, removeCachedModel };
+  return { loadPretrained, cacheModel, cachedModels, removeCachedModel };
 }
 
 /**
@@ -315,28 +210,6 @@ function loadOptions(opts, fn) {
   return { hub, signal, io: (promise) => abortable(promise, signal), progress: new ByteProgress(onProgress) };
 }
 
-/**
- * What applyChatTemplate renders with, from a folder's texts: tokenizer_config.json (its chat_template and special
- * tokens), chat_template.jinja, and chat_template.json ({ "chat_template": … }); a .jinja file wins, as in transformers.
- */
-function chatTemplates({ tokenizerConfig = null, chatTemplateJinja = null, chatTemplateJson = null }, fn) {
-  const config = tokenizerConfig === null ? {} : parseJson(tokenizerConfig, 'tokenizer_config.json', fn);
-  const json = chatTemplateJson === null ? {} : parseJson(chatTemplateJson, 'chat_template.json', fn);
-  const fromJson = typeof json?.chat_template === 'string' ? json.chat_template : null;
-  return {
-    templates: { chatTemplate: config?.chat_template ?? null, chatTemplateJinja: chatTemplateJinja ?? fromJson },
-    specialTokens: config !== null && typeof config === 'object' && !Array.isArray(config) ? config : {},
-  };
-}
-
-/** JSON text as an object; a byte-order mark before it is accepted, as the C++ side accepts it. */
-function parseJson(text, name, fn) {
-  try {
-    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (e) {
-    throw attnError('ERR_ATTN_INVALID_FILE', `${fn}: ${name} is not valid JSON (${e.message})`);
-  }
-}
 
 // ---- a model folder, however it is given ---------------------------------------------
 
