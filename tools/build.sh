@@ -48,7 +48,12 @@ case "${1:-}" in
     else
       cmake --build build/wasm -j "$jobs"
     fi
-    mkdir -p web/lib/wasm
+    mkdir -p web/lib/wasm web/lib/vendor
+    # The chat-template engine, @huggingface/jinja, ships inside the package as a file of its own: a bare
+    # specifier resolves nowhere in a page without a bundler, and never in a module worker (workers have no
+    # import maps), where the worker API renders templates. Its licence travels with it.
+    publish node_modules/@huggingface/jinja/dist/index.js web/lib/vendor/jinja.js
+    publish node_modules/@huggingface/jinja/LICENSE web/lib/vendor/jinja.LICENSE
     publish build/wasm/attention_wasm.mjs web/lib/wasm/attention_wasm.mjs
     publish build/wasm/attention_wasm.wasm web/lib/wasm/attention_wasm.wasm
     [ "$1" = wasm-single ] && exit 0

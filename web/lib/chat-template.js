@@ -2,12 +2,13 @@
 // tokenizer files carry. The template is chosen as transformers' `get_chat_template` chooses it and rendered with
 // the context its `apply_chat_template` builds (tokenization_utils_base.py), by the engine transformers.js renders
 // chat templates with, @huggingface/jinja (whose Template trims blocks as transformers' Jinja environment does, and
-// which defines `raise_exception` and `strftime_now` as transformers does).
+// which defines `raise_exception` and `strftime_now` as transformers does). tools/build.sh copies it into vendor/,
+// so that pages without a bundler and module workers, neither of which resolves a package name, load it too.
 //
 //   renderChatTemplate({ chatTemplate: tokenizerConfig.chat_template }, messages,
 //                      { addGenerationPrompt: true, variables: { enable_thinking: false } }, tokenizerConfig)
 //   // → '<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n' (Qwen3)
-import { Template } from '@huggingface/jinja';
+import { Template } from './vendor/jinja.js';
 
 import { fail } from './arguments.js';
 import { attnError } from './errors.js';
