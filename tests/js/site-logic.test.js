@@ -12,7 +12,7 @@ import * as d3 from 'd3';
 import { thinned } from '../../web/site/components/line-chart.js';
 import { float32Text, kinds } from '../../web/site/components/link-state.js';
 import * as settings from '../../web/site/chapters/settings.js';
-import { unknownWordSentence } from '../../web/site/chapters/language-model/unknown-word.js';
+import { readAsKnown, replacedSentence, splitPieces } from '../../web/site/chapters/language-model/unknown-word.js';
 import { createAttention } from './helpers.js';
 
 describe('link fields', () => {
@@ -167,29 +167,59 @@ describe('the site\'s settings, stated once (chapters/settings.js)', () => {
   });
 });
 
-describe("chapter 8's sentences for a prompt its model cannot read", () => {
-  // The tokenizer's own Error once reached the page ("WordTokenizer.encode: word ' elephants' …"), and "the" at the
-  // start of a prompt was called unknown with, as the nearest known word, “the” itself.
-  const sentenceFor = async (text) => {
+describe("the toy model reads any sentence: a word it never saw is read as the nearest it knows", () => {
+  const withShipped = async (use) => {
     const attn = await createAttention({ threads: 1 });
     const { model, tokenizer } = await attn.loadDefaultModel();
     try {
-      tokenizer.encode(text);
-      return null;
-    } catch (error) {
-      return unknownWordSentence(error, tokenizer.pieces);
+      return await use(attn, tokenizer);
     } finally {
       model.dispose();
       tokenizer.dispose();
     }
   };
-  test('a word the model never saw: named, with the known words nearest it, and no message of the library', async () => {
-    assert.equal(await sentenceFor('The elephants'), 'This model does not know the word “elephants”: it reads only the 168 ' +
-      'words and marks of its corpus (listed under “What this model can read” above). Nearest it knows: “eats”, “slept”, “bears”.');
+  test("the page cuts a text into the pieces the library's word and character tokenizers cut it into", async () => {
+    await withShipped(async (attn) => {
+      const texts = [attn.agreementCorpus(500), 'Naïve façade — “quoted”, 3.5 × 2 ÷ x\t\ttabs  two spaces ,comma ,\n\n end ',
+        'émoji 🐈‍⬛ and 中文字 and Ωmega\u00a0nbsp', ' leading space', 'trailing '];
+      for (const text of texts) {
+        for (const kind of ['word', 'char']) {
+          // A tokenizer built from the text knows every piece of it: its ids name the pieces it cut.
+          const own = kind === 'word' ? new attn.WordTokenizer(text) : new attn.CharTokenizer(text);
+          try {
+            assert.deepEqual(splitPieces(kind, text), own.encode(text).map((id) => own.pieces[id]), `${kind}: ${JSON.stringify(text.slice(0, 40))}`);
+          } finally {
+            own.dispose();
+          }
+        }
+      }
+    });
   });
-  test('a known word at the very start, without its space: why, and the capital the sentences begin with', async () => {
-    assert.equal(await sentenceFor('the cats'), 'This model knows “the” only after a space: each word carries the space before it, ' +
-      'and the first word of a text has none, so the model must have seen it there. Begin with “The”, as its sentences do.');
+  // The page said "This model does not know the word “The”… Nearest it knows: “the”, “The”": the second “The” is
+  // “ The”, with the space before it, which the corpus never has (its sentences begin lines).
+  test('"The cats purr. The dogs run." reads the second “The” as “ the”, and says so without contradicting itself', async () => {
+    await withShipped(async (attn, tokenizer) => {
+      const { ids, replaced } = readAsKnown('The cats purr. The dogs run.', tokenizer);
+      assert.deepEqual(ids.map((id) => tokenizer.pieces[id]), ['The', ' cats', ' purr', '.', ' the', ' dogs', ' run', '.']);
+      assert.deepEqual(replaced, [{ at: 4, from: ' The', to: ' the' }]);
+      assert.equal(replacedSentence(replaced), 'Words this model never saw are read as the nearest it knows (each word with the ' +
+        'space before it): “ The” → “ the”.');
+      // What it knows is never replaced: the same ids as the tokenizer's own.
+      assert.deepEqual(readAsKnown('The cats purr.', tokenizer), { ids: tokenizer.encode('The cats purr.'), replaced: [] });
+    });
+  });
+  test('a sentence of words it never saw: every word read as a known one, nearest in spelling, marks as marks', async () => {
+    await withShipped(async (attn, tokenizer) => {
+      const { ids, replaced } = readAsKnown('Quantum physics explains everything!', tokenizer);
+      const pieces = ids.map((id) => tokenizer.pieces[id]);
+      assert.equal(ids.length, 5);
+      assert.ok(ids.every((id) => Number.isInteger(id) && id >= 0 && id < tokenizer.vocabSize), JSON.stringify(ids));
+      assert.deepEqual(replaced.map((r) => r.from), ['Quantum', ' physics', ' explains', ' everything', '!']);
+      assert.ok(pieces.slice(0, 4).every((p) => /^ ?[a-z]+$/i.test(p)), JSON.stringify(pieces));
+      assert.ok(['.', ',', '\n'].includes(pieces[4]), pieces[4]);
+      // "the" opening a text is "The" (the corpus's sentences begin with it), "elephants" the known word closest in spelling.
+      assert.deepEqual(readAsKnown('the elephants', tokenizer).ids.map((id) => tokenizer.pieces[id]), ['The', ' eats']);
+    });
   });
 });
 
