@@ -325,12 +325,22 @@ test("the site's own model generates with the page's defaults, past its 32-token
   const text = await page.textContent('#bring-generated');
   const attn = await createAttention();
   const { model, tokenizer } = await attn.loadDefaultModel();
-  // The 40 tokens after the prompt (its pieces join back as they were made: a word with its space, a mark, a newline).
+  // The tokens after the prompt (its pieces join back as they were made: a word with its space, a mark, a newline).
   const prompt = 'The cats, which slept near the dog,';
-  const generated = tokenizer.encode(prompt + text).length - tokenizer.encode(prompt).length;
+  const count = (generated) => tokenizer.encode(prompt + generated).length - tokenizer.encode(prompt).length;
+  assert.equal(count(text), 40, JSON.stringify(text));
+  // Stop stops a long generation where it is: the stream from the worker is aborted between two tokens.
+  await page.fill('#bring-max-new', '2000');
+  await page.click('#bring-generate');
+  await page.waitForFunction(() => document.querySelector('#bring-generated').textContent.length > 0);
+  await page.click('#bring-stop');
+  await page.waitForFunction(() => document.querySelector('#bring-generated').dataset.state === 'done');
+  const stopped = await page.textContent('#bring-generated');
+  assert.ok(count(stopped) > 0 && count(stopped) < 2000, `${count(stopped)} tokens`);
+  assert.doesNotMatch(stopped, /\[/, 'no error said');
   model.dispose();
   tokenizer.dispose();
-  assert.equal(generated, 40, JSON.stringify(text));
+  assert.equal(await page.isDisabled('#bring-stop'), true);
   await context.close();
   assertClean(problems);
 });

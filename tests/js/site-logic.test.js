@@ -14,6 +14,10 @@ import { float32Text, kinds } from '../../web/site/components/link-state.js';
 import * as settings from '../../web/site/chapters/settings.js';
 import { readAsKnown, replacedSentence, splitPieces } from '../../web/site/chapters/language-model/unknown-word.js';
 import { createAttention } from './helpers.js';
+import { latestOnly, SKIPPED } from '../../web/site/chapters/your-model/latest.js';
+import { topTokens } from '../../web/site/chapters/your-model/next-tokens.js';
+import { keptWhole } from '../../web/site/chapters/your-model/hub-models.js';
+import { loadFailure, withoutCaller } from '../../web/site/chapters/your-model/sentences.js';
 
 describe('link fields', () => {
   test('float32Text wrote a float32 that needs 9 digits (104830.766) as its whole double, 104830.765625: now the shortest decimal that reads back', () => {
@@ -220,6 +224,75 @@ describe("the toy model reads any sentence: a word it never saw is read as the n
       // "the" opening a text is "The" (the corpus's sentences begin with it), "elephants" the known word closest in spelling.
       assert.deepEqual(readAsKnown('the elephants', tokenizer).ids.map((id) => tokenizer.pieces[id]), ['The', ' eats']);
     });
+  });
+});
+
+describe("chapter 9's requests to the package's worker, and what it says", () => {
+  test('only the latest request of a kind is sent once the one before settles; those it replaced are never computed', async () => {
+    const run = latestOnly();
+    const computed = [];
+    let finish;
+    const first = run('analyse', () => new Promise((resolve) => {
+      computed.push(1);
+      finish = resolve;
+    }).then(() => 'one'));
+    // While the first computes, three more of its kind arrive, and one of another kind, which does not wait for them.
+    const replaced = [2, 3].map((n) => run('analyse', () => computed.push(n)));
+    const latest = run('analyse', () => {
+      computed.push(4);
+      return 'four';
+    });
+    const other = await run('head', () => 'head');
+    assert.equal(other, 'head');
+    assert.deepEqual(computed, [1]);
+    finish();
+    assert.equal(await first, 'one');
+    assert.deepEqual(await Promise.all(replaced), [SKIPPED, SKIPPED]);
+    assert.equal(await latest, 'four');
+    assert.deepEqual(computed, [1, 4]);
+    // A request that fails rejects, and the next is sent all the same.
+    await assert.rejects(run('analyse', () => Promise.reject(new Error('no'))), /no/);
+    assert.equal(await run('analyse', () => 'after'), 'after');
+  });
+  test('the next-token guess is the k likeliest of the logits, as a stable sort of the whole vocabulary orders them', () => {
+    const logits = Float32Array.from({ length: 5000 }, (_, i) => Math.round(10 * Math.sin(i * 12.9898) * 43758.5453 % 7) / 2);
+    const sorted = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a]).slice(0, 10);
+    const top = topTokens(logits);
+    assert.deepEqual(top.map((t) => t.id), sorted);
+    const max = Math.max(...logits);
+    const sum = logits.reduce((s, v) => s + Math.exp(v - max), 0);
+    top.forEach((t) => assert.ok(Math.abs(t.p - Math.exp(logits[t.id] - max) / sum) < 1e-12));
+    assert.deepEqual(topTokens(Float32Array.from([1, 3, 2]), 10).map((t) => t.id), [1, 2, 0]);
+  });
+  test('a model kept in the browser is whole only with its config, a tokenizer and all its weights', () => {
+    const whole = ['config.json', 'model.safetensors', 'tokenizer.json'];
+    assert.equal(keptWhole({ files: whole }), true);
+    assert.equal(keptWhole({ files: ['config.json', 'tokenizer.json'] }), false, 'a download cancelled before its weights');
+    assert.equal(keptWhole({ files: ['config.json', 'merges.txt', 'model.safetensors', 'vocab.json'] }), true);
+    const shards = ['config.json', 'model-00001-of-00002.safetensors', 'model.safetensors.index.json', 'tokenizer.json'];
+    assert.equal(keptWhole({ files: shards }), false);
+    assert.equal(keptWhole({ files: [...shards, 'model-00002-of-00002.safetensors'] }), true);
+  });
+  test("a load's failure is a sentence chosen by the library's code, without a function's name", () => {
+    const error = (code, message) => Object.assign(new Error(message), { code });
+    assert.equal(withoutCaller('loadPretrained: config.json: model_type is "bert"'), 'config.json: model_type is "bert"');
+    assert.equal(withoutCaller('GPT.forward: expected ids'), 'expected ids');
+    const gated = error('ERR_ATTN_HUB_AUTH', 'loadPretrained: a gated model');
+    assert.match(loadFailure(gated, { id: 'org/name' }), /^“org\/name” is gated or private: accept its terms/);
+    assert.match(loadFailure(gated, { id: 'org/name', token: true }), /^The Hugging Face Hub refused this access token/);
+    assert.match(loadFailure(error('ERR_ATTN_NOT_FOUND', 'x'), { id: 'org/name' }), /^The Hugging Face Hub has no model “org\/name”/);
+    const unreachable = /^The Hugging Face Hub cannot be reached \(this browser may be offline\), and “org\/name” is not kept in this browser/;
+    assert.match(loadFailure(error('ERR_ATTN_OFFLINE', 'x'), { id: 'org/name' }), unreachable);
+    assert.match(loadFailure(error('ERR_ATTN_LOAD_FAILED', "loadPretrained: Failed to fetch, and config.json is not in this browser's cache"),
+      { id: 'org/name' }), unreachable);
+    assert.equal(loadFailure(new DOMException('stop', 'AbortError')), 'Loading was cancelled.');
+    assert.equal(loadFailure(error('ERR_ATTN_INVALID_FILE', 'loadPretrained: config.json: model_type is "bert"')),
+      'These files cannot be read as a model: config.json: model_type is "bert"');
+    for (const code of ['ERR_ATTN_HUB_AUTH', 'ERR_ATTN_NOT_FOUND', 'ERR_ATTN_OFFLINE', 'ERR_ATTN_LOAD_FAILED', 'ERR_ATTN_OUT_OF_MEMORY',
+      'ERR_ATTN_WORKER', 'ERR_ATTN_INVALID_ARGUMENT', 'ERR_ATTN_INVALID_FILE', 'ERR_ATTN_INTERNAL']) {
+      const sentence = loadFailure(error(code, 'loadPretrained: something'), { id: 'org/name' });
+      assert.doesNotMatch(sentence, /ERR_ATTN|loadPretrained|\bat \w+ \(/, `${code}: ${sentence}`);
+    }
   });
 });
 

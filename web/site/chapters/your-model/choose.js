@@ -173,9 +173,10 @@ export function chooseModel(session, { onLoaded, onGone }) {
     }
     await loadHub(id, { accessToken: $('#hub-token').value.trim() || undefined });
   }
-  $('#load-hub-id').addEventListener('click', loadTyped);
-  $('#hub-id').addEventListener('keydown', (e) => {
-    if (e.key === 'Enter') loadTyped();
+  // A form, so that Enter in either field loads (and the browser knows the token field for what it is).
+  $('#hub-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    loadTyped();
   });
   $('#cancel-load').addEventListener('click', () => loading?.abort(new DOMException('Loading was cancelled.', 'AbortError')));
   for (const event of ['online', 'offline']) addEventListener(event, () => ($('#hub-offline').hidden = navigator.onLine));

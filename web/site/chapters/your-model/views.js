@@ -12,32 +12,12 @@ import { replacedSentence } from '../language-model/unknown-word.js';
 import { drawHeadTable, headRows, headsCsv } from './head-table.js';
 import { latestOnly, SKIPPED } from './latest.js';
 import { fullMap } from './maps.js';
+import { topTokens } from './next-tokens.js';
 import { computeFailure } from './sentences.js';
 
 const $ = (sel) => document.querySelector(sel);
 const THUMBNAIL = 32; // cells a side of each head's small map
 const HEAD_VIEW_TOKENS = 32; // the head view's lines stay readable up to about this many tokens
-const NEXT_TOKENS = 10;
-
-/** The `k` likeliest of `logits` with their softmax probabilities, likeliest first (no sort of the whole vocabulary). */
-export function topTokens(logits, k = NEXT_TOKENS) {
-  let max = -Infinity;
-  for (const v of logits) if (v > max) max = v;
-  let sum = 0;
-  for (const v of logits) sum += Math.exp(v - max);
-  const top = [];
-  for (let id = 0; id < logits.length; id++) {
-    if (top.length === k && logits[id] <= logits[top[k - 1]]) continue;
-    // Inserted in order; on a tie the lower id stays first, as a stable sort of the whole vocabulary would keep it.
-    let at = Math.min(top.length, k - 1);
-    while (at > 0 && logits[top[at - 1]] < logits[id]) {
-      top[at] = top[at - 1];
-      at--;
-    }
-    top[at] = id;
-  }
-  return top.map((id) => ({ id, p: Math.exp(logits[id] - max) / sum }));
-}
 
 /**
  * The views of `session`'s model on what `prompt` reads. `state` holds the page's choices: headsOff (Set of
