@@ -103,6 +103,29 @@ describe('errors appear beside their cause, and figures that no longer match are
 
   // The text was refused ("This model does not know the word “My”…", the figures out of date): a learner's sentence
   // is read instead, each word the model never saw as the nearest it knows, and the page says which.
+  // "The cats purr. The dogs run." was refused with a sentence that contradicted itself ("does not know the word “The”…
+  // Nearest it knows: “the”, “The”"): the second “The” is “ The”, with its space, which the corpus never has.
+  test('chapter 8 takes "The cats purr. The dogs run." and a sentence of words it never saw, in the maps and in Generate', async () => {
+    const { page, context, problems } = await load('chapters/7-language-model');
+    await page.fill('#probe', 'The cats purr. The dogs run.');
+    await page.waitForFunction(() => document.querySelector('#probe-replaced').textContent !== '');
+    await drawn(page);
+    assert.equal(await page.textContent('#probe-replaced'),
+      'Words this model never saw are read as the nearest it knows (each word with the space before it): “ The” → “ the”.');
+    assert.match(await page.textContent('#probe-next'), /^Next token after “\.”: /);
+    assert.equal(await page.getAttribute('#probe', 'aria-invalid'), 'false');
+    await page.fill('#prompt', 'Quantum physics explains everything');
+    await page.click('#generate');
+    await page.waitForFunction(() => document.querySelector('#generated').dataset.state === 'done', null, { timeout: 60000 });
+    assert.match(await page.textContent('#prompt-replaced'),
+      /^Words this model never saw are read as the nearest it knows \(each word with the space before it\): “Quantum” → “[^”]+”, “ physics” → “[^”]+”, “ explains” → “[^”]+”, “ everything” → “[^”]+”\.$/);
+    assert.equal(await page.getAttribute('#prompt', 'aria-invalid'), 'false');
+    // The prompt as the model read it, then what it wrote: 60 tokens by default.
+    assert.ok((await page.textContent('#generated')).split(/\s+/).length > 20);
+    await context.close();
+    assertClean(problems);
+  });
+
   test('chapter 8: a word the model never saw is read as the nearest it knows, said under the text; the known words are listed', async () => {
     const { page, context, problems } = await load('chapters/7-language-model');
     await page.fill('#probe', 'My cat,');

@@ -160,6 +160,17 @@ test('one click downloads a real model: its size said first, nothing asked befor
     const cache = await caches.open('attention-step-by-step-hub');
     return (await cache.keys()).map((r) => r.url);
   }), []);
+  // Its link names it; opened in a browser that does not keep it, nothing is downloaded until the reader asks.
+  await page.waitForFunction(() => !document.documentElement.hasAttribute('data-link-pending'));
+  assert.match(page.url(), /[?&]model=Qwen%2FQwen2\.5-0\.5B-Instruct(&|$)/);
+  mark = proxy.log.length;
+  await page.goto(page.url());
+  await ready(page);
+  await settled(page);
+  assert.equal(await page.textContent('#load-status'),
+    'This link shows the heads of Qwen/Qwen2.5-0.5B-Instruct, which this browser does not keep: press “Load it” to download it (990 MB).');
+  assert.equal(await page.inputValue('#hub-id'), QWEN);
+  assert.deepEqual(proxy.since(mark), []);
   await context.close();
   hubClean(problems);
 });

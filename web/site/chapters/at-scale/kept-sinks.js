@@ -20,12 +20,20 @@ const PARKED = 0.5;
  */
 export async function keptSinks(attn, text) {
   const hub = (await attn.cachedModels().catch(() => [])).filter(keptWhole);
-  const folder = await keptFolder().catch(() => null);
   const select = $('#sinks-model');
-  select.replaceChildren(...hub.map((m) => new Option(HUB_MODELS.find((t) => t.id === m.id)?.name ?? m.id, m.id)),
-    ...(folder ? [new Option(`your folder (${folder.name})`, FOLDER)] : []));
-  $('#sinks-kept').hidden = select.options.length === 0;
-  $('#sinks-none').hidden = select.options.length > 0;
+  const offered = () => {
+    $('#sinks-kept').hidden = select.options.length === 0;
+    $('#sinks-none').hidden = select.options.length > 0;
+  };
+  select.replaceChildren(...hub.map((m) => new Option(HUB_MODELS.find((t) => t.id === m.id)?.name ?? m.id, m.id)));
+  offered();
+  // The folder is asked of IndexedDB without waiting for it: a storage that never answers must not hold the page.
+  let folder = null;
+  keptFolder().then((kept) => {
+    folder = kept;
+    if (kept) select.append(new Option(`your folder (${kept.name})`, FOLDER));
+    offered();
+  }, () => {});
   let remote = null; // the package's API in its worker, started on the first click
 
   $('#sinks-load').addEventListener('click', async () => {
