@@ -168,7 +168,8 @@ export function chooseModel(session, { onLoaded, onGone }) {
   async function loadTyped() {
     const id = idFromTyped($('#hub-id').value);
     if (!id) {
-      showError('Type a model\'s id on the Hugging Face Hub, such as HuggingFaceTB/SmolLM2-135M-Instruct: addresses of other sites are not fetched.');
+      showError(id === '' ? 'Type a model\'s id first, such as HuggingFaceTB/SmolLM2-135M-Instruct.'
+        : 'Type a model\'s id on the Hugging Face Hub, such as HuggingFaceTB/SmolLM2-135M-Instruct: addresses of other sites are not fetched.');
       return;
     }
     await loadHub(id, { accessToken: $('#hub-token').value.trim() || undefined });
