@@ -18,6 +18,7 @@ import { latestOnly, SKIPPED } from '../../web/site/chapters/your-model/latest.j
 import { topTokens } from '../../web/site/chapters/your-model/next-tokens.js';
 import { keptWhole } from '../../web/site/chapters/your-model/hub-models.js';
 import { loadFailure, withoutCaller } from '../../web/site/chapters/your-model/sentences.js';
+import { idFromTyped } from '../../web/site/chapters/your-model/choose.js';
 
 describe('link fields', () => {
   test('float32Text wrote a float32 that needs 9 digits (104830.766) as its whole double, 104830.765625: now the shortest decimal that reads back', () => {
@@ -272,6 +273,17 @@ describe("chapter 9's requests to the package's worker, and what it says", () =>
     const shards = ['config.json', 'model-00001-of-00002.safetensors', 'model.safetensors.index.json', 'tokenizer.json'];
     assert.equal(keptWhole({ files: shards }), false);
     assert.equal(keptWhole({ files: [...shards, 'model-00002-of-00002.safetensors'] }), true);
+  });
+  test("what the reader types in the id field: an id, or a model's page on the Hub; no other address is ever fetched", () => {
+    assert.equal(idFromTyped('  HuggingFaceTB/SmolLM2-135M-Instruct '), 'HuggingFaceTB/SmolLM2-135M-Instruct');
+    assert.equal(idFromTyped('gpt2'), 'gpt2');
+    assert.equal(idFromTyped('https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct/tree/main'), 'Qwen/Qwen2.5-0.5B-Instruct');
+    assert.equal(idFromTyped('https://huggingface.co/unsloth/gemma-3-270m-it?x=1'), 'unsloth/gemma-3-270m-it');
+    for (const address of ['https://example.com/org/name', 'http://huggingface.co.evil/org/name', './model/', '/model', '../m',
+      'javascript:alert(1)', 'file:///tmp/model', 'data:text/plain,x']) {
+      assert.equal(idFromTyped(address), null, address);
+    }
+    assert.equal(idFromTyped('   '), '');
   });
   test("a load's failure is a sentence chosen by the library's code, without a function's name", () => {
     const error = (code, message) => Object.assign(new Error(message), { code });
