@@ -16,7 +16,20 @@ import { buildApiReference } from './tools/api-reference.js';
 const site = resolve(import.meta.dirname, 'web/site');
 const chapters = readdirSync(resolve(site, 'chapters')).filter((f) => f.endsWith('.html'));
 
-// No third-party host, no eval, no inline script. WebAssembly compilation needs
+// The hosts chapter 9 downloads a model from when the reader asks for one by its Hub id: the Hugging Face Hub, and the
+// file hosts its resolve/ URLs redirect the weights to, which a fetch must be allowed to follow (a policy checks every
+// redirect). They have been cdn-lfs(-us-1|-eu-1).huggingface.co, cdn-lfs(-us-1).hf.co, cas-bridge.xethub.hf.co and the
+// regional *.cdn.hf.co hosts; hf.co is the Hub's own domain, so any host under it fits. Only fetches: no script,
+// style, image or frame comes from them. Nothing is fetched from them unasked (tests/browser/your-model-hub.test.js).
+const HUB_HOSTS = [
+  'https://huggingface.co',
+  'https://cdn-lfs.huggingface.co',
+  'https://cdn-lfs-us-1.huggingface.co',
+  'https://cdn-lfs-eu-1.huggingface.co',
+  'https://*.hf.co',
+];
+
+// No third-party script or style, no eval, no inline script. WebAssembly compilation needs
 // 'wasm-unsafe-eval' (which allows nothing else). Inline styles are allowed:
 // three.js's SVGRenderer styles each shape through a style attribute; styles
 // cannot run code.
@@ -26,7 +39,7 @@ const CSP = [
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
   "font-src 'self'",
-  "connect-src 'self'",
+  `connect-src 'self' ${HUB_HOSTS.join(' ')}`,
   "worker-src 'self'",
   "object-src 'none'",
   "base-uri 'self'",

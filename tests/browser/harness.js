@@ -105,10 +105,12 @@ const recorded = new WeakMap();
  * to a host other than `origin`. colorScheme: the system theme the page sees ('light' unless said).
  * serviceWorkers: 'block' unless said, because the site's service worker reloads a page it did not serve
  * once it takes control (to make it cross-origin isolated, page.js), which would cut into a test that reads
- * the page meanwhile; the tests of the service worker itself say 'allow'.
+ * the page meanwhile; the tests of the service worker itself say 'allow'. contextOptions: more of the context's options
+ * (a `proxy` standing in for the Hugging Face Hub, tests/fixtures/hub-proxy.js).
  */
-export async function openPage(browser, origin, viewport = { width: 1280, height: 900 }, { colorScheme = 'light', serviceWorkers = 'block' } = {}) {
-  const context = await browser.newContext({ viewport, colorScheme, serviceWorkers });
+export async function openPage(browser, origin, viewport = { width: 1280, height: 900 },
+  { colorScheme = 'light', serviceWorkers = 'block', contextOptions = {} } = {}) {
+  const context = await browser.newContext({ viewport, colorScheme, serviceWorkers, ...contextOptions });
   const page = await context.newPage();
   const problems = { consoleErrors: [], pageErrors: [], foreignRequests: [], failedResponses: [], crashes: [] };
   recorded.set(page, problems);

@@ -107,12 +107,16 @@ test('refused inputs are reported beside their field and change nothing', async 
   await page.click('#generate');
   assert.equal(await fieldAlert(page, '#max-new'), 'Tokens must be from 1 to 2000; got “5000”.');
   assert.equal(await page.textContent('#generated'), generated);
-  // A prompt with a word the model does not know: a sentence about the word, not the tokenizer's Error.
+  // A prompt with a word the model never saw: it was refused; now it is read as the nearest known word, said under
+  // the prompt, and generated from.
   await page.fill('#max-new', '20');
   await page.fill('#prompt', 'The elephants');
   await page.click('#generate');
-  assert.match(await fieldAlert(page, '#prompt'), /^This model does not know the word “elephants”: .* Nearest it knows: “[^”]+”, “[^”]+”, “[^”]+”\.$/);
-  assert.equal(await page.textContent('#generated'), generated);
+  await page.waitForFunction(() => document.querySelector('#generated').dataset.state === 'done');
+  assert.equal(await page.textContent('#prompt-replaced'),
+    'Words this model never saw are read as the nearest it knows (each word with the space before it): “ elephants” → “ eats”.');
+  assert.equal(await page.getAttribute('#prompt', 'aria-invalid'), 'false');
+  assert.match(await page.textContent('#generated'), /^The eats/);
   await context.close();
   assertClean(problems);
 });

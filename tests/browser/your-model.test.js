@@ -204,8 +204,9 @@ test('a folder of a model the library does not read is refused with its message,
   writeFileSync(join(llama, 'config.json'), JSON.stringify({ model_type: 'falcon', hidden_size: 4096 }));
   await page.setInputFiles('#model-files', [join(llama, 'config.json'), ...files.slice(1)]);
   await page.waitForSelector('#load-error:not([hidden])');
-  assert.equal(await page.textContent('#load-error'),
-    'loadPretrained: config.json: model_type is "falcon"; this library reads "gpt2", "llama", "mistral", "qwen2", "qwen3", "gemma3_text" and "gemma3" models');
+  // A sentence, without the name of the function that refused it (it read "loadPretrained: config.json: …").
+  assert.equal(await page.textContent('#load-error'), 'These files cannot be read as a model: config.json: model_type is "falcon"; ' +
+    'this library reads "gpt2", "llama", "mistral", "qwen2", "qwen3", "gemma3_text" and "gemma3" models');
   rmSync(llama, { recursive: true });
   await loadModel(page);
   await context.close();
@@ -237,12 +238,12 @@ test('files dropped on the page load like chosen ones; Cancel stops a load and k
   await page.waitForFunction(() => document.querySelector('#load-status').textContent.startsWith('Loaded: 2 layers'), null, { timeout: 30000 });
   // A larger model (77 MB of embeddings, read 16 MiB at a time), cancelled once its first piece is in.
   const wide = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].map((f) => join(dir, 'wide', f));
-  // Cancel is pressed in the page in the frame the first piece shows: a click from here (its round trips, and its
+  // Cancel is pressed in the page in the frame the first progress shows: a click from here (its round trips, and its
   // wait for the button to hold still over two frames) came after the last piece on a fast machine.
   const cancelled = page.evaluate(() => new Promise((resolve) => {
     const press = () => {
       // (The status reads "Loaded: …" until this load's first piece is in.)
-      if (document.querySelector('#load-status').textContent.startsWith('Reading the weights')) resolve(document.querySelector('#cancel-load').click());
+      if (document.querySelector('#load-status').textContent.startsWith('Reading the files:')) resolve(document.querySelector('#cancel-load').click());
       else requestAnimationFrame(press);
     };
     press();
@@ -274,7 +275,7 @@ test('a browser whose IndexedDB never answers still draws chapter 9, loads a fol
   assertClean(problems);
 });
 
-test('no folder at hand: one click shows the site\'s own model in every view, with a text it can read', async () => {
+test('no folder at hand: one click shows the site\'s own model in every view, with a text it can read, sampled as the model says', async () => {
   const { page, context, problems } = await site.load('chapters/8-your-model');
   await page.click('#load-shipped');
   await page.waitForFunction(() => document.querySelector('#load-status').textContent.startsWith('Loaded the site\'s own model:'));
@@ -283,15 +284,17 @@ test('no folder at hand: one click shows the site\'s own model in every view, wi
   assert.equal(await page.inputValue('#bring-text'), 'The cats, which slept near the dog,');
   assert.equal(await page.isVisible('#load-error'), false);
   assert.equal(await page.locator('#model-view g.thumb').count(), 8);
-  // Sampling made visible: the next token's bars are the library's distribution at the page's temperature and
-  // top-k (0.8 and 40), over the model's 10 likeliest; Generate at temperature 0 draws, and marks, the first.
+  // Its sampling settings are the model's own (the library's: it has no generation_config.json), said as such.
+  assert.deepEqual(await Promise.all(['#bring-temperature', '#bring-top-k', '#bring-top-p'].map((f) => page.inputValue(f))), ['1', '0', '1']);
+  // Sampling made visible: the next token's bars are the library's distribution at those settings, over the model's
+  // 10 likeliest; Generate at temperature 0 draws, and marks, the first.
   const attn = await createAttention();
   const { model, tokenizer } = await attn.loadDefaultModel();
   const ids = tokenizer.encode('The cats, which slept near the dog,');
   const V = model.config.vocabSize;
   const last = { data: model.forward([ids]).logits.data.slice((ids.length - 1) * V, ids.length * V), shape: [V] };
   const own = attn.samplingDistribution(last).data;
-  const after = attn.samplingDistribution(last, { temperature: 0.8, topK: 40 }).data;
+  const after = attn.samplingDistribution(last, { temperature: 1, topK: 0, topP: 1 }).data;
   const top = Array.from(own.keys()).sort((a, b) => own[b] - own[a]).slice(0, 10);
   model.dispose();
   tokenizer.dispose();
@@ -305,6 +308,59 @@ test('no folder at hand: one click shows the site\'s own model in every view, wi
   await page.waitForFunction(() => document.querySelector('#your-sampling-drawn').dataset.drawn !== undefined);
   assert.equal(await page.getAttribute('#your-sampling-drawn', 'data-drawn'), String(top[0]));
   assert.equal(await page.locator('[data-figure="your-sampling"] g.bar.drawn[data-index="0"]').count(), 1);
+  await context.close();
+  assertClean(problems);
+});
+
+// Generate with the page's defaults refused the site's own model ("Tokens must be from 1 to 31; got “40”": the number of
+// tokens was held to the model's 32-token context); a generation runs past it, keeping the last 32 tokens as nanoGPT does.
+test("the site's own model generates with the page's defaults, past its 32-token context", async () => {
+  const { page, context, problems } = await site.load('chapters/8-your-model');
+  await page.click('#load-shipped');
+  await page.waitForFunction(() => document.querySelectorAll('[data-figure="your-sampling"] g.bar').length === 10);
+  assert.equal(await page.inputValue('#bring-max-new'), '40');
+  await page.click('#bring-generate');
+  await page.waitForFunction(() => document.querySelector('#bring-generated').dataset.state === 'done', null, { timeout: 60000 });
+  assert.equal(await page.getAttribute('#bring-max-new', 'aria-invalid'), 'false');
+  const text = await page.textContent('#bring-generated');
+  const attn = await createAttention();
+  const { model, tokenizer } = await attn.loadDefaultModel();
+  // The tokens after the prompt (its pieces join back as they were made: a word with its space, a mark, a newline).
+  const prompt = 'The cats, which slept near the dog,';
+  const count = (generated) => tokenizer.encode(prompt + generated).length - tokenizer.encode(prompt).length;
+  assert.equal(count(text), 40, JSON.stringify(text));
+  // Stop stops a long generation where it is: the stream from the worker is aborted between two tokens.
+  await page.fill('#bring-max-new', '2000');
+  await page.click('#bring-generate');
+  await page.waitForFunction(() => document.querySelector('#bring-generated').textContent.length > 0);
+  await page.click('#bring-stop');
+  await page.waitForFunction(() => document.querySelector('#bring-generated').dataset.state === 'done');
+  const stopped = await page.textContent('#bring-generated');
+  assert.ok(count(stopped) > 0 && count(stopped) < 2000, `${count(stopped)} tokens`);
+  assert.doesNotMatch(stopped, /\[/, 'no error said');
+  model.dispose();
+  tokenizer.dispose();
+  assert.equal(await page.isDisabled('#bring-stop'), true);
+  await context.close();
+  assertClean(problems);
+});
+
+// Chapter 9 refused a sentence of the site's own model as chapter 8 did ("does not know the word “The”… Nearest it
+// knows: “the”, “The”"): it reads every sentence now, words it never saw as the nearest it knows.
+test("the site's own model reads any sentence: the words it never saw are read as the nearest it knows, and marked", async () => {
+  const { page, context, problems } = await site.load('chapters/8-your-model');
+  await page.click('#load-shipped');
+  await page.waitForFunction(() => document.querySelectorAll('#head-table tbody tr').length === 8);
+  await page.fill('#bring-text', 'The cats purr. The dogs run.');
+  await page.waitForFunction(() => document.querySelector('#text-note').textContent.startsWith('8 tokens.'));
+  assert.equal(await page.textContent('#text-note'), '8 tokens. Words this model never saw are read as the nearest it knows ' +
+    '(each word with the space before it): “ The” → “ the”.');
+  assert.deepEqual(await page.$$eval('#tokens .token', (t) => t.map((e) => [e.textContent, e.classList.contains('replaced')])),
+    [['The', false], [' cats', false], [' purr', false], ['.', false], [' the', true], [' dogs', false], [' run', false], ['.', false]]);
+  await page.fill('#bring-text', 'Quantum physics explains everything');
+  await page.waitForFunction(() => document.querySelector('#text-note').textContent.startsWith('4 tokens.'));
+  assert.match(await page.textContent('#text-note'), /: “Quantum” → “[^”]+”, “ physics” → “[^”]+”, “ explains” → “[^”]+”, “ everything” → “[^”]+”\.$/);
+  await page.waitForFunction(() => document.querySelector('[data-figure="one-head"] canvas.full-map')?.width === 4);
   await context.close();
   assertClean(problems);
 });

@@ -12,8 +12,13 @@ import * as d3 from 'd3';
 import { thinned } from '../../web/site/components/line-chart.js';
 import { float32Text, kinds } from '../../web/site/components/link-state.js';
 import * as settings from '../../web/site/chapters/settings.js';
-import { unknownWordSentence } from '../../web/site/chapters/language-model/unknown-word.js';
+import { readAsKnown, replacedSentence, splitPieces } from '../../web/site/chapters/language-model/unknown-word.js';
 import { createAttention } from './helpers.js';
+import { latestOnly, SKIPPED } from '../../web/site/chapters/your-model/latest.js';
+import { topTokens } from '../../web/site/chapters/your-model/next-tokens.js';
+import { keptWhole } from '../../web/site/chapters/your-model/hub-models.js';
+import { loadFailure, withoutCaller } from '../../web/site/chapters/your-model/sentences.js';
+import { idFromTyped } from '../../web/site/chapters/your-model/choose.js';
 
 describe('link fields', () => {
   test('float32Text wrote a float32 that needs 9 digits (104830.766) as its whole double, 104830.765625: now the shortest decimal that reads back', () => {
@@ -167,29 +172,139 @@ describe('the site\'s settings, stated once (chapters/settings.js)', () => {
   });
 });
 
-describe("chapter 8's sentences for a prompt its model cannot read", () => {
-  // The tokenizer's own Error once reached the page ("WordTokenizer.encode: word ' elephants' …"), and "the" at the
-  // start of a prompt was called unknown with, as the nearest known word, “the” itself.
-  const sentenceFor = async (text) => {
+describe("the toy model reads any sentence: a word it never saw is read as the nearest it knows", () => {
+  const withShipped = async (use) => {
     const attn = await createAttention({ threads: 1 });
     const { model, tokenizer } = await attn.loadDefaultModel();
     try {
-      tokenizer.encode(text);
-      return null;
-    } catch (error) {
-      return unknownWordSentence(error, tokenizer.pieces);
+      return await use(attn, tokenizer);
     } finally {
       model.dispose();
       tokenizer.dispose();
     }
   };
-  test('a word the model never saw: named, with the known words nearest it, and no message of the library', async () => {
-    assert.equal(await sentenceFor('The elephants'), 'This model does not know the word “elephants”: it reads only the 168 ' +
-      'words and marks of its corpus (listed under “What this model can read” above). Nearest it knows: “eats”, “slept”, “bears”.');
+  test("the page cuts a text into the pieces the library's word and character tokenizers cut it into", async () => {
+    await withShipped(async (attn) => {
+      const texts = [attn.agreementCorpus(500), 'Naïve façade — “quoted”, 3.5 × 2 ÷ x\t\ttabs  two spaces ,comma ,\n\n end ',
+        'émoji 🐈‍⬛ and 中文字 and Ωmega\u00a0nbsp', ' leading space', 'trailing '];
+      for (const text of texts) {
+        for (const kind of ['word', 'char']) {
+          // A tokenizer built from the text knows every piece of it: its ids name the pieces it cut.
+          const own = kind === 'word' ? new attn.WordTokenizer(text) : new attn.CharTokenizer(text);
+          try {
+            assert.deepEqual(splitPieces(kind, text), own.encode(text).map((id) => own.pieces[id]), `${kind}: ${JSON.stringify(text.slice(0, 40))}`);
+          } finally {
+            own.dispose();
+          }
+        }
+      }
+    });
   });
-  test('a known word at the very start, without its space: why, and the capital the sentences begin with', async () => {
-    assert.equal(await sentenceFor('the cats'), 'This model knows “the” only after a space: each word carries the space before it, ' +
-      'and the first word of a text has none, so the model must have seen it there. Begin with “The”, as its sentences do.');
+  // The page said "This model does not know the word “The”… Nearest it knows: “the”, “The”": the second “The” is
+  // “ The”, with the space before it, which the corpus never has (its sentences begin lines).
+  test('"The cats purr. The dogs run." reads the second “The” as “ the”, and says so without contradicting itself', async () => {
+    await withShipped(async (attn, tokenizer) => {
+      const { ids, replaced } = readAsKnown('The cats purr. The dogs run.', tokenizer);
+      assert.deepEqual(ids.map((id) => tokenizer.pieces[id]), ['The', ' cats', ' purr', '.', ' the', ' dogs', ' run', '.']);
+      assert.deepEqual(replaced, [{ at: 4, from: ' The', to: ' the' }]);
+      assert.equal(replacedSentence(replaced), 'Words this model never saw are read as the nearest it knows (each word with the ' +
+        'space before it): “ The” → “ the”.');
+      // What it knows is never replaced: the same ids as the tokenizer's own.
+      assert.deepEqual(readAsKnown('The cats purr.', tokenizer), { ids: tokenizer.encode('The cats purr.'), replaced: [] });
+    });
+  });
+  test('a sentence of words it never saw: every word read as a known one, nearest in spelling, marks as marks', async () => {
+    await withShipped(async (attn, tokenizer) => {
+      const { ids, replaced } = readAsKnown('Quantum physics explains everything!', tokenizer);
+      const pieces = ids.map((id) => tokenizer.pieces[id]);
+      assert.equal(ids.length, 5);
+      assert.ok(ids.every((id) => Number.isInteger(id) && id >= 0 && id < tokenizer.vocabSize), JSON.stringify(ids));
+      assert.deepEqual(replaced.map((r) => r.from), ['Quantum', ' physics', ' explains', ' everything', '!']);
+      assert.ok(pieces.slice(0, 4).every((p) => /^ ?[a-z]+$/i.test(p)), JSON.stringify(pieces));
+      assert.ok(['.', ',', '\n'].includes(pieces[4]), pieces[4]);
+      // "the" opening a text is "The" (the corpus's sentences begin with it), "elephants" the known word closest in spelling.
+      assert.deepEqual(readAsKnown('the elephants', tokenizer).ids.map((id) => tokenizer.pieces[id]), ['The', ' eats']);
+    });
+  });
+});
+
+describe("chapter 9's requests to the package's worker, and what it says", () => {
+  test('only the latest request of a kind is sent once the one before settles; those it replaced are never computed', async () => {
+    const run = latestOnly();
+    const computed = [];
+    let finish;
+    const first = run('analyse', () => new Promise((resolve) => {
+      computed.push(1);
+      finish = resolve;
+    }).then(() => 'one'));
+    // While the first computes, three more of its kind arrive, and one of another kind, which does not wait for them.
+    const replaced = [2, 3].map((n) => run('analyse', () => computed.push(n)));
+    const latest = run('analyse', () => {
+      computed.push(4);
+      return 'four';
+    });
+    const other = await run('head', () => 'head');
+    assert.equal(other, 'head');
+    assert.deepEqual(computed, [1]);
+    finish();
+    assert.equal(await first, 'one');
+    assert.deepEqual(await Promise.all(replaced), [SKIPPED, SKIPPED]);
+    assert.equal(await latest, 'four');
+    assert.deepEqual(computed, [1, 4]);
+    // A request that fails rejects, and the next is sent all the same.
+    await assert.rejects(run('analyse', () => Promise.reject(new Error('no'))), /no/);
+    assert.equal(await run('analyse', () => 'after'), 'after');
+  });
+  test('the next-token guess is the k likeliest of the logits, as a stable sort of the whole vocabulary orders them', () => {
+    const logits = Float32Array.from({ length: 5000 }, (_, i) => Math.round(10 * Math.sin(i * 12.9898) * 43758.5453 % 7) / 2);
+    const sorted = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a]).slice(0, 10);
+    const top = topTokens(logits);
+    assert.deepEqual(top.map((t) => t.id), sorted);
+    const max = Math.max(...logits);
+    const sum = logits.reduce((s, v) => s + Math.exp(v - max), 0);
+    top.forEach((t) => assert.ok(Math.abs(t.p - Math.exp(logits[t.id] - max) / sum) < 1e-12));
+    assert.deepEqual(topTokens(Float32Array.from([1, 3, 2]), 10).map((t) => t.id), [1, 2, 0]);
+  });
+  test('a model kept in the browser is whole only with its config, a tokenizer and all its weights', () => {
+    const whole = ['config.json', 'model.safetensors', 'tokenizer.json'];
+    assert.equal(keptWhole({ files: whole }), true);
+    assert.equal(keptWhole({ files: ['config.json', 'tokenizer.json'] }), false, 'a download cancelled before its weights');
+    assert.equal(keptWhole({ files: ['config.json', 'merges.txt', 'model.safetensors', 'vocab.json'] }), true);
+    const shards = ['config.json', 'model-00001-of-00002.safetensors', 'model.safetensors.index.json', 'tokenizer.json'];
+    assert.equal(keptWhole({ files: shards }), false);
+    assert.equal(keptWhole({ files: [...shards, 'model-00002-of-00002.safetensors'] }), true);
+  });
+  test("what the reader types in the id field: an id, or a model's page on the Hub; no other address is ever fetched", () => {
+    assert.equal(idFromTyped('  HuggingFaceTB/SmolLM2-135M-Instruct '), 'HuggingFaceTB/SmolLM2-135M-Instruct');
+    assert.equal(idFromTyped('gpt2'), 'gpt2');
+    assert.equal(idFromTyped('https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct/tree/main'), 'Qwen/Qwen2.5-0.5B-Instruct');
+    assert.equal(idFromTyped('https://huggingface.co/unsloth/gemma-3-270m-it?x=1'), 'unsloth/gemma-3-270m-it');
+    for (const address of ['https://example.com/org/name', 'http://huggingface.co.evil/org/name', './model/', '/model', '../m',
+      'javascript:alert(1)', 'file:///tmp/model', 'data:text/plain,x']) {
+      assert.equal(idFromTyped(address), null, address);
+    }
+    assert.equal(idFromTyped('   '), '');
+  });
+  test("a load's failure is a sentence chosen by the library's code, without a function's name", () => {
+    const error = (code, message) => Object.assign(new Error(message), { code });
+    assert.equal(withoutCaller('loadPretrained: config.json: model_type is "bert"'), 'config.json: model_type is "bert"');
+    assert.equal(withoutCaller('GPT.forward: expected ids'), 'expected ids');
+    const gated = error('ERR_ATTN_HUB_AUTH', 'loadPretrained: a gated model');
+    assert.match(loadFailure(gated, { id: 'org/name' }), /^“org\/name” is gated or private: accept its terms/);
+    assert.match(loadFailure(gated, { id: 'org/name', token: true }), /^The Hugging Face Hub refused this access token/);
+    assert.match(loadFailure(error('ERR_ATTN_NOT_FOUND', 'x'), { id: 'org/name' }), /^The Hugging Face Hub has no model “org\/name”/);
+    const unreachable = /^The Hugging Face Hub cannot be reached \(this browser may be offline\), and “org\/name” is not kept in this browser/;
+    assert.match(loadFailure(error('ERR_ATTN_OFFLINE', 'x'), { id: 'org/name' }), unreachable);
+    assert.match(loadFailure(error('ERR_ATTN_LOAD_FAILED', "loadPretrained: Failed to fetch, and config.json is not in this browser's cache"),
+      { id: 'org/name' }), unreachable);
+    assert.equal(loadFailure(new DOMException('stop', 'AbortError')), 'Loading was cancelled.');
+    assert.equal(loadFailure(error('ERR_ATTN_INVALID_FILE', 'loadPretrained: config.json: model_type is "bert"')),
+      'These files cannot be read as a model: config.json: model_type is "bert"');
+    for (const code of ['ERR_ATTN_HUB_AUTH', 'ERR_ATTN_NOT_FOUND', 'ERR_ATTN_OFFLINE', 'ERR_ATTN_LOAD_FAILED', 'ERR_ATTN_OUT_OF_MEMORY',
+      'ERR_ATTN_WORKER', 'ERR_ATTN_INVALID_ARGUMENT', 'ERR_ATTN_INVALID_FILE', 'ERR_ATTN_INTERNAL']) {
+      const sentence = loadFailure(error(code, 'loadPretrained: something'), { id: 'org/name' });
+      assert.doesNotMatch(sentence, /ERR_ATTN|loadPretrained|\bat \w+ \(/, `${code}: ${sentence}`);
+    }
   });
 });
 

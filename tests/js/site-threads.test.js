@@ -1,9 +1,11 @@
 // Which thread runs what on the site. A page never freezes because the work whose cost grows with a run or a
-// model runs in the chapters' workers; on a page's thread the library is only asked for bounded steps (a trace or
-// a forward of the shipped or browser-trained model, one token of a stream between two turns of the event loop).
+// model runs in workers: the chapters' own, or the package's (createAttention({ worker: true }), whose every call is
+// a Promise computed in web/lib/worker.js). On a page's thread the library is only asked for bounded steps (a trace
+// or a forward of the shipped or browser-trained model, one token of a stream between two turns of the event loop).
 // This is checked on the modules themselves, not by timing the pages (a task's duration varies 2× on a shared
 // host): the modules a page runs are those its <script> imports, minus what starts as a worker
-// (new Worker(new URL(...))), and none of them may call the heavy part of the API.
+// (new Worker(new URL(...))), and none of them may call the heavy part of the API but on the package's worker API,
+// which the site names `remote` wherever it holds it (and binds that name to nothing else).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -56,35 +58,51 @@ const pageEntries = pages.flatMap((html) => [...readFileSync(html, 'utf8').match
 const onPages = reach(pageEntries);
 const inWorkers = reach([...onPages.workers]);
 
-test('the pages start the site\'s four workers', () => {
+test('the pages start the site\'s three workers, and two modules start the package\'s', () => {
   assert.equal(pageEntries.length, pages.length, 'every page has one module script');
   assert.deepEqual([...onPages.workers].map((f) => relative(SITE, f)).sort(), [
     'chapters/induction/training-worker.js',
     'chapters/language-model/probe-worker.js',
     'chapters/language-model/training-worker.js',
-    'chapters/your-model/worker.js',
   ]);
+  const remote = [...onPages.modules].filter((f) => /createAttention\(\{ worker: true/.test(code(f)));
+  assert.deepEqual(remote.map((f) => relative(SITE, f)).sort(), ['chapters/at-scale/kept-sinks.js', 'chapters/your-model/session.js']);
 });
 
-test('no module a page runs calls work that grows with a run or a model; the workers do', () => {
+/** Where `text` calls `pattern` other than as `remote.<call>(` or `remote.<a>.<call>(`. */
+const onThisThread = (text, pattern) => [...text.matchAll(new RegExp(pattern.source, 'g'))]
+  .filter((m) => !/\bremote\.$/.test(text.slice(0, m.index + (m[0].startsWith('.') ? 1 : 0))));
+
+test('no module a page runs calls work that grows with a run or a model but in a worker', () => {
   const offending = [];
   for (const file of onPages.modules) {
     const text = code(file);
-    for (const [what, pattern] of Object.entries(HEAVY)) if (pattern.test(text)) offending.push(`${relative(SITE, file)}: ${what}`);
+    for (const [what, pattern] of Object.entries(HEAVY)) if (onThisThread(text, pattern).length > 0) offending.push(`${relative(SITE, file)}: ${what}`);
+    // `remote` is the package's worker API and nothing else: every value given to that name is createAttention({ worker: true })
+    // (or null, until it is started).
+    for (const [, value] of text.matchAll(/\bremote\s*(?:\?\?)?=(?!=)\s*([^;]+)/g)) {
+      if (!/^(?:null$|(?:await\s+)?createAttention\(\{ worker: true)/.test(value.trim())) offending.push(`${relative(SITE, file)}: remote = ${value}`);
+    }
   }
   assert.deepEqual(offending, []);
-  // Each of these is called somewhere in a worker: the list names what the site really does, so a renamed call
-  // fails here instead of slipping past the check above.
+  // Each of these is called somewhere in a worker, or on the package's worker API: the list names what the site really
+  // does, so a renamed call fails here instead of slipping past the check above.
   const workerCode = [...inWorkers.modules].map(code).join('\n');
-  for (const [what, pattern] of Object.entries(HEAVY)) assert.ok(pattern.test(workerCode), `no worker does ${what}`);
+  const remoteCalls = [...onPages.modules].map(code).join('\n');
+  for (const [what, pattern] of Object.entries(HEAVY)) {
+    const inRemote = [...remoteCalls.matchAll(new RegExp(pattern.source, 'g'))].length > onThisThread(remoteCalls, pattern).length;
+    assert.ok(pattern.test(workerCode) || inRemote, `no worker does ${what}`);
+  }
 });
 
 test('a stream on a page\'s thread gives the event loop a turn between tokens', () => {
   // chapter 8's Generate streams the active model on the page (GPT.stream): one token per turn, never a whole run.
+  // Chapter 9's streams from the package's worker: each token is a Promise, awaited by `for await`.
   const streaming = [...onPages.modules].filter((f) => /\.stream\(/.test(code(f)));
-  assert.deepEqual(streaming.map((f) => relative(SITE, f)), ['chapters/language-model/generation.js']);
-  for (const file of streaming) {
-    const loop = code(file).match(/for \(const [^)]*? of [^)]*?\.stream\([^]*?\n\s{6}\}/)?.[0] ?? '';
-    assert.match(loop, /await nextTurn\(\)/, `${relative(SITE, file)}: the stream's loop`);
-  }
+  assert.deepEqual(streaming.map((f) => relative(SITE, f)).sort(), ['chapters/language-model/generation.js', 'chapters/your-model/generate.js']);
+  const onPage = code(join(SITE, 'chapters/language-model/generation.js'));
+  assert.match(onPage.match(/for \(const [^)]*? of [^)]*?\.stream\([^]*?\n\s{6}\}/)?.[0] ?? '', /await nextTurn\(\)/, 'chapter 8: the stream\'s loop');
+  const fromWorker = code(join(SITE, 'chapters/your-model/generate.js'));
+  assert.match(fromWorker, /for await \(const \[token\] of stream\)/, 'chapter 9: the stream is awaited token by token');
+  assert.match(fromWorker, /const stream = loaded\.model\.stream\(/, 'chapter 9: the stream is the worker model\'s');
 });

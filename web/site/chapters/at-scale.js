@@ -14,10 +14,12 @@ import { linkState } from '../components/link-state.js';
 import { perFrame, report } from '../components/page.js';
 import { LENGTHS, MODELS } from './at-scale/configs.js';
 import { groupingPicture } from './at-scale/grouping.js';
+import { keptSinks } from './at-scale/kept-sinks.js';
 import { AT_SCALE as SETTINGS } from './settings.js';
 import shippedModelUrl from '../../lib/models/agreement.safetensors?url';
 
 const TOKENS = ['The', 'cats', 'which', 'slept', 'near', 'the', 'dog', 'purr'];
+const SINKS_TEXT = 'The cats, which slept near the dog, purr.'; // the sinks' text, for chapter 8's model and a kept one
 const D = 8; // the cache example's head dimension
 const WINDOW_T = 12; // the tokens of the sliding-window maps
 const SCORES = 12; // the online softmax's row
@@ -150,7 +152,7 @@ chapter(async (attn) => {
   async function drawSinks() {
     const { model, tokenizer } = await attn.loadDefaultModel({ url: shippedModelUrl });
     try {
-      const text = 'The cats, which slept near the dog, purr.';
+      const text = SINKS_TEXT;
       const ids = tokenizer.encode(text);
       const T = ids.length;
       const { nLayer: L, nHead: H } = model.config;
@@ -204,5 +206,6 @@ chapter(async (attn) => {
   await link.ready;
   draw();
   await drawSinks();
+  await keptSinks(attn, SINKS_TEXT);
   await new Promise(requestAnimationFrame);
 });

@@ -80,12 +80,18 @@ export const GENERATION = {
   max_new_tokens: { control: '#max-new', label: 'Tokens', kind: 'integer', min: 1, max: 2000, default: 60 },
 };
 
-/** Chapter 9, "A model you bring": the reader's text, and the sampling settings (the library's generate options). */
+/**
+ * Chapter 9, "A model you bring": the reader's text, and the sampling settings (the library's generate options). A
+ * loaded model's own sampling settings (its generation_config.json) replace the defaults here that the reader or a
+ * link left alone.
+ */
 export const YOUR_MODEL = {
   text: { control: '#bring-text', label: 'The text', kind: 'text', maxLength: 8000,
     default: 'Mr and Mrs Dursley, of number four, Privet Drive, were proud to say that they were perfectly normal. Mr and Mrs' },
   temperature: { ...GENERATION.temperature, control: '#bring-temperature' },
   top_k: { ...GENERATION.top_k, control: '#bring-top-k', default: 40 },
+  // transformers' TopPLogitsWarper takes (0, 1]: a hundredth is the least the field offers.
+  top_p: { control: '#bring-top-p', label: 'Top-p', kind: 'number', min: 0.01, max: 1, step: 0.05, default: 1 },
   max_new_tokens: { ...GENERATION.max_new_tokens, control: '#bring-max-new', default: 40 },
 };
 

@@ -30,7 +30,7 @@ export const CHAPTERS = [
   { file: '7-language-model.html', title: 'A tiny language model',
     lesson: 'Generate from a trained model, switch its heads off, and train your own in the browser.' },
   { file: '8-your-model.html', title: 'A model you bring',
-    lesson: 'Open GPT-2 (or your nanoGPT) and find what each of its 144 heads does on your text.' },
+    lesson: 'Load GPT-2, SmolLM2, Qwen2.5 or Gemma 3 in one click, and find what each of its heads does on your text or a chat.' },
   { file: 'at-scale.html', title: 'Attention at scale',
     lesson: 'Step through a KV cache, size the caches of today\'s models, slide a window, and compute a softmax without its whole row.' },
   { file: '9-induction-heads.html', title: 'How attention copies',

@@ -1,13 +1,13 @@
 // Sampling made visible (chapters 8 and 9): the next token's likeliest candidates as bars, at the reader's
-// temperature and top-k (what Generate draws from, attn.samplingDistribution), over outlines of the model's own
+// temperature, top-k and top-p (what Generate draws from, attn.samplingDistribution), over outlines of the model's own
 // probabilities; and the token Generate drew, marked among them.
 import { bars } from './bars.js';
 
-/** The figure for candidates {ids, pieces, own, after} (likeliest first) at `temperature` and `topK`. */
-export function samplingBars(figure, candidates, { temperature, topK }) {
+/** The figure for candidates {ids, pieces, own, after} (likeliest first) at `temperature`, `topK` and (chapter 9) `topP`. */
+export function samplingBars(figure, candidates, { temperature, topK, topP }) {
   const { pieces, own, after } = candidates;
   bars(figure, after, {
-    title: `The next token, temperature ${temperature}, top-k ${topK === 0 ? 'all' : topK}: the bars are what Generate ` +
+    title: `The next token, temperature ${temperature}, top-k ${topK === 0 ? 'all' : topK}${topP === undefined ? '' : `, top-p ${topP}`}: the bars are what Generate ` +
       'draws from; the outlines, the model\'s own probabilities (temperature 1, every token)',
     labels: pieces.map((piece) => piece.trim() || '␣'),
     domain: [0, Math.max(...own, ...after)], // the axis reaches the tallest bar

@@ -14,7 +14,7 @@ import { tokenFlow } from './flow.js';
 import { headMask } from './heads.js';
 import { SENTENCES } from './probe.js';
 import { headName, percent, quote, shown } from './state.js';
-import { unknownWordSentence } from './unknown-word.js';
+import { readNow, replacedSentence } from './unknown-word.js';
 
 const $ = (sel) => document.querySelector(sel);
 const FIGURES = ['[data-figure="flow"]', '#probe-claim', '#probe-next', '#probe-heads', '[data-figure="model-attention"]', '[data-figure="head-map"]', '[data-figure="trained-head-view"]',
@@ -128,18 +128,17 @@ export function attentionView(state) {
   const draw = perFrame(() => {
     const { model, tokenizer } = state.current();
     const figures = FIGURES.map((sel) => $(sel));
-    let ids;
-    try {
-      ids = tokenizer.encode($('#probe').value);
-      if (ids.length === 0) throw new Error('Type a text: at least one word the model knows.');
-      const block = model.config.blockSize;
-      showProblem($('#probe'), ids.length > block ? `The model reads at most ${block} tokens; only the first ${block} are shown.` : '');
-      ids = ids.slice(0, block);
-    } catch (error) {
-      showProblem($('#probe'), unknownWordSentence(error, tokenizer.pieces) ?? error.message);
-      markStale(figures, true, 'Out of date: these figures redraw once the text above can be read.', { once: true });
+    // A word the model never saw is read as the nearest it knows, and the note under the text says which.
+    const read = readNow($('#probe').value, tokenizer);
+    $('#probe-replaced').textContent = replacedSentence(read.replaced, tokenizer.kind);
+    if (read.ids.length === 0) {
+      showProblem($('#probe'), 'Type a text: the maps need at least one word.');
+      markStale(figures, true, 'Out of date: these figures redraw once the text above has a word.', { once: true });
       return;
     }
+    const block = model.config.blockSize;
+    showProblem($('#probe'), read.ids.length > block ? `The model reads at most ${block} tokens; only the first ${block} are shown.` : '');
+    const ids = read.ids.slice(0, block);
     markStale(figures, false);
     try {
       const vocabulary = tokenizer.pieces;

@@ -6,24 +6,22 @@
 import { markStale, showProblem } from '../../components/inputs.js';
 import { perFrame, report } from '../../components/page.js';
 import { markDrawn, samplingBars } from '../../components/sampling-bars.js';
-import { unknownWordSentence } from './unknown-word.js';
+import { readNow, replacedSentence } from './unknown-word.js';
 
 const SHOWN = 10; // the likeliest next words drawn as bars
 
 const $ = (sel) => document.querySelector(sel);
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-/** The prompt as the model's ids (its last blockSize − 1), or null with the problem said beside the field. */
+/**
+ * The prompt as the model's ids (its last blockSize − 1), words it never saw read as the nearest it knows (said under
+ * the field), or null with the problem said beside the field.
+ */
 function promptIds(model, tokenizer, prompt) {
-  try {
-    const ids = tokenizer.encode(prompt).slice(-(model.config.blockSize - 1));
-    showProblem($('#prompt'), ids.length === 0 ? 'Type a prompt first.' : '');
-    return ids.length ? ids : null;
-  } catch (error) {
-    // A word the model does not know, said as a sentence; it showed the tokenizer's own message.
-    showProblem($('#prompt'), unknownWordSentence(error, tokenizer.pieces) ?? error.message);
-    return null;
-  }
+  const { ids, replaced } = readNow(prompt, tokenizer);
+  $('#prompt-replaced').textContent = replacedSentence(replaced, tokenizer.kind);
+  showProblem($('#prompt'), ids.length === 0 ? 'Type a prompt first.' : '');
+  return ids.length ? ids.slice(-(model.config.blockSize - 1)) : null;
 }
 
 /** settings: controls() of GENERATION. */
