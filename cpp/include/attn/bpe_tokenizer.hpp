@@ -40,7 +40,7 @@ namespace attn {
 struct TokenizerPipeline;  // a tokenizer.json's normalizer, pre-tokenizer and decoder (an internal of the library)
 struct TokenizerJson;      // a tokenizer.json already parsed (an internal of the library: cpp/src/tokenizer_json.hpp)
 class AddedVocabulary;     // its added tokens (cpp/src/added_vocabulary.hpp)
-struct BPETables;          // its vocabulary and merges as hash tables (cpp/src/bpe_tokenizer.cpp)
+struct BPETables;          // its vocabulary and merges as hash tables (cpp/src/bpe_tables.hpp)
 class PostProcessor;       // its post_processor (cpp/src/post_processor.hpp)
 
 // The most tokens a tokenizer may hold: a model's vocabulary (kMaxVocabulary, tokenizer.hpp) and added tokens past
