@@ -174,7 +174,7 @@ val repeated_sequences(double batch_size, double length, double vocab_size, doub
 val bpe_from_files(const val& vocab_json, const val& merges_txt, const val& tokenizer_config);
 val bpe_from_tokenizer_json(const val& text, const val& tokenizer_config);
 val bpe_encode(const BPETokenizer& t, const val& text, bool add_special_tokens);
-val bpe_decode(const BPETokenizer& t, const val& ids, bool skip_special_tokens);
+val bpe_decode(const BPETokenizer& t, const val& ids, bool skip_special_tokens, const val& clean_up);
 val bpe_named_tokens(const BPETokenizer& t);
 val bpe_pieces(const BPETokenizer& t);
 double bpe_vocab_size(const BPETokenizer& t);

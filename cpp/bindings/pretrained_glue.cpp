@@ -34,8 +34,10 @@ val bpe_encode(const BPETokenizer& t, const val& text, bool add_special_tokens) 
     return guarded("BPETokenizer.encode", [&] { return int32_ids_to_js(t.encode(text_from_js(text), add_special_tokens)); });
 }
 
-val bpe_decode(const BPETokenizer& t, const val& ids, bool skip_special_tokens) {
-    return guarded("BPETokenizer.decode", [&] { return text_to_js(t.decode(to_ids(ids, "BPETokenizer.decode"), skip_special_tokens)); });
+// clean_up: undefined for the tokenizer's own setting, or a boolean (bpe-tokenizer.js checked it).
+val bpe_decode(const BPETokenizer& t, const val& ids, bool skip_special_tokens, const val& clean_up) {
+    const std::optional<bool> clean = clean_up.isUndefined() ? std::nullopt : std::optional<bool>(clean_up.as<bool>());
+    return guarded("BPETokenizer.decode", [&] { return text_to_js(t.decode(to_ids(ids, "BPETokenizer.decode"), skip_special_tokens, clean)); });
 }
 
 // {bosToken, bosTokenId, eosToken, …}: the tokens tokenizer_config.json names and their ids (null where there is none).

@@ -293,7 +293,34 @@ std::vector<std::string> BPETokenizer::pre_tokenize(const std::string& text) con
     return pieces;
 }
 
-std::string BPETokenizer::decode(const std::vector<int64_t>& ids, bool skip_special_tokens) const {
+namespace {
+// transformers' PreTrainedTokenizerBase.clean_up_tokenization: the spaces a word-level tokenizer left before
+// punctuation and English contractions, removed in this order, each everywhere.
+std::string clean_up_tokenization(std::string text) {
+    static constexpr std::pair<std::string_view, std::string_view> kReplaced[] = {
+        {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"},
+        {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
+    for (const auto& [from, to] : kReplaced) {
+        std::string out;
+        out.reserve(text.size());
+        size_t at = 0;
+        for (size_t hit; (hit = text.find(from, at)) != std::string::npos; at = hit + from.size()) {
+            out.append(text, at, hit - at).append(to);
+        }
+        out.append(text, at, std::string::npos);
+        text = std::move(out);
+    }
+    return text;
+}
+}  // namespace
+
+std::string BPETokenizer::decode(const std::vector<int64_t>& ids, bool skip_special_tokens,
+                                 std::optional<bool> clean_up_tokenization_spaces) const {
+    std::string text = decode_tokens(ids, skip_special_tokens);
+    return clean_up_tokenization_spaces.value_or(clean_up_tokenization_spaces_) ? clean_up_tokenization(std::move(text)) : text;
+}
+
+std::string BPETokenizer::decode_tokens(const std::vector<int64_t>& ids, bool skip_special_tokens) const {
     std::vector<std::string> tokens;
     tokens.reserve(ids.size());
     for (size_t i = 0; i < ids.size(); ++i) {

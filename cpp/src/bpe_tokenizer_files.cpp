@@ -78,6 +78,7 @@ void BPETokenizer::read_config(const std::string& tokenizer_config_json) {
     eos_token_ = c.eos_token;
     pad_token_ = c.pad_token;
     unk_token_ = c.unk_token;
+    clean_up_tokenization_spaces_ = c.clean_up_tokenization_spaces.value_or(false);
     if (!c.rebuilds_post_processor()) return;
     // LlamaTokenizerFast.update_post_processor: "bos $A eos", each by its flag (add_bos_token true, add_eos_token
     // false unless the file says), an error when a flag is on and its token is not named.

@@ -45,6 +45,7 @@ TokenizerConfig read_tokenizer_config(const std::string& text) {
     if (j.contains("tokenizer_class") && j["tokenizer_class"].is_string()) c.tokenizer_class = j["tokenizer_class"].get<std::string>();
     c.add_bos_token = flag(j, "add_bos_token");
     c.add_eos_token = flag(j, "add_eos_token");
+    c.clean_up_tokenization_spaces = flag(j, "clean_up_tokenization_spaces");
     return c;
 }
 

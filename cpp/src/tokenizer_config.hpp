@@ -13,6 +13,10 @@ struct TokenizerConfig {
     std::optional<std::string> bos_token, eos_token, pad_token, unk_token;
     std::string tokenizer_class;  // e.g. "LlamaTokenizer", "GemmaTokenizerFast", "PreTrainedTokenizerFast"
     std::optional<bool> add_bos_token, add_eos_token;
+    // Whether decode removes the spaces a word-level tokenizer left before punctuation and contractions
+    // (transformers' clean_up_tokenization). Unset is false, as in transformers since v4.45; @huggingface/tokenizers
+    // (and so transformers.js) takes unset as true, and this library follows transformers.
+    std::optional<bool> clean_up_tokenization_spaces;
 
     // transformers' Llama and Gemma tokenizer classes (LlamaTokenizerFast, GemmaTokenizerFast) replace the
     // tokenizer.json's post_processor by "bos $A eos" from add_bos_token (default true) and add_eos_token

@@ -157,6 +157,26 @@ TEST(TokenizerConfig, NamesTheSpecialTokensAndLlamasClassDecidesBosAndEos) {
     EXPECT_EQ(t.decode({256, 'h', 'i', 257}, true), "hi</s>");
 }
 
+// transformers' decode cleans up " ." " ?" " !" " ," " ' " " n't" " 'm" " 's" " 've" " 're" when the file says
+// clean_up_tokenization_spaces (Llama 3's and GPT-2's do); unset is false, as in transformers since v4.45.
+TEST(TokenizerConfig, CleanUpTokenizationSpacesIsTheFilesUnlessDecodeIsTold) {
+    // (what Python's str.replace chain of clean_up_tokenization gives: " 't" is not in its list, " n't" is)
+    const std::string text = "Hello , world . I don 't know , do you ? It 's ' quoted ' ! We 're , they 've , I 'm. Do n't";
+    const std::string cleaned = "Hello, world. I don 't know, do you? It's'quoted '! We're, they've, I'm. Don't";
+    const BPETokenizer unset = BPETokenizer::from_tokenizer_json(bytes_file().dump());
+    std::vector<int64_t> ids(text.begin(), text.end());
+    EXPECT_FALSE(unset.clean_up_tokenization_spaces());
+    EXPECT_EQ(unset.decode(ids), text);
+    EXPECT_EQ(unset.decode(ids, false, true), cleaned);
+    const BPETokenizer on = BPETokenizer::from_tokenizer_json(bytes_file().dump(), R"({"clean_up_tokenization_spaces": true})");
+    EXPECT_TRUE(on.clean_up_tokenization_spaces());
+    EXPECT_EQ(on.decode(ids), cleaned);
+    EXPECT_EQ(on.decode(ids, false, false), text);
+    EXPECT_EQ(on.encode(text, false), ids);  // encoding is untouched
+    EXPECT_EQ(error_of([&] { BPETokenizer::from_tokenizer_json(bytes_file().dump(), R"({"clean_up_tokenization_spaces": "yes"})"); }),
+              "BPETokenizer: tokenizer_config.json: clean_up_tokenization_spaces is \"yes\", expected true or false");
+}
+
 TEST(BPEMerges, APairListedTwiceKeptItsFirstRank) {
     // The tokenizers library builds its merge map from the list, so a pair listed twice has its last rank: here
     // "a b" ranks after "b c", and "abc" is a + bc. The first rank made it ab + c.

@@ -51,7 +51,7 @@ export function bpeTokenizerApi(M) {
      * encoded without adding special tokens (the template writes them), else the text.
      */
     applyChatTemplate(messages, opts = {}) {
-      const fn = 'applyChatTemplate';
+      const fn = 'BPETokenizer.applyChatTemplate';
       const { tokenize = true, ...render } = options(opts, ['tokenize', 'addGenerationPrompt', 'tools', 'documents', 'chatTemplate', 'variables'], fn);
       boolean(tokenize, fn, 'tokenize');
       const text = renderChatTemplate(this.#chat.templates, messages, render, this.#chat.specialTokens);
@@ -74,12 +74,14 @@ export function bpeTokenizerApi(M) {
     }
     /**
      * The text of ids, without the special added tokens (<s>, <|im_start|> …) when `skipSpecialTokens`. Bytes that
-     * end inside a character show as U+FFFD, as TextDecoder shows them.
+     * end inside a character show as U+FFFD, as TextDecoder shows them. `cleanUpTokenizationSpaces` (default:
+     * tokenizer_config.json's, else false, as transformers) removes the space before . ? ! , and 's 't 're 've 'm.
      */
     decode(ids, opts) {
       const fn = 'BPETokenizer.decode';
-      const { skipSpecialTokens = false } = options(opts, ['skipSpecialTokens'], fn);
-      return this._handle.decode(integers(ids, fn, 'ids'), boolean(skipSpecialTokens, fn, 'skipSpecialTokens'));
+      const { skipSpecialTokens = false, cleanUpTokenizationSpaces } = options(opts, ['skipSpecialTokens', 'cleanUpTokenizationSpaces'], fn);
+      const cleanUp = cleanUpTokenizationSpaces === undefined ? undefined : boolean(cleanUpTokenizationSpaces, fn, 'cleanUpTokenizationSpaces');
+      return this._handle.decode(integers(ids, fn, 'ids'), boolean(skipSpecialTokens, fn, 'skipSpecialTokens'), cleanUp);
     }
     #namedTokens() {
       this.#named ??= Object.freeze(this._handle.namedTokens());

@@ -52,9 +52,14 @@ export interface BPETokenizer extends Disposable {
   /**
    * The text of ids, special added tokens left out with `skipSpecialTokens`. Bytes that end inside a character show
    * as U+FFFD (as TextDecoder shows them). decode(encode(text, { addSpecialTokens: false })) === text for byte-level
-   * tokenizers and well-formed text.
+   * tokenizers and well-formed text, unless the spaces are cleaned up.
+   *
+   * `cleanUpTokenizationSpaces` removes the space before `.` `?` `!` `,` and the contractions `n't` `'m` `'s` `'ve`
+   * `'re` (transformers' clean_up_tokenization). Default: tokenizer_config.json's `clean_up_tokenization_spaces`,
+   * false without one, as in transformers (Llama 3's and GPT-2's files say true; @huggingface/tokenizers takes a
+   * missing key as true).
    */
-  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean; cleanUpTokenizationSpaces?: boolean }): string;
   /** Every token, added ones included. */
   readonly vocabSize: number;
   /** Each token's text in id order (U+FFFD for a byte that does not complete a character). */

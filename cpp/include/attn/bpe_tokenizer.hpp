@@ -74,8 +74,11 @@ public:
     // tokenizer(text) returns.
     std::vector<int64_t> encode(const std::string& text, bool add_special_tokens = true) const;
     // The bytes of the ids, concatenated (a token can end inside a UTF-8 character), the special added tokens left
-    // out when skip_special_tokens. An id outside [0, vocab_size) is an Error.
-    std::string decode(const std::vector<int64_t>& ids, bool skip_special_tokens = false) const;
+    // out when skip_special_tokens. An id outside [0, vocab_size) is an Error. With clean_up_tokenization_spaces
+    // (unset: tokenizer_config.json's, false without it), " ." " ?" " !" " ," " ' " " n't" " 'm" " 's" " 've" " 're"
+    // lose their space, as transformers' decode does (Llama 3's and GPT-2's files say true).
+    std::string decode(const std::vector<int64_t>& ids, bool skip_special_tokens = false,
+                       std::optional<bool> clean_up_tokenization_spaces = std::nullopt) const;
 
     // The tokens, the added ones past the model's vocabulary included (ids 0 to vocab_size − 1).
     int64_t vocab_size() const { return static_cast<int64_t>(token_at_.size()); }
@@ -91,6 +94,8 @@ public:
     const std::optional<std::string>& eos_token() const { return eos_token_; }
     const std::optional<std::string>& pad_token() const { return pad_token_; }
     const std::optional<std::string>& unk_token() const { return unk_token_; }
+    // tokenizer_config.json's clean_up_tokenization_spaces (false without it): what decode does when not told.
+    bool clean_up_tokenization_spaces() const { return clean_up_tokenization_spaces_; }
     // Whether an id is a special added token (<s>, <|im_start|>, …: what skip_special_tokens leaves out).
     bool is_special(int64_t id) const;
     // Every token's text for display, in id order: its bytes as UTF-8, with U+FFFD for a byte that does not
@@ -108,6 +113,7 @@ private:
     void set_token(int32_t id, std::string_view bytes);
     void finish(const std::string& where);
     void read_config(const std::string& tokenizer_config_json);
+    std::string decode_tokens(const std::vector<int64_t>& ids, bool skip_special_tokens) const;  // decode, no clean-up
     // Calls piece(p, n) for each piece the pre-tokenizer makes of the text and token(id) for each added token, in
     // the text's order.
     template <typename Piece, typename Token>
@@ -133,6 +139,7 @@ private:
     int32_t unk_ = -1;            // unk_token's id, or −1: an unknown character is dropped
     bool fuse_unk_ = false;       // a run of unknown characters is one unk_token
     std::optional<std::string> bos_token_, eos_token_, pad_token_, unk_token_;  // tokenizer_config.json's
+    bool clean_up_tokenization_spaces_ = false;                                 // tokenizer_config.json's
 };
 
 }  // namespace attn
