@@ -41,15 +41,18 @@ describe('what is an id', () => {
       ['org--x/name', /"--" or "\.\."/],
       ['javascript:alert(1)', /the character ":"/],
       ['org/name/extra', /more than one "\/"/],
+      ['Qwen/Qwen3-0.6B/', /a "\/" at its end/],  // copied from the end of a Hub page's address
       ['org/name.git', /the ending "\.git"/],
       ['-org/name', /starts or ends with "-" or "\."/],
       [`org/${'x'.repeat(97)}`, /a name of 97 characters/],
     ];
+    // A long string is echoed cut to 40 characters (a 100,000-character one made a message as long).
+    const short = (text) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
     const mark = hub.log.length;
     for (const [source, why] of cases) {
       await assert.rejects(attn.loadPretrained(source, { hubUrl: hub.url }), (e) => e.code === 'ERR_ATTN_INVALID_ARGUMENT' &&
         e.message.startsWith('loadPretrained: expected a model folder path or a Hugging Face Hub id, "name" or "namespace/name"') &&
-        e.message.includes(`(no folder "${source}" exists here)`) && why.test(e.message) && e.message.endsWith(`got the string ${JSON.stringify(source.length > 40 ? `${source.slice(0, 40)}…` : source)}`),
+        e.message.includes(`(no folder "${short(source)}" exists here)`) && why.test(e.message) && e.message.endsWith(`got the string ${JSON.stringify(short(source))}`),
       source);
       stillWorks();
     }
@@ -120,7 +123,7 @@ describe("the Hub's refusals and faults are named errors, and nothing is left be
     await assert.rejects(attn.loadPretrained('test-org/gated', { ...options, accessToken: 'hf_wrong' }),
       (e) => e.code === 'ERR_ATTN_HUB_AUTH' && e.message.includes('refused the token given for test-org/gated') && e.message.includes('HTTP 403'));
     // The right token passes config.json: what stops the load now is the repository's lack of a tokenizer.
-    const noTokenizer = { code: 'ERR_ATTN_INVALID_FILE', message: /^loadPretrained: the model folder has no tokenizer/ };
+    const noTokenizer = { code: 'ERR_ATTN_INVALID_FILE', message: /^loadPretrained: test-org\/gated \(revision main\) has no tokenizer/ };
     await assert.rejects(attn.loadPretrained('test-org/gated', { ...options, accessToken: 'hf_right' }), noTokenizer);
     await withEnv({ HF_TOKEN: 'hf_right' }, () => assert.rejects(attn.loadPretrained('test-org/gated', options), noTokenizer));
     const tokenFile = join(mkdtempSync(join(tmpdir(), 'attn-hf-token-')), 'token');
@@ -150,10 +153,31 @@ describe("the Hub's refusals and faults are named errors, and nothing is left be
     stillWorks();
   });
 
+  // A Hub (or a server posing as one) answering X-Repo-Commit: ../../../../tmp/x made the load write config.json
+  // there; an ETag with a path renamed a download over any file the user could write.
+  test('a commit or an ETag with a path in it is refused by name, and nothing is written outside the cache', async () => {
+    const cache = cacheDir();
+    const outside = mkdtempSync(join(tmpdir(), 'attn-hub-outside-'));
+    const escape = `${'../'.repeat(12)}${outside.slice(1)}`;
+    for (const [header, value] of [['X-Repo-Commit', `${escape}/c`], ['ETag', `"${escape}/blob"`], ['X-Repo-Commit', 'main']]) {
+      hub.faults.headers = { [header]: value };
+      try {
+        await assert.rejects(attn.loadPretrained('test-org/config-only', { hubUrl: hub.url, cacheDir: cache }), (e) => e.code === 'ERR_ATTN_LOAD_FAILED' &&
+          e.message.startsWith(`loadPretrained: ${hub.url} answered test-org/config-only's config.json with ${header} `) &&
+          e.message.endsWith('not an answer of the Hugging Face Hub, and nothing was written to the cache'), `${header}: ${value}`);
+      } finally {
+        hub.faults.headers = {};
+      }
+    }
+    assert.deepEqual(readdirSync(outside), []);
+    assert.deepEqual(readdirSync(cache).filter((f) => f !== 'CACHEDIR.TAG'), []);
+    stillWorks();
+  });
+
   test('offline with nothing cached is ERR_ATTN_OFFLINE: HF_HUB_OFFLINE=1 sends no request, and an unreachable Hub says so', async () => {
     const mark = hub.log.length;
     await withEnv({ HF_HUB_OFFLINE: '1', HF_ENDPOINT: hub.url }, () => assert.rejects(attn.loadPretrained('test-org/config-only', { cacheDir: cacheDir() }),
-      (e) => e.code === 'ERR_ATTN_OFFLINE' && /^loadPretrained: the model folder has no config\.json \(the model's shape\): offline mode is on \(HF_HUB_OFFLINE\), and the Hugging Face cache .*models--test-org--config-only does not hold config\.json$/.test(e.message)));
+      (e) => e.code === 'ERR_ATTN_OFFLINE' && /^loadPretrained: test-org\/config-only \(revision main\) has no config\.json \(the model's shape\): offline mode is on \(HF_HUB_OFFLINE\), and the Hugging Face cache .*models--test-org--config-only does not hold config\.json$/.test(e.message)));
     assert.deepEqual(hub.since(mark), []);
     await assert.rejects(attn.loadPretrained('test-org/config-only', { hubUrl: NOWHERE, cacheDir: cacheDir() }),
       (e) => e.code === 'ERR_ATTN_OFFLINE' && e.message.includes(`could not reach ${NOWHERE} for test-org/config-only's config.json (ECONNREFUSED)`));
@@ -395,6 +419,23 @@ describe('models by id', fullTier('PyTorch (tools/llama_reference.py)'), () => {
     await assert.rejects(attn.removeCachedModel('../x', { cacheDir: cache }), { code: 'ERR_ATTN_INVALID_ARGUMENT' });
   });
 
+  // Two links from a snapshot to itself took cachedModels 43 s and then overflowed the stack; a ref holding a path
+  // sent an offline load's reads outside the cache.
+  test('a cache damaged by hand: a snapshot linking to itself is listed once, a ref holding no commit names nothing', async () => {
+    const cache = cacheDir();
+    const entry = await attn.cacheModel('test-org/qwen3', { hubUrl: hub.url, cacheDir: cache });
+    symlinkSync('.', join(entry.folder, 'l0'));
+    symlinkSync('.', join(entry.folder, 'l1'));
+    assert.deepEqual((await attn.cachedModels({ cacheDir: cache }))[0].files, entry.files);
+    const outside = mkdtempSync(join(tmpdir(), 'attn-hub-ref-'));
+    writeFileSync(join(outside, 'config.json'), '{}');
+    writeFileSync(join(repoDir(cache, 'test-org/qwen3'), 'refs', 'main'), `${'../'.repeat(12)}${outside.slice(1)}`);
+    await withEnv({ HF_HUB_OFFLINE: '1' }, () => assert.rejects(attn.loadPretrained('test-org/qwen3', { cacheDir: cache }),
+      (e) => e.code === 'ERR_ATTN_OFFLINE' && e.message.includes('does not hold config.json')));
+    assert.deepEqual(await attn.cachedModels({ cacheDir: cache }), [{ ...entry, revision: entry.commit }]);
+    stillWorks();
+  });
+
   test('in the worker of createAttention({ worker: true }): progress, the cache, an abort', async () => {
     const remote = await createAttention({ worker: true });
     try {
@@ -443,6 +484,6 @@ describe('models by id', fullTier('PyTorch (tools/llama_reference.py)'), () => {
     assert.deepEqual(hub.since(mark), []);
     const refused = await run({ HF_ENDPOINT: hub.url, HF_HUB_CACHE: cacheDir(), HF_HUB_OFFLINE: '1' });
     assert.equal(refused.status, 1);
-    assert.match(refused.stderr, /^attn-train: --model test-org\/qwen3: cacheModel: the model folder has no config\.json \(the model's shape\): offline mode is on/m);
+    assert.match(refused.stderr, /^attn-train: --model test-org\/qwen3: cacheModel: test-org\/qwen3 \(revision main\) has no config\.json \(the model's shape\): offline mode is on/m);
   });
 });

@@ -54,8 +54,9 @@ export function openNodeFolder(id, s, ctx) {
 
   /** try_to_load_from_cache: a file, null where .no_exist says there is none, undefined when the cache cannot say. */
   async function fromCache(name) {
+    // A ref that holds no commit hash (damaged, or a path) names nothing: the cache cannot say.
     const at = commit ?? (await fs.readFile(path.join(repo, 'refs', s.revision), 'utf8').then((t) => t.trim(), () => null));
-    if (!at) return undefined;
+    if (!at || !isCommitHash(at)) return undefined;
     if (await fs.stat(path.join(repo, '.no_exist', at, name)).then(() => true, () => false)) {
       commit ??= at;
       absent.push(`${name} (known absent)`);
@@ -115,7 +116,11 @@ export function openNodeFolder(id, s, ctx) {
       const kept = await fs.stat(blob).catch(() => null);
       if (!(kept?.isFile() && kept.size === meta.size)) await download(name, meta, blob);
       await linkPointer(blob, pointer);
-    })());
+    })().catch((e) => {
+      // The cache's own failures (a folder where a file goes, a file where a folder goes, no space, no permission).
+      if (signal?.aborted || typeof e?.code !== 'string' || e.code.startsWith('ERR_ATTN_')) throw e;
+      throw attnError('ERR_ATTN_LOAD_FAILED', `${fn}: could not keep ${id}'s ${name} in the Hugging Face cache ${repo}: ${e.message}`);
+    }));
     let opened = null;
     const file = ctx.file(meta.size, async (begin, end) => {
       opened ??= ensure().then(() => ctx.openFile(path.dirname(pointer), name));
@@ -194,22 +199,29 @@ async function linkPointer(blob, pointer) {
   await fs.rename(temporary, pointer);
 }
 
-/** The files under `dir`, as paths relative to it, with their sizes (links followed). */
+/**
+ * The files under `dir`, as paths relative to it, with their sizes: a link to a file is followed (a snapshot's files
+ * are links to blobs), a link to a folder is not (one leading back up made the walk endless), as scan_cache_dir.
+ */
 async function filesUnder(dir, prefix = '') {
   const fs = node('node:fs/promises');
   const found = [];
   for (const entry of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
     const full = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) {
+      found.push(...(await filesUnder(full, `${prefix}${entry.name}/`)));
+      continue;
+    }
     const info = await fs.stat(full).catch(() => null);
-    if (info?.isDirectory()) found.push(...(await filesUnder(full, `${prefix}${entry.name}/`)));
-    else if (info?.isFile()) found.push({ name: `${prefix}${entry.name}`, size: info.size, path: full });
+    if (info?.isFile()) found.push({ name: `${prefix}${entry.name}`, size: info.size, path: full });
   }
   return found;
 }
 
-/** refs/ read whole: revision name -> commit (a revision such as refs/pr/1 is a nested file). */
-const refsOf = async (repo) => new Map(await Promise.all((await filesUnder(`${repo}/refs`))
-  .map(async ({ name, path }) => [name, (await node('node:fs/promises').readFile(path, 'utf8')).trim()])));
+/** refs/ read whole: revision name -> commit (a revision such as refs/pr/1 is a nested file); a ref holding no hash is left out. */
+const refsOf = async (repo) => new Map((await Promise.all((await filesUnder(`${repo}/refs`))
+  .map(async ({ name, path }) => [name, (await node('node:fs/promises').readFile(path, 'utf8')).trim()])))
+  .filter(([, commit]) => isCommitHash(commit)));
 
 /** Every model in the cache folder: one entry a revision, as scan_cache_dir lists them. */
 export async function listCached(s) {

@@ -27,6 +27,7 @@ const ID_RULES = 'a Hugging Face Hub id, "name" or "namespace/name" such as "Hug
 
 /** Why `id` is not a Hub id (huggingface_hub's validate_repo_id, its rules in its order), or null when it is one. */
 function idProblem(id) {
+  if (id.endsWith('/')) return 'a "/" at its end';  // (an id copied with the end of its page's address)
   if (id.split('/').length > 2) return 'more than one "/"';
   if (!REPO_ID.test(id)) {
     const other = /[^\p{L}\p{N}_./-]/u.exec(id)?.[0];
@@ -64,7 +65,7 @@ export async function hubIdOf(source, fn) {
     if (/^file:|^[a-z]:[\\/]|\\/i.test(source)) return null;
     const info = await fs.stat(source).catch(() => null);
     if (info?.isDirectory()) return null;
-    where = ` (no folder "${source}" exists here)`;
+    where = ` (no folder "${source.length > 40 ? `${source.slice(0, 40)}…` : source}" exists here)`;
   }
   const problem = idProblem(source);
   if (problem) {
@@ -119,8 +120,9 @@ export async function hubSettings(opts, fn) {
   } catch {
     // refused below
   }
-  if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.search || parsed.hash) {
-    refuse(fn, `hubUrl as an http(s) address without a query${hubUrl === undefined ? ' (from HF_ENDPOINT)' : ''}`, String(url.href ?? url));
+  // (fetch refuses an address with a user name or password in it: the token is the Hub's credential)
+  if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.search || parsed.hash || parsed.username || parsed.password) {
+    refuse(fn, `hubUrl as an http(s) address without a query or credentials${hubUrl === undefined ? ' (from HF_ENDPOINT)' : ''}`, String(url.href ?? url));
   }
   const fs = node('node:fs/promises');
   if (cacheDir !== undefined) {
@@ -191,6 +193,14 @@ export async function hubFetch(url, s, { method = 'GET', signal, fn, what, stopA
 
 /** How a header's number reads: a whole number of bytes, or null (huggingface_hub's _int_or_none). */
 const bytesOf = (value) => (value !== null && /^\d+$/.test(value.trim()) ? Number(value) : null);
+/** Whether an ETag can name a file of the cache: letters, digits, "-" and "_" (a hash), no path and no dot. */
+const isCacheName = (etag) => /^[A-Za-z0-9_-]{1,128}$/.test(etag);
+
+/** A header no Hub sends (a commit that is not a hash, an ETag with a path in it): refused before any file is written. */
+const notTheHubs = (s, what, header, value, fn) => attnError('ERR_ATTN_LOAD_FAILED', `${fn}: ${s.hubUrl} answered ${what} with ` +
+  `${header} ${JSON.stringify(value.slice(0, 80))}, which is no ${header === 'ETag' ? 'hash' : 'commit hash (40 hexadecimal digits)'}: ` +
+  'not an answer of the Hugging Face Hub, and nothing was written to the cache');
+
 /** An ETag as a name in the cache: W/ and the quotes stripped (_normalize_etag). */
 export const normalizeEtag = (etag) => (etag === null ? null : etag.replace(/^W\//, '').replace(/^"|"$/g, ''));
 
@@ -208,6 +218,7 @@ export async function fileMetadata(s, id, file, revision, { signal, fn }) {
   const { response } = await hubFetch(fileUrl(s, id, file, revision), s, { method: 'HEAD', signal, fn, what, stopAtHost: true });
   const header = (name) => response.headers.get(name);
   const commit = header('x-repo-commit');
+  if (commit !== null && !isCommitHash(commit)) throw notTheHubs(s, what, 'X-Repo-Commit', commit, fn);
   if (response.status === 404 && (header('x-error-code') === 'EntryNotFound' || (!header('x-error-code') && commit))) return { absent: true, commit };
   if (response.status >= 400) throw hubError(response, s, id, file, revision, fn);
   const redirected = response.status >= 300;
@@ -219,6 +230,9 @@ export async function fileMetadata(s, id, file, revision, { signal, fn }) {
   const etag = normalizeEtag(header('x-linked-etag') ?? header('etag'));
   const size = bytesOf(header('x-linked-size')) ?? (redirected ? null : bytesOf(header('content-length')));
   if (!etag || size === null) throw new Unreachable(`${s.hubUrl} answered ${what} without ${etag ? 'its size (X-Linked-Size or Content-Length)' : 'an ETag'}`);
+  // Both name folders and files of the cache (snapshots/{commit}, blobs/{etag}): a value with a path in it would
+  // write outside the cache. The Hub sends a commit's full hash and a file's git or sha256 hash.
+  if (!isCacheName(etag)) throw notTheHubs(s, what, 'ETag', etag, fn);
   return { commit, etag, size };
 }
 
@@ -258,9 +272,20 @@ export async function streamBody(response, size, write, counted, { fn, what, sig
     throw attnError('ERR_ATTN_LOAD_FAILED', `${fn}: ${what} came as an HTML page (${type}), not the file: a captive portal or a proxy's sign-in page?`);
   }
   let done = 0;
+  const reader = response.body.getReader();
+  // Each read races the signal: a read asked for once the body has all arrived and the signal has aborted never
+  // settled, and the download's file stayed open.
+  let forget = () => {};
+  const aborted = signal && new Promise((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    if (signal.aborted) stop();
+    signal.addEventListener('abort', stop, { once: true });
+    forget = () => signal.removeEventListener('abort', stop);
+  });
+  aborted?.catch(() => {});
   try {
-    for (const reader = response.body.getReader(); ;) {
-      const { value, done: end } = await reader.read();
+    for (;;) {
+      const { value, done: end } = await (aborted ? Promise.race([reader.read(), aborted]) : reader.read());
       if (end) break;
       done += value.byteLength;
       if (done > size) throw new Error(`more than the ${size} bytes the Hub gave as its size`);
@@ -268,8 +293,11 @@ export async function streamBody(response, size, write, counted, { fn, what, sig
       counted(done);
     }
   } catch (e) {
+    reader.cancel().catch(() => {});
     if (signal?.aborted) throw signal.reason;
     throw attnError('ERR_ATTN_LOAD_FAILED', `${fn}: the download of ${what} broke off after ${done} of ${size} bytes (${e.cause?.code ?? e.message})`);
+  } finally {
+    forget();
   }
   if (done !== size) throw attnError('ERR_ATTN_LOAD_FAILED', `${fn}: the download of ${what} ended at ${done} of its ${size} bytes`);
 }

@@ -101,7 +101,7 @@ export function pretrainedApi(M, { GPT, CharTokenizer, BPETokenizer }) {
   async function modelFiles(folder, fn, io) {
     const missing = (message) => folder.missing(message);
     const need = async (name, why) => (await io(folder.find(name))) ??
-      Promise.reject(missing(`${fn}: the model folder has no ${name} (${why}); ${folder.describe()}`));
+      Promise.reject(missing(`${fn}: ${folder.label} has no ${name} (${why}); ${folder.describe()}`));
     const configFile = await need('config.json', "the model's shape");
     const config = await io(configFile.text());
     const configObject = parseJson(config, 'config.json', fn);
@@ -114,7 +114,7 @@ export function pretrainedApi(M, { GPT, CharTokenizer, BPETokenizer }) {
     } else {
       [vocab, merges] = [await io(folder.find('vocab.json')), await io(folder.find('merges.txt'))];
       if (!vocab || !merges) {
-        throw missing(`${fn}: the model folder has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; ${folder.describe()}`);
+        throw missing(`${fn}: ${folder.label} has no tokenizer: expected tokenizer.json, or vocab.json and merges.txt; ${folder.describe()}`);
       }
       all.push(['vocab.json', vocab], ['merges.txt', merges]);
     }
@@ -138,7 +138,7 @@ export function pretrainedApi(M, { GPT, CharTokenizer, BPETokenizer }) {
       indexText = await io(index.text());
       for (const name of M.pretrainedShardFiles(indexText)) {
         const file = await io(folder.find(name));
-        if (!file) throw missing(`${fn}: model.safetensors.index.json lists ${name}, which the model folder does not hold; ${folder.describe()}`);
+        if (!file) throw missing(`${fn}: model.safetensors.index.json lists ${name}, which ${folder.label} does not hold; ${folder.describe()}`);
         weights.push([name, file]);
       }
     }
@@ -258,17 +258,22 @@ const kindOf = (info) =>
 /**
  * Files by name, opened lazily: find(name) is a FolderFile, or null where the folder has no such file (for a
  * folder on a server: where it answers 404); describe() says what the folder holds, or what was tried;
- * missing(message) is the Error for a file it lacks; close() releases what was opened (Node file handles);
+ * missing(message) is the Error for a file it lacks; label is what messages call it (the model folder, or an id); close() releases what was opened (Node file handles);
  * settled() waits for what a cache still writes. Every read counts in `progress`. A Hub id (a string that names no
  * folder, hub.js's hubIdOf; `isId` when the caller checked it) is a folder kept by a cache, in Node Hugging Face's
  * (hub-cache-node.js), in a browser the Cache API (hub-cache-browser.js); `hub` holds its options.
  */
 async function filesOf(source, fn, signal, hub, progress, isId = false) {
   const entries = new Map(); // name -> () => Promise<FolderFile | null>
-  const closers = [];
+  // Node file handles to close with the folder; one opened after close() (a download that finished late) is closed
+  // as it opens.
+  let closed = false;
+  const handles = [];
+  const closers = { add: (close) => (closed ? close().catch(() => {}) : handles.push(close)) };
   let lazy = null; // a folder on a server: name -> an opener of any file name
   let describe = () => `it holds ${[...entries.keys()].join(', ') || 'no files'}`;
   let cached = null; // a Hub id's folder
+  let label = 'the model folder'; // what messages call it
   const add = (name, open) => entries.set(String(name).split(/[\\/]/).pop(), open);
   const fs = node('node:fs/promises');
   const id = isId ? source : await hubIdOf(source, fn);
@@ -282,6 +287,7 @@ async function filesOf(source, fn, signal, hub, progress, isId = false) {
     cached = fs ? openNodeFolder(id, s, ctx) : await openBrowserFolder(id, s, ctx);
     lazy = (name) => () => cached.find(name);
     describe = cached.describe;
+    label = `${id} (revision ${s.revision})`;
   } else if (isFileList || (Array.isArray(source) && source.every((f) => typeof Blob !== 'undefined' && f instanceof Blob && 'name' in f))) {
     for (const file of source) add(file.name, async () => blobFile(file, file.name, fn));
   } else if (source instanceof Map || (source !== null && typeof source === 'object' && !isUrlLike(source) && !Array.isArray(source))) {
@@ -323,6 +329,7 @@ async function filesOf(source, fn, signal, hub, progress, isId = false) {
       if (!opened.has(name)) opened.set(name, entries.get(name)().then((file) => file && counted(file, name, progress)));
       return opened.get(name);
     },
+    label,
     describe: () => describe(),
     missing: (message) => cached?.missing(message) ?? attnError('ERR_ATTN_INVALID_FILE', message),
     info: () => cached.info(),
@@ -330,7 +337,10 @@ async function filesOf(source, fn, signal, hub, progress, isId = false) {
     // Handles are closed when their opening settles: an aborted call does not wait for it.
     close: () => {
       for (const pending of opened.values()) pending.catch(() => {});
-      Promise.allSettled([...opened.values()]).then(() => Promise.all(closers.map((close) => close().catch(() => {}))));
+      Promise.allSettled([...opened.values()]).then(() => {
+        closed = true;
+        return Promise.all(handles.map((close) => close().catch(() => {})));
+      });
     },
   };
 }
@@ -344,7 +354,7 @@ async function openFile(fs, dir, name, fn, closers) {
   let handle;
   try {
     handle = await fs.open(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-    closers.push(() => handle.close());
+    closers.add(() => handle.close());
     const info = await handle.stat();
     if (!info.isFile()) throw new Error(`expected a regular file, got ${kindOf(info)}`);
     return new FolderFile(info.size, async (begin, end) => {
