@@ -4,8 +4,24 @@
 
 namespace attn {
 
+namespace {
+// A name without its case and word separators: top_p, topP and top-p are one name (a transformers user writes
+// the snake_case of generation_config.json where the JS API takes camelCase).
+std::string folded(const std::string& name) {
+    std::string out;
+    for (const char c : name) {
+        if (c == '_' || c == '-') continue;
+        out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    return out;
+}
+}  // namespace
+
 std::string nearest_name(const std::string& name, const std::vector<std::string>& known) {
-    // Levenshtein distance; a name within a third of its length (at least 2 edits) is "near".
+    for (const std::string& k : known) {
+        if (folded(k) == folded(name)) return k;
+    }
+    // Levenshtein distance of the folded names; a name within a third of its length (at least 2 edits) is "near".
     auto distance = [](const std::string& a, const std::string& b) {
         std::vector<size_t> row(b.size() + 1);
         for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -23,7 +39,7 @@ std::string nearest_name(const std::string& name, const std::vector<std::string>
     std::string best;
     size_t best_distance = std::max<size_t>(2, name.size() / 3) + 1;
     for (const std::string& k : known) {
-        const size_t d = distance(name, k);
+        const size_t d = distance(folded(name), folded(k));
         if (d < best_distance) {
             best = k;
             best_distance = d;

@@ -117,8 +117,10 @@ template <typename Config>
     std::vector<std::string> known;
     for (const auto& f : table.fields) known.push_back(spelled(f.name, naming));
     const std::string near = nearest_name(name, known);
+    std::string all;
+    for (const std::string& k : known) all += (all.empty() ? "" : ", ") + k;
     throw Error(std::string(fn) + ": unknown " + (naming == Naming::Flag ? "flag" : table.noun) + " \"" + name + "\"" +
-                (near.empty() ? "" : "; did you mean \"" + near + "\"?"));
+                (near.empty() ? "; expected one of " + all : "; did you mean \"" + near + "\"?"));
 }
 
 // Checks `v` against the field and stores it; the message names the field as the caller does.

@@ -92,7 +92,7 @@ const ROWS = [
   ['GPT', () => new (api().GPT)({ nEmbd: 8n }), 'GPT: expected nEmbd as a number, true or false, a string or a list of numbers, got the BigInt 8n'],
   ['GPT', () => new (api().GPT)({ dropout: NaN }), 'GPT: expected dropout as a finite number, got number NaN'],
   // The caller's own key is quoted as they wrote it: the C++-to-JS renaming of messages made it "numHeads".
-  ['GPT', () => new (api().GPT)({ num_heads: 3 }), 'GPT: unknown config field "num_heads"'],
+  ['GPT', () => new (api().GPT)({ num_heads: 3 }), 'GPT: unknown config field "num_heads"; did you mean "nHead"?'],
   ['GPT', () => new (api().GPT)({ nEmbed: 8 }), 'GPT: unknown config field "nEmbed"; did you mean "nEmbd"?'],
   ['GPT', () => new (api().GPT)({ norm: 'middle' }), 'GPT: expected norm to be one of post|pre, got "middle"'],
   ['GPT', () => new (api().GPT)(null), 'GPT: expected config as an object, got null'],
@@ -115,6 +115,9 @@ const ROWS = [
   ['MultiHeadAttention.forward', () => new (api().MultiHeadAttention)(2, 1).forward(x, { fill: -1e9 }), /^MultiHeadAttention.forward: unknown option "fill"/],
   ['generate', () => model.generate([1], null), 'generate: expected options as an object, got null'],
   ['stream', () => model.stream([1], { maxTokens: 3 }), /^stream: unknown option "maxTokens"/],
+  // The README's worker recipe passes a signal to stream; here it was "expected signal as a number, true or false…".
+  ['stream', () => model.stream([1], { signal: new AbortController().signal }), /^stream: expected no signal: only the stream of the worker API/],
+  ['generate', () => model.generate([1], { signal: new AbortController().signal }), /^generate: expected no signal/],
   ['probeAgreement', () => api().probeAgreement(model, tok, null), 'probeAgreement: expected options as an object, got null'],
   ['TorchMultiheadAttention', () => new (api().TorchMultiheadAttention)(8, 2, null), 'TorchMultiheadAttention: expected options as an object, got null'],
   // messages name the function called, not the one inside it that found the problem

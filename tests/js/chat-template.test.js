@@ -82,7 +82,7 @@ test('Gemma 3: the system prompt joins the first user turn, assistant is "model"
   // raise_exception's message is the error's; the renderer works on afterwards.
   assert.throws(() => render('gemma3', [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }]), (e) =>
     e.code === 'ERR_ATTN_INVALID_ARGUMENT' &&
-    e.message === 'applyChatTemplate: the chat template refused this conversation: Conversation roles must alternate user/assistant/user/assistant/...');
+    e.message === 'BPETokenizer.applyChatTemplate: the chat template refused this conversation: Conversation roles must alternate user/assistant/user/assistant/...');
   assert.equal(render('gemma3', [{ role: 'user', content: 'a' }]), '<bos><start_of_turn>user\na<end_of_turn>\n');
 });
 
@@ -120,7 +120,7 @@ test('the template is chosen as transformers chooses it: chat_template.jinja fir
   assert.equal(renderChatTemplate({ chatTemplate: named }, one, { chatTemplate: '{{ messages[0].content }}!' }), 'x!');
   assert.equal(renderChatTemplate({ chatTemplate: named, chatTemplateJinja: 'J{{ bos_token }}' }, one, {}, { bos_token: '<s>' }), 'J<s>');
   assert.throws(() => renderChatTemplate({ chatTemplate: named.slice(1) }, one),
-    /applyChatTemplate: this tokenizer has several chat templates and none named "default"; name one with the chatTemplate option: rag, tool_use/);
+    /BPETokenizer.applyChatTemplate: this tokenizer has several chat templates and none named "default"; name one with the chatTemplate option: rag, tool_use/);
   // Special tokens as tokenizer_config.json writes them: a string or an AddedToken object; unset ones are undefined.
   const tokens = { bos_token: { __type: 'AddedToken', content: '<s>', lstrip: false }, eos_token: '</s>', pad_token: null,
     additional_special_tokens: ['<a>', { content: '<b>' }], model_max_length: 2048 };
@@ -138,7 +138,7 @@ test('bad input is refused by name, and the renderer works after each', () => {
   const fine = () => assert.equal(renderChatTemplate(qwen, [{ role: 'user', content: 'ok' }], {}, MODELS.qwen2_5),
     `${QWEN_DEFAULT_SYSTEM}<|im_start|>user\nok<|im_end|>\n`);
   const refused = (call, code, pattern) => {
-    assert.throws(call, (e) => e.code === code && pattern.test(e.message) && e.message.startsWith('applyChatTemplate: '), String(pattern));
+    assert.throws(call, (e) => e.code === code && pattern.test(e.message) && e.message.startsWith('BPETokenizer.applyChatTemplate: '), String(pattern));
     fine();
   };
   refused(() => renderChatTemplate(qwen, 'Hi'), 'ERR_ATTN_INVALID_TYPE', /expected messages as an array of \{ role, content \}, got/);

@@ -1,7 +1,7 @@
 // The API in a worker (createAttention({ worker: true })) as the README's recipes use it, type-checked
 // under every set-up and run by tests/js/types.test.js: every call a Promise, objects as proxies,
 // generation with for await, and what the types refuse is refused at run time too.
-import { createAttention, type AsyncGPT, type AsyncAttention, type GPTTrace, type Tensor } from 'attention-step-by-step';
+import { createAttention, type AsyncBPETokenizer, type AsyncGPT, type AsyncAttention, type GPTTrace, type Tensor } from 'attention-step-by-step';
 
 const attn: AsyncAttention = await createAttention({ worker: true, threads: 2 });
 await attn.manualSeed(123);
@@ -53,6 +53,17 @@ for (const call of refused) {
   try { await call(); } catch { rejected = true; }
   if (!rejected) throw new Error('expected a rejection');
 }
+// Typed only (never called: no chat model here): a chat's text or ids, each as it resolves from the worker (a user
+// found `tokenize: false` typed as number[], the overload lost by the mapped type).
+async function chatTypes(chat: AsyncBPETokenizer): Promise<string[]> {
+  const text: string = await chat.applyChatTemplate([{ role: 'user', content: 'Hi' }], { addGenerationPrompt: true, tokenize: false });
+  const turnIds: number[] = await chat.applyChatTemplate([{ role: 'user', content: 'Hi' }]);
+  const decoded: string = await chat.decode(turnIds, { skipSpecialTokens: true, cleanUpTokenizationSpaces: false });
+  // @ts-expect-error the ids are not a string
+  const wrong: string = await chat.applyChatTemplate([{ role: 'user', content: 'Hi' }]);
+  return [text, decoded, wrong];
+}
+void chatTypes;
 await Promise.all([trainer.dispose(), trained.dispose(), reloaded.dispose(), model.dispose(), tokenizer.dispose()]);
 await attn.dispose();
 console.log(JSON.stringify({ text: text.length > 0, loss: Number.isFinite(loss), iter, weights: weights.shape, nLayer: config.nLayer }));

@@ -13,7 +13,7 @@ import { Template } from './vendor/jinja.js';
 import { fail } from './arguments.js';
 import { attnError } from './errors.js';
 
-const FN = 'applyChatTemplate';
+const FN = 'BPETokenizer.applyChatTemplate';
 
 /**
  * The longest text a render may produce: 2²⁰ UTF-16 code units (1 MiB of ASCII text). A conversation that long is
@@ -27,7 +27,7 @@ const ADDITIONAL = 'additional_special_tokens';
 // Names the context sets itself, which `variables` may not set again: the arguments of apply_chat_template and
 // the engine's globals (a second value for one of these is an error inside @huggingface/jinja).
 const RESERVED = new Set(['messages', 'add_generation_prompt', 'tools', 'documents', 'raise_exception', 'strftime_now',
-  'range', 'true', 'false', 'none', 'True', 'False', 'None']);
+  'range', 'namespace', 'true', 'false', 'none', 'True', 'False', 'None']);
 
 // Compiled templates by their text: a chat renders the same template once a turn. A few at most are kept.
 const compiled = new Map();

@@ -3,6 +3,7 @@
 // cpp/include/attn/generation_config.hpp) under the call's own. Every option's name, default and limit is
 // generate.hpp's table; this file only layers the objects.
 import { plainOptions } from './arguments.js';
+import { attnError } from './errors.js';
 import { disposeSymbol, registry } from './handles.js';
 
 /**
@@ -10,7 +11,14 @@ import { disposeSymbol, registry } from './handles.js';
  * over them. An option given as undefined is not given (the model's default stays), as with the library's defaults.
  */
 export function generationOptions(defaults, opts, fn) {
-  const given = Object.entries(plainOptions(opts, fn)).filter(([, value]) => value !== undefined);
+  const plain = plainOptions(opts, fn);
+  // Only the worker API's stream takes a signal (remote.js keeps it on the page's side): a call that runs here
+  // returns before anything could abort it. Named, rather than refused as an unknown option or a wrong type.
+  if (plain.signal !== undefined && plain.signal !== null) {
+    throw attnError('ERR_ATTN_INVALID_ARGUMENT', `${fn}: expected no signal: only the stream of the worker API ` +
+      '(createAttention({ worker: true })) takes one; stop a stream here with break, or by no longer calling next()');
+  }
+  const given = Object.entries(plain).filter(([, value]) => value !== undefined);
   return { ...defaults, ...Object.fromEntries(given) };
 }
 

@@ -45,7 +45,7 @@ export type { AttentionError, AttentionErrorCode } from './errors.js';
 // The same API in a worker (remote.js) has its types in remote.d.ts, derived from these.
 import type { AsyncAttention } from './remote.js';
 export type {
-  AsyncAttention, AsyncGenerationStream, AsyncGPT, AsyncMultiHeadAttention, AsyncTorchMultiheadAttention, InWorker, Remote, RemoteHandle,
+  AsyncAttention, AsyncBPETokenizer, AsyncGenerationStream, AsyncGPT, AsyncMultiHeadAttention, AsyncTorchMultiheadAttention, InWorker, Remote, RemoteHandle,
 } from './remote.js';
 
 /** A dense float32 tensor, row-major. Arrays returned by the API are JS-owned copies. */

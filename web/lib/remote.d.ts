@@ -5,6 +5,7 @@ import type {
   Attention, AttentionOptions, Disposable, GenerateOptions, GPTTrace, Ids, IntTensor, MultiHeadAttentionTrace, Tensor,
   TensorLike, GPT, MultiHeadAttention, TorchMultiheadAttention,
 } from './index.js';
+import type { ApplyChatTemplateOptions, BPETokenizer, ChatMessage } from './pretrained.js';
 
 declare global {
   interface SymbolConstructor {
@@ -29,6 +30,7 @@ export type InWorker<T> =
   T extends GPT ? AsyncGPT :
   T extends MultiHeadAttention ? AsyncMultiHeadAttention :
   T extends TorchMultiheadAttention ? AsyncTorchMultiheadAttention :
+  T extends BPETokenizer ? AsyncBPETokenizer :
   T extends Disposable ? Remote<T> :
   T extends ArrayBufferView | ArrayBuffer | Blob | string | number | boolean | bigint | symbol | null | undefined ? T :
   T extends (...args: any[]) => any ? T :
@@ -72,6 +74,12 @@ export type AsyncGPT = Omit<Remote<GPT>, 'forward' | 'generate' | 'stream'> & {
    * does `signal` when it aborts (the loop then throws the signal's reason).
    */
   stream(prompt: Ids, options?: GenerateOptions & { signal?: AbortSignal }): AsyncGenerationStream;
+};
+
+export type AsyncBPETokenizer = Omit<Remote<BPETokenizer>, 'applyChatTemplate'> & {
+  /** The conversation as text with `tokenize: false`, else its ids (BPETokenizer.applyChatTemplate). */
+  applyChatTemplate(messages: ChatMessage[], options: ApplyChatTemplateOptions & { tokenize: false }): Promise<string>;
+  applyChatTemplate(messages: ChatMessage[], options?: ApplyChatTemplateOptions): Promise<number[]>;
 };
 
 export type AsyncMultiHeadAttention = Omit<Remote<MultiHeadAttention>, 'forward'> & {

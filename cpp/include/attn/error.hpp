@@ -27,8 +27,8 @@ public:
     using Error::Error;
 };
 
-// The known name closest to `name` (edit distance), or "" when none is close:
-// what an error about an unknown name suggests instead.
+// The known name closest to `name`: the one spelled alike but for case, '_' and '-' (top_p → topP), else the
+// nearest by edit distance, or "" when none is close: what an error about an unknown name suggests instead.
 std::string nearest_name(const std::string& name, const std::vector<std::string>& known);
 
 }  // namespace attn
