@@ -213,6 +213,14 @@ describe("the toy model reads any sentence: a word it never saw is read as the n
       assert.deepEqual(readAsKnown('The cats purr.', tokenizer), { ids: tokenizer.encode('The cats purr.'), replaced: [] });
     });
   });
+  // "The cats " × 40 listed "“ The” → “ the”" eight times, "and 8 more".
+  test('a word the text repeats is named once among the replacements, and the count of more is of other words', () => {
+    const replaced = Array.from({ length: 12 }, (_, k) => ({ at: 2 * k, from: ' The', to: ' the' }));
+    assert.equal(replacedSentence(replaced), 'Words this model never saw are read as the nearest it knows (each word with the ' +
+      'space before it): “ The” → “ the”.');
+    const many = Array.from({ length: 10 }, (_, k) => ({ at: k, from: ` w${k}`, to: ' the' }));
+    assert.match(replacedSentence([...many, ...many]), /“ w7” → “ the”, and 2 more\.$/);
+  });
   test('a sentence of words it never saw: every word read as a known one, nearest in spelling, marks as marks', async () => {
     await withShipped(async (attn, tokenizer) => {
       const { ids, replaced } = readAsKnown('Quantum physics explains everything!', tokenizer);

@@ -49,6 +49,8 @@ export function generation(state, settings) {
     $('#sampling-drawn').textContent = '';
   });
   for (const name of ['prompt', 'temperature', 'top_k']) settings.element(name).addEventListener('input', drawSampling);
+  // The number of tokens is checked as it is typed, as the other fields are: its message goes once the value is right.
+  settings.element('max_new_tokens').addEventListener('input', () => settings.read('max_new_tokens'));
   state.on('model', drawSampling);
   drawSampling();
 

@@ -103,8 +103,10 @@ const SHOWN = 8; // replacements named; the rest counted
 export function replacedSentence(replaced, kind = 'word') {
   if (replaced.length === 0) return '';
   const unit = kind === 'char' ? 'Characters' : 'Words';
-  const named = replaced.slice(0, SHOWN).map(({ from, to }) => `${quoted(from)} → ${quoted(to)}`).join(', ');
-  const more = replaced.length > SHOWN ? `, and ${replaced.length - SHOWN} more` : '';
+  // Each replacement once, however often the text repeats the word.
+  const pairs = [...new Set(replaced.map(({ from, to }) => `${quoted(from)} → ${quoted(to)}`))];
+  const named = pairs.slice(0, SHOWN).join(', ');
+  const more = pairs.length > SHOWN ? `, and ${pairs.length - SHOWN} more` : '';
   const spaces = kind === 'char' ? '' : ' (each word with the space before it)';
   return `${unit} this model never saw are read as the nearest it knows${spaces}: ${named}${more}.`;
 }

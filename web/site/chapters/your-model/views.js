@@ -7,6 +7,7 @@ import { bars } from '../../components/bars.js';
 import { headGrid } from '../../components/head-grid.js';
 import { formatNumber } from '../../components/heatmap.js';
 import { headView } from '../../components/head-view.js';
+import { markStale } from '../../components/inputs.js';
 import { scorePanel } from '../../components/score-panel.js';
 import { replacedSentence } from '../language-model/unknown-word.js';
 import { drawHeadTable, headRows, headsCsv } from './head-table.js';
@@ -64,6 +65,10 @@ export function modelViews(session, prompt, state) {
         return { loaded, ...read, s, base, prefixMatching: await loaded.prefixMatching };
       });
       if (result === SKIPPED) return;
+      // The views of the last text stay, marked out of date, until the text can be read again.
+      const views = () => [$('#tokens'), $('[data-figure="next-tokens"]'), $('#model-view'), $('[data-figure="one-head"]'),
+        $('[data-score-panel]'), $('[data-figure="your-head-view"]')].filter(Boolean);
+      markStale(views(), Boolean(result.problem), 'Out of date: these views redraw once the text above can be read.', { once: true });
       if (result.problem) {
         note.textContent = result.problem;
         return;
@@ -76,7 +81,7 @@ export function modelViews(session, prompt, state) {
         profile: s.distanceProfile, layerWindow: Array.from(s.layerWindow.data), thumbnails: s.thumbnails,
         next: topTokens(s.nextLogits.data), nextWithAllHeads: base ? topTokens(base.nextLogits.data) : null, nextLogits: s.nextLogits,
       };
-      note.textContent = [cut > 0 ? `The model reads ${loaded.info.blockSize.toLocaleString('en')} tokens at most: the first ${cut} of your text are left out.`
+      note.textContent = [cut > 0 ? `The model reads ${loaded.info.blockSize.toLocaleString('en')} tokens at most: the first ${cut} tokens of your text are left out.`
         : `${pieces.length} tokens.`, replacedSentence(replaced, loaded.info.tokenizer)].filter(Boolean).join(' ');
       drawTokens();
       drawNext();
