@@ -435,7 +435,7 @@ function pytorch(textPath) {
     { OPENBLAS_NUM_THREADS: String(THREADS), OMP_NUM_THREADS: String(THREADS), LD_LIBRARY_PATH: OPENBLAS }));
 }
 
-const PEERS = ['onnxruntime-web', 'TF.js', 'js-tiktoken'];
+const PEERS = ['onnxruntime-web', 'TF.js', 'js-tiktoken', '@huggingface/tokenizers'];
 const fmt = (ms) => (ms === undefined ? '—' : ms < 1 ? ms.toFixed(3) : ms < 100 ? ms.toFixed(2) : ms.toFixed(0));
 
 function report(table, torch) {
@@ -443,9 +443,9 @@ function report(table, torch) {
   const scaling = (one, many) => (one === undefined || many === undefined ? '—' : `${(one / many).toFixed(2)}×`);
   const head = threaded
     ? ['case', `ours (WASM, ${THREADS} threads)`, 'scaling from 1 thread', `onnxruntime-web (${THREADS} threads)`,
-      'TF.js (1 thread: no threads in Node)', 'js-tiktoken', 'ours vs the faster peer', `native (C++, ${THREADS} threads)`,
+      'TF.js (1 thread: no threads in Node)', 'js-tiktoken', '@huggingface/tokenizers', 'ours vs the faster peer', `native (C++, ${THREADS} threads)`,
       'native scaling', `PyTorch CPU (${THREADS} threads, ${torch._blas})`]
-    : ['case', 'ours (WASM)', 'onnxruntime-web', 'TF.js', 'js-tiktoken', 'ours vs the faster peer', 'native (C++)',
+    : ['case', 'ours (WASM)', 'onnxruntime-web', 'TF.js', 'js-tiktoken', '@huggingface/tokenizers', 'ours vs the faster peer', 'native (C++)',
       `PyTorch CPU (${torch._blas})`];
   const lines = [`| ${head.join(' | ')} |`, `|${' --- |'.repeat(head.length)}`];
   for (const row of table) {
@@ -456,8 +456,8 @@ function report(table, torch) {
     const rate = row.work ? ` (${(row.work / row.ours / 1e6).toFixed(1)} GFLOP/s)` : row.note ? ` (${row.note})` : '';
     const cells = threaded
       ? [row.name, `${fmt(row.ours)}${rate}`, scaling(row['ours-1'], row.ours), fmt(row['onnxruntime-web']), fmt(row['TF.js']),
-        fmt(row['js-tiktoken']), ratio, fmt(row.native), scaling(row['native-1'], row.native), fmt(torch[row.name])]
-      : [row.name, `${fmt(row.ours)}${rate}`, fmt(row['onnxruntime-web']), fmt(row['TF.js']), fmt(row['js-tiktoken']), ratio,
+        fmt(row['js-tiktoken']), fmt(row['@huggingface/tokenizers']), ratio, fmt(row.native), scaling(row['native-1'], row.native), fmt(torch[row.name])]
+      : [row.name, `${fmt(row.ours)}${rate}`, fmt(row['onnxruntime-web']), fmt(row['TF.js']), fmt(row['js-tiktoken']), fmt(row['@huggingface/tokenizers']), ratio,
         fmt(row.native), fmt(torch[row.name])];
     lines.push(`| ${cells.join(' | ')} |`);
   }
