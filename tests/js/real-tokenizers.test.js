@@ -109,6 +109,15 @@ describe("a real tokenizer's chat template, through the tokenizer", () => {
     });
   }
 
+  // A chat_template of 5 made a tokenizer whose hasChatTemplate said true, refused only at its first chat.
+  test('a chat_template that is neither a template nor a list of { name, template } is refused as the tokenizer is made', () => {
+    const { tokenizerJson } = realTokenizer('gpt2');
+    for (const template of ['5', '[{"name": "default"}]']) {
+      assert.throws(() => new attn.BPETokenizer({ tokenizerJson, tokenizerConfig: `{"chat_template": ${template}}` }),
+        { code: 'ERR_ATTN_INVALID_FILE', message: /^BPETokenizer: expected tokenizer_config\.json's chat_template(\[0\])? to be / });
+    }
+  });
+
   test("GPT-2's files have no chat template: a named error, and the tokenizer still works", () => {
     const ours = own(new attn.BPETokenizer(realTokenizer('gpt2')));
     assert.equal(ours.hasChatTemplate, false);

@@ -2,7 +2,7 @@
 // tokenizer.json or GPT-2's vocab.json + merges.txt, with tokenizer_config.json's special tokens and its chat
 // template, as transformers runs them. bpeTokenizerApi(M) gives the class for one loaded module M.
 import { boolean, integers, options, refuse, string } from './arguments.js';
-import { renderChatTemplate } from './chat-template.js';
+import { renderChatTemplate, templatesOf } from './chat-template.js';
 import { AdoptedHandle, Module } from './handles.js';
 import { parseJson } from './json-text.js';
 
@@ -124,8 +124,7 @@ function chatTemplates({ tokenizerConfig = null, chatTemplateJinja = null, chatT
   const config = tokenizerConfig === null ? {} : parseJson(tokenizerConfig, 'tokenizer_config.json', fn);
   const json = chatTemplateJson === null ? {} : parseJson(chatTemplateJson, 'chat_template.json', fn);
   const fromJson = typeof json?.chat_template === 'string' ? json.chat_template : null;
-  return {
-    templates: { chatTemplate: config?.chat_template ?? null, chatTemplateJinja: chatTemplateJinja ?? fromJson },
-    specialTokens: config !== null && typeof config === 'object' && !Array.isArray(config) ? config : {},
-  };
+  const templates = { chatTemplate: config?.chat_template ?? null, chatTemplateJinja: chatTemplateJinja ?? fromJson };
+  templatesOf(templates, fn); // a chat_template of another type is the file's error, named now (hasChatTemplate said true)
+  return { templates, specialTokens: config !== null && typeof config === 'object' && !Array.isArray(config) ? config : {} };
 }

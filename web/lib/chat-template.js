@@ -35,7 +35,7 @@ const COMPILED_KEPT = 8;
 
 const isPlainObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value);
 const invalid = (message) => attnError('ERR_ATTN_INVALID_ARGUMENT', `${FN}: ${message}`);
-const invalidFile = (message) => attnError('ERR_ATTN_INVALID_FILE', `${FN}: ${message}`);
+const invalidFile = (message, fn = FN) => attnError('ERR_ATTN_INVALID_FILE', `${fn}: ${message}`);
 
 /**
  * A special token's text: tokenizer_config.json writes one as a string, or as an AddedToken object
@@ -67,9 +67,10 @@ function specialTokensMap(specialTokens) {
 /**
  * The tokenizer's templates: chat_template.jinja's text when the folder has one (transformers ≥ 4.43 saves the
  * template there, and reads it over tokenizer_config.json's), else tokenizer_config.json's `chat_template`: one
- * template's text, or a list of `{ name, template }`. Returns a string, a Map from name to text, or null.
+ * template's text, or a list of `{ name, template }`. Returns a string, a Map from name to text, or null. A tokenizer
+ * checks its templates with it as it is made (`fn` names the maker), so that a file's error is not met at the first chat.
  */
-function templatesOf(templates) {
+export function templatesOf(templates, fn = FN) {
   if (!isPlainObject(templates)) fail(FN, "the templates as { chatTemplate, chatTemplateJinja }", templates);
   const { chatTemplate = null, chatTemplateJinja = null } = templates;
   if (chatTemplateJinja !== null) {
@@ -78,12 +79,12 @@ function templatesOf(templates) {
   }
   if (chatTemplate === null || typeof chatTemplate === 'string') return chatTemplate;
   if (!Array.isArray(chatTemplate)) {
-    throw invalidFile(`expected tokenizer_config.json's chat_template to be a template or a list of { name, template }, got ${JSON.stringify(chatTemplate)?.slice(0, 80)}`);
+    throw invalidFile(`expected tokenizer_config.json's chat_template to be a template or a list of { name, template }, got ${JSON.stringify(chatTemplate)?.slice(0, 80)}`, fn);
   }
   const named = new Map();
   for (const [i, entry] of chatTemplate.entries()) {
     if (!isPlainObject(entry) || typeof entry.name !== 'string' || typeof entry.template !== 'string') {
-      throw invalidFile(`expected tokenizer_config.json's chat_template[${i}] to be { name, template } (two strings), got ${JSON.stringify(entry)?.slice(0, 80)}`);
+      throw invalidFile(`expected tokenizer_config.json's chat_template[${i}] to be { name, template } (two strings), got ${JSON.stringify(entry)?.slice(0, 80)}`, fn);
     }
     named.set(entry.name, entry.template);
   }
