@@ -68,6 +68,8 @@ head -c 4000 README.md > "$work/bpe-corpus/readme"
 mkdir -p "$work/tokenizer-json-corpus"
 printf '\002\003\000\001\002\003\001\002\004\141\141\141\141\142\142<|a<|ax aaa x<|a' > "$work/tokenizer-json-corpus/overlapping"
 printf '\000\000aaaaaaaaaaaaaaaaaaaa' > "$work/tokenizer-json-corpus/plain"
+# A pair merged twice (its last rank counts) against one between them: once the fuzzer's own encoder kept the first.
+printf '\000\343\343\343\303\343\343\343\343\343\000aaaaaaaA\343\343\343\303\343\343\343aa\000\023\000' > "$work/tokenizer-json-corpus/merge-listed-twice"
 
 # The three targets run side by side (a fuzzer uses one core); each one's report is printed once all are done.
 build/fuzz/checkpoint_fuzzer -max_total_time="$seconds" -max_len=16384 -print_final_stats=1 "$work/corpus" \

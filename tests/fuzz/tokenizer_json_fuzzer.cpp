@@ -38,7 +38,7 @@ struct Reader {
 
 struct Slow {
     std::map<std::string, int64_t> ids;                          // bytes -> id
-    std::map<std::pair<std::string, std::string>, size_t> ranks;  // pair -> its first rank
+    std::map<std::pair<std::string, std::string>, size_t> ranks;  // pair -> its last rank
     std::vector<std::pair<std::string, int64_t>> specials;
 
     std::vector<int64_t> piece(const std::string& p) const {
@@ -100,7 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (int k = in.next() % 32; k > 0; --k) {
         const std::string left = vocab[in.next() % vocab.size()], right = vocab[in.next() % vocab.size()];
         merges.push_back(spelled(left) + " " + spelled(right));
-        slow.ranks.emplace(std::make_pair(left, right), merges.size() - 1);  // a pair listed twice keeps its first rank
+        // A pair listed twice keeps its last rank, as the tokenizers library's map of the list does.
+        slow.ranks.insert_or_assign(std::make_pair(left, right), merges.size() - 1);
         bool known = false;
         for (const std::string& v : vocab) known = known || v == left + right;
         if (!known) vocab.push_back(left + right);
