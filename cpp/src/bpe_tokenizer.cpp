@@ -301,6 +301,7 @@ std::string clean_up_tokenization(std::string text) {
         {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"},
         {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
     for (const auto& [from, to] : kReplaced) {
+        if (text.find(from) == std::string::npos) continue;
         std::string out;
         out.reserve(text.size());
         size_t at = 0;
@@ -317,7 +318,8 @@ std::string clean_up_tokenization(std::string text) {
 std::string BPETokenizer::decode(const std::vector<int64_t>& ids, bool skip_special_tokens,
                                  std::optional<bool> clean_up_tokenization_spaces) const {
     std::string text = decode_tokens(ids, skip_special_tokens);
-    return clean_up_tokenization_spaces.value_or(clean_up_tokenization_spaces_) ? clean_up_tokenization(std::move(text)) : text;
+    if (clean_up_tokenization_spaces.value_or(clean_up_tokenization_spaces_)) return clean_up_tokenization(std::move(text));
+    return text;  // (moved out, where the conditional's two kinds of value made a copy)
 }
 
 std::string BPETokenizer::decode_tokens(const std::vector<int64_t>& ids, bool skip_special_tokens) const {

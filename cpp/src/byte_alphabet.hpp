@@ -36,19 +36,23 @@ inline const ByteAlphabet& alphabet() {
 }
 
 // A token as vocab.json spells it, back to its bytes (once per token of a vocabulary: 262,144 for Gemma 3), or
-// nothing when it holds a character that stands for no byte.
-inline std::optional<std::string> spelled_bytes(std::string_view spelled) {
-    std::string out;
-    out.reserve(spelled.size());
+// nothing (false) when it holds a character that stands for no byte. Into `out`, a buffer the caller reuses.
+inline bool spelled_bytes(std::string_view spelled, std::string& out) {
+    out.clear();
     const auto* s = reinterpret_cast<const unsigned char*>(spelled.data());
     for (size_t i = 0; i < spelled.size();) {
         int len = 0;
         const char32_t c = utf8_decode_at(s, spelled.size(), i, len);
         const int byte = len > 0 && c < ByteAlphabet::kEnd ? alphabet().to_byte[c] : -1;
-        if (byte < 0) return std::nullopt;
+        if (byte < 0) return false;
         out += static_cast<char>(byte);
         i += static_cast<size_t>(len);
     }
+    return true;
+}
+inline std::optional<std::string> spelled_bytes(std::string_view spelled) {
+    std::string out;
+    if (!spelled_bytes(spelled, out)) return std::nullopt;
     return out;
 }
 inline std::string token_to_bytes(const std::string& spelled, const std::string& where) {
