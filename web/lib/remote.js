@@ -423,7 +423,8 @@ export async function createAttentionInWorker({ wasmBinary, wasmUrl, wasmPaths, 
         settle(attnError('ERR_ATTN_WORKER', `${fn}: the worker ${worker.file} is not the package's worker: its first message was not the package's` +
           `; workerUrl must be the URL of 'attention-step-by-step/worker', bundled`));
       }
-    }, (reason) => settle(attnError('ERR_ATTN_WORKER', `${fn}: could not start the worker ${worker.file}: ${reason}${hint}`)));
+    }, (reason) => settle(attnError('ERR_ATTN_WORKER', `${fn}: could not start the worker ${worker.file}: ${reason}` +
+      `${listening ? '' : ' before it answered (an empty script ends at once)'}${hint}`)));
     worker.setBusy(true);
     worker.post({ op: 'init', wasmBinary, wasmUrl: wasmUrl?.href ?? wasmUrl, wasmPaths: wasmPaths?.href ?? wasmPaths, threads, pageUrl: baseUrl() });
   });
