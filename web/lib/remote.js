@@ -69,7 +69,7 @@ function startWorker(workerUrl) {
     ? new Worker(new URL(workerUrl.href ?? workerUrl, baseUrl()), { type: 'module' })
     : new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   return {
-    file: workerUrl ? new URL(workerUrl.href ?? workerUrl, baseUrl()).href : "the package's worker.js, as the app's bundler emitted it",
+    file: workerUrl ? new URL(workerUrl.href ?? workerUrl, baseUrl()).href : "attention-step-by-step/worker (as the app's bundler emitted it)",
     post: (message) => worker.postMessage(message),
     listen(onMessage, onFailure) {
       worker.addEventListener('message', (event) => onMessage(event.data));
