@@ -54,7 +54,13 @@ case "${1:-}" in
     # import maps), where the worker API renders templates. Its licence travels with it.
     publish node_modules/@huggingface/jinja/dist/index.js web/lib/vendor/jinja.js
     publish node_modules/@huggingface/jinja/LICENSE web/lib/vendor/jinja.LICENSE
-    publish build/wasm/attention_wasm.mjs web/lib/wasm/attention_wasm.mjs
+    # The glue keeps import.meta.url as the default folder of the files it would fetch; the loader hands it the
+    # module (instantiateWasm), so it fetches none. A bundler rewrites that bare import.meta.url: webpack
+    # wrote the path of the glue on the machine that built the app (file:///…) into every bundle.
+    single=build/wasm/attention_wasm.mjs
+    grep -qF 'var _scriptDir = import.meta.url;' "$single" || { echo "build.sh: the glue no longer sets _scriptDir as expected" >&2; exit 1; }
+    sed 's|var _scriptDir = import.meta.url;|var _scriptDir = undefined;|' "$single" > build/wasm/attention_wasm.published.mjs
+    publish build/wasm/attention_wasm.published.mjs web/lib/wasm/attention_wasm.mjs
     publish build/wasm/attention_wasm.wasm web/lib/wasm/attention_wasm.wasm
     [ "$1" = wasm-single ] && exit 0
     # The threaded module (web/lib/threads.js loads it). Its glue would start a worker with

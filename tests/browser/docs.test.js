@@ -10,7 +10,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { launchBrowser, withServedPage } from './harness.js';
+import { blocks, pageLog } from './doc-blocks.js';
+import { ISOLATION_HEADERS, launchBrowser, withServedPage } from './harness.js';
 import { buildCppProject, installCppLibrary, installProject, packTarball, ROOT, run, WORK } from '../fixtures/package.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -18,19 +19,6 @@ const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.en
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'";
 const RUN = ['js', 'js node', 'js browser', 'js esbuild', 'cpp', 'cmake'];
 const NOT_RUN = ['sh', ''];
-
-/** The fenced blocks of one file: { file, info, code, expected }, in order; expected is every `// → ` line. */
-function blocks(file) {
-  const markdown = readFileSync(join(ROOT, file), 'utf8');
-  const found = [];
-  const fence = /^( *)```([^\n`]*)\n([\s\S]*?)^\1```$/gm;
-  for (const [, indent, info, body] of markdown.matchAll(fence)) {
-    const code = body.split('\n').map((line) => line.slice(indent.length)).join('\n');
-    const expected = code.split('\n').filter((l) => /^\s*\/\/ → /.test(l)).map((l) => l.replace(/^\s*\/\/ → /, ''));
-    found.push({ file, info: info.trim(), code, expected });
-  }
-  return found;
-}
 
 const all = DOCS.flatMap(blocks);
 const ofKind = (...infos) => all.filter((b) => infos.includes(b.info));
@@ -54,27 +42,10 @@ function project(name, files) {
   return dir;
 }
 
-/**
- * Serves `dir` and returns the lines its page logged, once `count` are in or the page has thrown (what it logged
- * is then compared, and the error reported by withServedPage).
- */
+/** Serves `dir` and returns the lines its page logged, once `count` are in or the page has thrown. */
 function browserLog(dir, count, headers) {
-  const logged = [];
-  let done;
-  const finished = new Promise((resolve) => { done = resolve; });
-  const listen = (page) => {
-    page.on('console', (msg) => {
-      if (msg.type() === 'log') logged.push(...msg.text().split('\n'));
-      if (logged.length >= count) done();
-    });
-    page.on('pageerror', done);
-    page.on('crash', done);
-  };
-  return withServedPage(browser, dir, { headers, before: listen }, async (page) => {
-    // A page that stops logging short of `count` is reported after a minute, not waited on for ever.
-    await Promise.race([finished, page.waitForEvent('close', { timeout: 60000 }).catch(() => {})]);
-    return logged;
-  });
+  const log = pageLog(count);
+  return withServedPage(browser, dir, { headers, before: (page) => log.listen(page) }, () => log.lines());
 }
 
 describe('README.md and docs/', () => {
@@ -115,7 +86,8 @@ describe('README.md and docs/', () => {
       const output = run('bash', ['-c', command.replace(/^esbuild /, 'esbuild --log-level=warning ')], dir,
         { PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` });
       assert.equal(output, '', 'esbuild printed no warning');
-      assert.deepEqual(await browserLog(dir, b.expected.length, { 'content-security-policy': CSP }), b.expected, where(b));
+      // Cross-origin isolated, for the threads of docs/guide.md's block.
+      assert.deepEqual(await browserLog(dir, b.expected.length, { ...ISOLATION_HEADERS, 'content-security-policy': CSP }), b.expected, where(b));
     }
   });
 

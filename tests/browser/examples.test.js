@@ -66,6 +66,16 @@ function withApp(dir, name, main, source) {
   return copy;
 }
 
+/** The kinds of large file (.wasm, .safetensors) a withoutModel app's page fetches, once it has shown its result. */
+const fetchedKinds = (dir) => {
+  const kinds = new Set();
+  const before = (page) => page.on('request', (r) => kinds.add(/\.(wasm|safetensors)(\?|$)/.exec(new URL(r.url()).pathname)?.[0]));
+  return withServedPage(browser, dir, { before }, async (page) => {
+    await page.waitForFunction(() => document.querySelector('#weights').value.startsWith('tensor'), null, { timeout: 30000 });
+    return [...kinds].filter(Boolean).sort();
+  });
+};
+
 /** A copy of an installed example whose app computes without ever loading the model. */
 const withoutModel = (dir, name, main) => withApp(dir, name, main, `import { createAttention } from 'attention-step-by-step';
 const attn = await createAttention();
@@ -165,15 +175,16 @@ createAttention().catch((e) => { document.querySelector('#weights').value = e.me
     assert.match(message, /^createAttention: could not load the WebAssembly module from http:\/\/127\.0\.0\.1:\d+\/node_modules\/attention-step-by-step\/web\/lib\/wasm\/attention_wasm\.wasm: HTTP 404; a bundler that does not copy it can be given its URL: import wasmUrl from 'attention-step-by-step\/wasm', then createAttention\(\{ wasmUrl \}\), or the folder it serves the package's wasm\/ files from: createAttention\(\{ wasmPaths \}\)$/);
   });
 
-  test('vite: built with no warning, runs under a strict CSP; the single-thread entry ships one module; an app that never loads the model ships none', async () => {
+  test('vite: built with no warning, runs under a strict CSP; the single-thread entry ships one module; an app that never loads the model never fetches it', async () => {
     const dir = installProject('vite', tarball, example('vite'));
     build(dir);
     assert.deepEqual(shipped(join(dir, 'dist')), ['.safetensors', '.wasm']);
-    assert.deepEqual(packageFiles(join(dir, 'dist')), ['agreement.safetensors', 'attention_wasm.wasm']);
+    // The models are in every build (loadDefaultModel() with no URL finds its copy); the app's ?url import is the same file.
+    assert.deepEqual(packageFiles(join(dir, 'dist')), ['agreement.safetensors', 'attention_wasm.wasm', 'induction.safetensors']);
     assert.deepEqual(await shown(join(dir, 'dist'), { 'content-security-policy': CSP }), expected);
     const bare = withoutModel(dir, 'vite-no-model', 'main.js');
     build(bare);
-    assert.deepEqual(shipped(join(bare, 'dist')), ['.wasm']);
+    assert.deepEqual(await fetchedKinds(join(bare, 'dist')), ['.wasm']);
   });
 
   // "Every bundle ships everything": a page that only called softmax on its main thread shipped both modules, the
@@ -204,10 +215,11 @@ document.querySelector('#weights').value = String(model.config.nLayer);
       measured[kind] = { files: packageFiles(dist), megabytes: files.reduce((sum, f) => sum + statSync(join(dist, f)).size, 0) / 1e6 };
     }
     console.log(`what each kind of app ships: ${JSON.stringify(measured)}`);
-    assert.deepEqual(measured.single.files, ['attention_wasm.wasm']);
-    assert.deepEqual(measured.model.files, ['agreement.safetensors', 'attention_wasm.wasm']);
-    assert.deepEqual(measured.main.files, ['attention_wasm.wasm', 'attention_wasm_threads.mjs', 'attention_wasm_threads.wasm',
-      'attention_wasm_threads.worker.js', 'worker.js']);
+    // Every build holds the shipped models, which loadDefaultModel() with no URL fetches (and only it).
+    assert.deepEqual(measured.single.files, ['agreement.safetensors', 'attention_wasm.wasm', 'induction.safetensors']);
+    assert.deepEqual(measured.model.files, ['agreement.safetensors', 'attention_wasm.wasm', 'induction.safetensors']);
+    assert.deepEqual(measured.main.files, ['agreement.safetensors', 'attention_wasm.wasm', 'attention_wasm_threads.mjs', 'attention_wasm_threads.wasm',
+      'attention_wasm_threads.worker.js', 'induction.safetensors', 'worker.js']);
     // The README's rows, in order: each size within 5 % of what was measured (a change to the module moves them).
     const table = readFileSync(join(ROOT, 'README.md'), 'utf8').match(/<!-- app sizes -->\n([\s\S]*?)\n\n/)[1];
     const said = [...table.matchAll(/^\| [^|]+ \| [^|]+ \| ([\d.]+) MB \|$/gm)].map((m) => Number(m[1]));
@@ -217,14 +229,14 @@ document.querySelector('#weights').value = String(model.config.nLayer);
     });
   });
 
-  test('webpack: built with no warning ("Critical dependency" included), runs under a strict CSP; an app that never loads the model ships none', async () => {
+  test('webpack: built with no warning ("Critical dependency" included), runs under a strict CSP; an app that never loads the model never fetches it', async () => {
     const dir = installProject('webpack', tarball, example('webpack'));
     build(dir);
     assert.deepEqual(shipped(join(dir, 'dist')), ['.safetensors', '.wasm']);
     assert.deepEqual(await shown(dir, { 'content-security-policy': CSP }), expected);
     const bare = withoutModel(dir, 'webpack-no-model', 'src/main.js');
     build(bare);
-    assert.deepEqual(shipped(join(bare, 'dist')), ['.wasm']);
+    assert.deepEqual(await fetchedKinds(bare), ['.wasm']);
   });
 
   // Vite inlined the threaded module's 3 KB worker file as a data: URL, from which a worker cannot import the

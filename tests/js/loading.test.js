@@ -103,7 +103,7 @@ describe('createAttention finds the WebAssembly module', () => {
     await assert.rejects(createAttention({ wasmUrl: 5 }), { message: 'createAttention: expected wasmUrl as a string or a URL, got number 5' });
     await assert.rejects(createAttention({ wasmBinary: 'bytes' }),
       { message: 'createAttention: expected wasmBinary as a Uint8Array or an ArrayBuffer, got the string "bytes"' });
-    await assert.rejects(createAttention({ wasm: 1 }), { message: 'createAttention: unknown option "wasm"; expected one of wasmBinary, wasmUrl, wasmPaths, worker, workerUrl, threads' });
+    await assert.rejects(createAttention({ wasm: 1 }), { message: 'createAttention: unknown option "wasm"; expected one of wasmBinary, wasmUrl, wasmPaths, worker, workerUrl, workerTimeoutMs, threads' });
   });
 });
 

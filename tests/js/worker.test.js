@@ -3,11 +3,13 @@
 // iterator that a break or an AbortSignal stops, and every misuse is a named Error, never a hang.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 
+import { WORKER_TIMEOUT_MS } from '../../web/lib/remote.js';
 import { gpt2References } from '../fixtures/torch-cache.js';
 import { attn, createAttention, fullTier, own, QUICK, useAttention } from './helpers.js';
 
@@ -241,11 +243,51 @@ describe('misuse is a named Error, never a hang', () => {
     await assert.rejects(createAttention({ worker: 'yes' }), { message: 'createAttention: expected worker as true or false, got the string "yes"' });
     await assert.rejects(createAttention({ workerUrl: 'x.js' }), { message: /^createAttention: expected workerUrl only with worker: true/ });
     await assert.rejects(createAttention({ worker: true, workerUrl: join(tmpdir(), 'no-such-worker.js') }),
-      { message: /^createAttention: could not start the worker: .*no-such-worker\.js/ });
+      { code: 'ERR_ATTN_WORKER', message: /^createAttention: could not start the worker .*no-such-worker\.js: .*no-such-worker\.js/ });
+    await assert.rejects(createAttention({ workerTimeoutMs: 100 }), { message: /^createAttention: expected workerTimeoutMs only with worker: true/ });
+    await assert.rejects(createAttention({ worker: true, workerTimeoutMs: '100' }),
+      { code: 'ERR_ATTN_INVALID_TYPE', message: 'createAttention: expected workerTimeoutMs as a number of milliseconds, got the string "100"' });
+    for (const bad of [0, -1, NaN, 2 ** 31]) {
+      await assert.rejects(createAttention({ worker: true, workerTimeoutMs: bad }),
+        { code: 'ERR_ATTN_INVALID_ARGUMENT', message: /^createAttention: expected workerTimeoutMs as a number of milliseconds above 0, at most 2147483647/ });
+    }
     await assert.rejects(createAttention({ worker: true, wasmUrl: join(tmpdir(), 'no-such.wasm') }),
       { message: /^createAttention: could not load the WebAssembly module from .*no-such\.wasm/ });
     await assert.rejects(createAttention({ worker: true, wasmBinary: Uint8Array.of(0, 97, 115, 109) }),
       { message: /^createAttention: could not compile the WebAssembly module/ });
+  });
+
+  // esbuild bundled a worker file holding only `import 'attention-step-by-step/worker'` to 0 bytes (the package said
+  // it had no side effects), and createAttention({ worker: true, workerUrl }) waited for it for ever: a worker
+  // whose script is empty fires no event. It is an error now, naming the file, after workerTimeoutMs.
+  test('a worker that never answers: an empty script, one that never finishes loading, one that is not ours', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'attn-silent-worker-'));
+    try {
+      const write = (name, text) => {
+        writeFileSync(join(dir, name), text);
+        return pathToFileURL(join(dir, name));
+      };
+      const empty = write('empty.mjs', '');
+      const stuck = write('stuck.mjs', 'await new Promise(() => setInterval(() => {}, 1 << 30));\n');
+      const other = write('other.mjs', "import { parentPort } from 'node:worker_threads';\nparentPort.postMessage('hello');\n");
+      // In Node an empty script's worker ends at once, which says so; in a browser it stays, silent, until the
+      // timeout (tests/browser/recipes.test.js).
+      await assert.rejects(createAttention({ worker: true, workerUrl: empty, workerTimeoutMs: 60000 }), {
+        code: 'ERR_ATTN_WORKER',
+        message: `createAttention: could not start the worker ${empty.href}: it exited with code 0 before it answered (an empty script ends at once)`,
+      });
+      await assert.rejects(createAttention({ worker: true, workerUrl: stuck, workerTimeoutMs: 200 }), {
+        code: 'ERR_ATTN_WORKER',
+        message: `createAttention: the worker ${stuck.href} did not answer within 0.2 s: its script is empty, or never ran to its end ` +
+          "(a bundler that tree-shook 'attention-step-by-step/worker' away leaves an empty file: bundle it as an entry of its own, and check what its URL serves)",
+      });
+      await assert.rejects(createAttention({ worker: true, workerUrl: other, workerTimeoutMs: 60000 }), {
+        code: 'ERR_ATTN_WORKER', message: /^createAttention: the worker .*other\.mjs is not the package's worker/,
+      });
+      assert.equal(WORKER_TIMEOUT_MS, 15000, 'the default, as options.d.ts and docs/guide.md state it');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('after dispose() every call and every object is refused, pending calls included', async () => {

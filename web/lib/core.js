@@ -74,9 +74,14 @@ export async function createAttentionHere({ wasmBinary, wasmUrl, wasmPaths, thre
 const print = (text) => console.warn(text);
 
 async function startModule({ wasmBinary, wasmUrl }, fn) {
-  const bytes = wasmBinary ?? (await loadBytes(wasmUrl ?? WASM_URL, fn, 'the WebAssembly module', wasmUrl ? '' :
-    "a bundler that does not copy it can be given its URL: import wasmUrl from 'attention-step-by-step/wasm', then createAttention({ wasmUrl }), " +
-    "or the folder it serves the package's wasm/ files from: createAttention({ wasmPaths })"));
+  const bytes = wasmBinary ?? (await loadBytes(wasmUrl ?? WASM_URL, fn, {
+    what: 'the WebAssembly module',
+    kind: 'wasm',
+    change: wasmUrl ? "the address given (wasmUrl, or wasmPaths with the package's wasm/ files in it) must be where the server has the file" : undefined,
+    missing: wasmUrl ? '' :
+      "a bundler that does not copy it can be given its URL: import wasmUrl from 'attention-step-by-step/wasm', then createAttention({ wasmUrl }), " +
+      "or the folder it serves the package's wasm/ files from: createAttention({ wasmPaths })",
+  }));
   const wasmModule = await compile(bytes, fn);
   return new Promise((resolve, reject) => {
     const failed = (e) => reject(attnError('ERR_ATTN_INVALID_FILE',

@@ -8,6 +8,8 @@
  * - `ERR_ATTN_INVALID_ARGUMENT`: an argument refused for its value (a shape, a range, NaN, an unknown option).
  * - `ERR_ATTN_INVALID_FILE`: a file's contents refused (not its format, truncated, damaged, beyond a limit).
  * - `ERR_ATTN_LOAD_FAILED`: a file or URL could not be read.
+ * - `ERR_ATTN_WRONG_FILE`: a URL answered with what cannot be the file asked for (an HTML page where a model, `.wasm`
+ *   or tokenizer file was expected): a server's fallback page, the file not being where the app looks for it.
  * - `ERR_ATTN_HUB_AUTH`: the Hugging Face Hub wants a token for a model (gated or private), or refused the one given.
  * - `ERR_ATTN_NOT_FOUND`: the Hugging Face Hub has no model of that id, or no such revision.
  * - `ERR_ATTN_OFFLINE`: a Hub model's file is not in the cache and the Hub cannot be asked (offline mode, no network).
@@ -25,6 +27,7 @@ export type AttentionErrorCode =
   | 'ERR_ATTN_INVALID_ARGUMENT'
   | 'ERR_ATTN_INVALID_FILE'
   | 'ERR_ATTN_LOAD_FAILED'
+  | 'ERR_ATTN_WRONG_FILE'
   | 'ERR_ATTN_HUB_AUTH'
   | 'ERR_ATTN_NOT_FOUND'
   | 'ERR_ATTN_OFFLINE'

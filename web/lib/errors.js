@@ -19,6 +19,11 @@ export const ERROR_CODES = Object.freeze({
   ERR_ATTN_INVALID_FILE: Error,
   /** A file or URL could not be read (not found, HTTP error, permission). */
   ERR_ATTN_LOAD_FAILED: Error,
+  /**
+   * A URL answered with what cannot be the file asked for (an HTML page where a model, a .wasm or a tokenizer
+   * file was expected): a server's fallback page, because the file is not where the app looks for it.
+   */
+  ERR_ATTN_WRONG_FILE: Error,
   /** The Hugging Face Hub wants a token for a model, or refused the one given: a gated or private model. */
   ERR_ATTN_HUB_AUTH: Error,
   /** The Hugging Face Hub has no model of that id, or no such revision of it. */

@@ -439,10 +439,10 @@ export interface Attention extends Positions, AtScale {
   /**
    * A model shipped with the package: `name` 'agreement' (default; the synthetic agreement corpus, word
    * tokens) or 'induction' (the induction recipe's attention-only model on repeated random letters, see
-   * inductionRecipe), read from next to this module (Node, an unbundled page), from `url`, or from `bytes`
-   * you loaded yourself. A bundled app passes the URL it imports, so that only apps that load a model ship
-   * it: `import url from 'attention-step-by-step/model?url'` (Vite; `…/models/induction?url` for the other),
-   * or the same paths with webpack's `asset/resource` or esbuild's `file` loader.
+   * inductionRecipe), read from next to this module (Node, an unbundled page, and the copy Vite and webpack put in
+   * every build), from `url`, or from `bytes` you loaded yourself. A URL can also be imported:
+   * `import url from 'attention-step-by-step/model'` (Vite: `…/model?url`; `…/models/induction` for the other;
+   * esbuild with its `file` loader). A server's page where the file was expected is `ERR_ATTN_WRONG_FILE`.
    */
   loadDefaultModel(options?: { name?: 'agreement' | 'induction'; url?: UrlLike; bytes?: Uint8Array }): Promise<LoadedCheckpoint>;
   defaultTrainConfig(): TrainConfig;

@@ -34,19 +34,27 @@ import { format, tensor, toArray } from './tensors.js';
 
 export { format, tensor, toArray };
 
+// setTimeout's longest delay (2^31 − 1 ms, about 24.8 days; a longer one fires at once).
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 /**
  * Loads the WASM module and returns the API: on this thread, or with `worker: true` in a Web
  * Worker (a worker_thread in Node) behind an API whose every call returns a Promise.
  */
 export async function createAttention(opts) {
   const fn = 'createAttention';
-  const { wasmBinary, wasmUrl, wasmPaths, worker = false, workerUrl, threads = 'auto' } =
-    moduleOptions(opts, ['worker', 'workerUrl', 'threads'], fn);
+  const { wasmBinary, wasmUrl, wasmPaths, worker = false, workerUrl, workerTimeoutMs, threads = 'auto' } =
+    moduleOptions(opts, ['worker', 'workerUrl', 'workerTimeoutMs', 'threads'], fn);
   if (typeof worker !== 'boolean') fail(fn, 'worker as true or false', worker);
   if (workerUrl !== undefined && !worker) refuse(fn, 'workerUrl only with worker: true', opts);
   if (workerUrl !== undefined && !isUrlLike(workerUrl)) fail(fn, 'workerUrl as a string or a URL', workerUrl);
+  if (workerTimeoutMs !== undefined && !worker) refuse(fn, 'workerTimeoutMs only with worker: true', opts);
+  if (workerTimeoutMs !== undefined && typeof workerTimeoutMs !== 'number') fail(fn, 'workerTimeoutMs as a number of milliseconds', workerTimeoutMs);
+  if (workerTimeoutMs !== undefined && !(workerTimeoutMs > 0 && workerTimeoutMs <= MAX_TIMEOUT_MS)) {
+    refuse(fn, `workerTimeoutMs as a number of milliseconds above 0, at most ${MAX_TIMEOUT_MS} (setTimeout's longest)`, workerTimeoutMs);
+  }
   // Checked here, before a worker is started for it; the worker plans with its own environment (threads.js).
   checkThreads(threads, fn);
-  return worker ? createAttentionInWorker({ wasmBinary, wasmUrl, wasmPaths, workerUrl, threads })
+  return worker ? createAttentionInWorker({ wasmBinary, wasmUrl, wasmPaths, workerUrl, workerTimeoutMs, threads })
     : createAttentionHere({ wasmBinary, wasmUrl, wasmPaths, threads }, startThreadedModule);
 }

@@ -2,6 +2,7 @@
 // files, a browser fetches), and the WebAssembly module compiled after a check
 // that the engine has the features it is built with.
 import { attnError } from './errors.js';
+import { checkServedFile } from './served-file.js';
 
 // What relative URLs resolve against: the page. A worker is told its page's address (worker.js),
 // since its own location is that of the worker's script.
@@ -36,9 +37,11 @@ export function folderUrl(value) {
  * The bytes at a URL or path: read from disk in Node (file: URLs and plain
  * paths), fetched in a browser. Emscripten 3.1.6's own loader cannot fetch a
  * file: URL in Node (docs/toolchain.md), which is why the package reads files itself.
- * `missing` is said after any failure: what to do when the package's own file is not where it was looked for.
+ * `what` names the file in errors. `missing` is said after any failure to load it: what to do when the package's
+ * own file is not where it was looked for. A fetched answer that cannot be a file of `kind` (served-file.js:
+ * 'wasm', 'safetensors') is refused as a server's fallback page, saying `change` (by default `missing`).
  */
-export async function loadBytes(location, fn, what, missing = '') {
+export async function loadBytes(location, fn, { what, kind, missing = '', change = missing }) {
   // process.getBuiltinModule (Node >= 20.16) reaches node:fs without an import
   // statement, so bundlers for the browser have nothing to resolve or warn about.
   const fs = globalThis.process?.getBuiltinModule?.('node:fs/promises');
@@ -48,15 +51,20 @@ export async function loadBytes(location, fn, what, missing = '') {
   } catch {
     url = null; // a plain path: only Node can read it
   }
+  let response;
+  let bytes;
   try {
     if (fs && (!url || url.protocol === 'file:')) return new Uint8Array(await fs.readFile(url ?? location));
     if (!url) throw new Error('not a URL');
-    const response = await fetch(url);
+    response = await fetch(url);
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    return new Uint8Array(await response.arrayBuffer());
+    bytes = new Uint8Array(await response.arrayBuffer());
   } catch (e) {
     throw attnError('ERR_ATTN_LOAD_FAILED', `${fn}: could not load ${what} from ${url ?? location}: ${e.message}${missing ? `; ${missing}` : ''}`);
   }
+  checkServedFile({ url: url.href, status: response.status, contentType: response.headers.get('content-type') }, bytes.subarray(0, 16),
+    bytes.length, kind, fn, what, change);
+  return bytes;
 }
 
 // The WebAssembly features the module is compiled with (CMakeLists.txt:

@@ -10,7 +10,8 @@
 //   { op: 'static', id, className, name, args }
 //   { op: 'release', id, target }            dispose() an object (close() a stream) and forget it
 //   { op: 'abort', id }                      the call's AbortSignal fired
-// Messages from it: { op: 'ready', api } or { op: 'ready', error }, { op: 'result', id, value },
+// Messages from it: { op: 'listening' } once its script has run, then { op: 'ready', api } or
+//   { op: 'ready', error }, { op: 'result', id, value },
 //   { op: 'error', id, error }, { op: 'callback', id, index, args }; an error as errors.js's toMessage writes it.
 export const REF = '$attentionRef';
 export const CALLBACK = '$attentionCallback';

@@ -10,16 +10,18 @@ import { generationOptions, GenerationStream } from './generation.js';
 import { AdoptedHandle, Module } from './handles.js';
 import { isUrlLike, loadBytes } from './loading.js';
 
-// The pretrained model the package ships (tools/train-default-model.sh), next to this module. Not written as
-// new URL('./models/…', import.meta.url): bundlers copy every file named that way into every app, and the
-// model (449 KB) belongs only in apps that load it, which import its URL from 'attention-step-by-step/model'.
-// Unbundled (Node, an import map) it is found where it is.
-const HERE = import.meta.url;
-const MODEL_FILES = {
-  agreement: './models/agreement.safetensors',
-  induction: './models/induction.safetensors',
+// The models the package ships (tools/train-default-model.sh, tools/train-induction-model.sh), next to this
+// module. Each is written as new URL('./models/…', import.meta.url), the one spelling Vite and webpack both follow:
+// they copy the file into the app and give its address, so loadDefaultModel() with no URL works in a production
+// build as it does in Node. The copy is fetched only when it is loaded. (Looked up by a name at run time instead,
+// the model was never copied: Vite's build answered its address with the app's index.html, and webpack wrote the
+// machine's path to this file into the bundle.) esbuild follows no such reference: the README's line copies the
+// package's models/ folder next to the bundle, where the address resolves.
+const MODEL_URLS = {
+  agreement: () => new URL('./models/agreement.safetensors', import.meta.url),
+  induction: () => new URL('./models/induction.safetensors', import.meta.url),
 };
-// The export each model's URL is imported from in a bundled app (package.json's "exports").
+// The export each model's URL can also be imported from (package.json's "exports"), to pass as `url`.
 const MODEL_EXPORTS = { agreement: 'attention-step-by-step/model', induction: 'attention-step-by-step/models/induction' };
 // generate() runs to the end in one call, so it is kept short enough not to
 // freeze a page; stream() yields between tokens and can be stopped, so it may run longer.
@@ -282,13 +284,18 @@ export function modelApi(M) {
     loadDefaultModel: async (opts) => {
       const fn = 'loadDefaultModel';
       const { name = 'agreement', url, bytes } = options(opts, ['name', 'url', 'bytes'], fn);
-      if (!Object.hasOwn(MODEL_FILES, name)) refuse(fn, `name as ${Object.keys(MODEL_FILES).map((n) => `'${n}'`).join(' or ')}`, name);
+      if (!Object.hasOwn(MODEL_URLS, name)) refuse(fn, `name as ${Object.keys(MODEL_URLS).map((n) => `'${n}'`).join(' or ')}`, name);
       if (url !== undefined && bytes !== undefined) refuse(fn, 'either url or bytes, not both', opts);
       if (bytes !== undefined) return loadCheckpoint(bytes);
       if (url !== undefined && !isUrlLike(url)) fail(fn, 'url as a string or a URL', url);
-      return loadCheckpoint(await loadBytes(url ?? new URL(MODEL_FILES[name], HERE), fn, 'the model', url ? '' :
-        `in a bundled app, import its URL (import modelUrl from '${MODEL_EXPORTS[name]}') and pass it: ` +
-        `loadDefaultModel({ ${name === 'agreement' ? '' : `name: '${name}', `}url: modelUrl })`));
+      const own = `import its URL (import modelUrl from '${MODEL_EXPORTS[name]}') and pass it: ` +
+        `loadDefaultModel({ ${name === 'agreement' ? '' : `name: '${name}', `}url: modelUrl })`;
+      return loadCheckpoint(await loadBytes(url ?? MODEL_URLS[name](), fn, {
+        what: 'the model',
+        kind: 'safetensors',
+        missing: url ? '' : `a bundled app whose bundler did not copy the package's models/ folder can ${own}`,
+        change: url ? 'url must be the address the server has the model file at' : `copy the package's models/ folder next to the bundle, or ${own}`,
+      }));
     },
     defaultTrainConfig: () => JSON.parse(M.defaultTrainConfig()),
     /** The attention-only model and training run that form induction heads fast: {model, training} configs. */

@@ -39,6 +39,13 @@ export interface CreateAttentionOptions extends ModuleSource {
    */
   workerUrl?: UrlLike;
   /**
+   * With `worker: true`, how long the worker's script may take to load and run, in milliseconds, before
+   * `createAttention` rejects with `ERR_ATTN_WORKER` naming the file: 15000 by default. A worker whose script is
+   * empty (a bundler tree-shook `attention-step-by-step/worker` away) or never runs fires no event; this bound
+   * turns that silence into an error. Loading the module afterwards is not bounded by it.
+   */
+  workerTimeoutMs?: number;
+  /**
    * The threads the module computes on: `'auto'` (the default: the machine's cores, at most 8) or a count
    * from 1 to 16. Results are bit-identical on any count; only speed changes. More than one thread loads the
    * package's threaded module, which needs shared memory: always there in Node, and in a browser only in a

@@ -14,6 +14,7 @@ import { listCached as listNodeCache, openNodeFolder, removeCached as removeFrom
 import { parseJson } from './json-text.js';
 import { baseUrl, isUrlLike } from './loading.js';
 import { ByteProgress } from './progress.js';
+import { checkServedFile, kindOfName } from './served-file.js';
 
 // Bytes handed to WASM at once while loading: small next to a model (GPT-2
 // small's largest tensor is 147 MiB in float32), so the file is never held whole.
@@ -390,10 +391,17 @@ async function fileOf(value, name, fn, signal, optional = false) {
   }
   if (optional && response.status === 404) return null;
   if (!response.ok) failed('', new Error(`HTTP ${response.status}`));
+  let blob;
+  let head;
   try {
-    return blobFile(await response.blob(), name, fn);
+    blob = await response.blob();
+    head = new Uint8Array(await blob.slice(0, 16).arrayBuffer());
   } catch (e) {
     // A body that stops short of its Content-Length, where undici says only "terminated".
     return failed('the download broke off: ', e);
   }
+  // A server that answers a file the folder lacks with its app's page would have that page read as the file.
+  checkServedFile({ url: url.href, status: response.status, contentType: response.headers.get('content-type') }, head, blob.size,
+    kindOfName(name), fn, name, `serve the model folder at the address given, with a 404 for a file it does not hold (not the app's page)`);
+  return blobFile(blob, name, fn);
 }

@@ -20,23 +20,38 @@ import { CALLBACK, mapDeep, REF, SIGNAL } from './messages.js';
 import { format, tensor, toArray } from './tensors.js';
 
 const asyncDisposeSymbol = Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose');
-const HERE = import.meta.url;
-const WORKER_FILE = './worker.js';
 const INTERNAL = Symbol('a proxy made by remote.js');
 const otherInstance = (label, name) => attnError('ERR_ATTN_INVALID_ARGUMENT', `${label}: this ${name} belongs to another module instance (made by another ` +
   'createAttention()); objects of two instances cannot be used together');
 
 /**
- * The worker, as { post, listen, setBusy, terminate }: a Web Worker in a browser, a worker_thread
- * in Node. `listen(onMessage, onFailure)`; setBusy(false) lets Node exit while no call is pending.
+ * How long the worker of { worker: true } may take to answer, its script loaded and run (worker.js says
+ * 'listening' before anything else), before createAttention gives up on it: `workerTimeoutMs`'s default.
+ * A worker whose script is empty (a bundler dropped it) or never runs fires no event at all; this bound is
+ * what turns that silence into an error. Loading the module afterwards is not bounded by it: a .wasm may take
+ * longer to download than a script.
+ */
+export const WORKER_TIMEOUT_MS = 15000;
+
+/**
+ * The worker, as { file, post, listen, setBusy, terminate }: a Web Worker in a browser, a worker_thread
+ * in Node. `listen(onMessage, onFailure)`; setBusy(false) lets Node exit while no call is pending. `file`
+ * names its script for errors.
  */
 function startWorker(workerUrl) {
   const threads = typeof Worker === 'undefined' ? globalThis.process?.getBuiltinModule?.('node:worker_threads') : null;
   if (threads) {
     // A worker inherits node's flags; --input-type (of `node --input-type=module -e …`) stops it loading a file.
     const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
-    const worker = new threads.Worker(workerUrl ? workerUrl.href ?? workerUrl : new URL(WORKER_FILE, HERE), { execArgv });
+    // Ignored by bundlers: this is Node's branch, and a bundle for the browser never takes it. Otherwise webpack
+    // copies worker.js unbundled, and wrote the machine's path to it into the bundle as import.meta.url.
+    const given = workerUrl === undefined ? undefined : String(workerUrl.href ?? workerUrl);
+    // Node's Worker takes a path, or a file: URL as a URL object only (a URL of another realm crosses as its href).
+    const file = given === undefined ? new URL(/* webpackIgnore: true */ /* @vite-ignore */ './worker.js', import.meta.url)
+      : /^file:/i.test(given) ? new URL(given) : given;
+    const worker = new threads.Worker(file, { execArgv });
     return {
+      file: String(file.href ?? file),
       post: (message) => worker.postMessage(message),
       listen(onMessage, onFailure) {
         worker.on('message', onMessage);
@@ -48,17 +63,24 @@ function startWorker(workerUrl) {
     };
   }
   if (typeof Worker === 'undefined') throw attnError('ERR_ATTN_UNSUPPORTED', 'createAttention: worker: true needs Web Workers or Node worker_threads; this engine has neither');
-  // Written out as new Worker(new URL('./worker.js', import.meta.url)) so that Vite and webpack bundle the worker.
+  // Written out as new Worker(new URL('./worker.js', import.meta.url)) so that Vite and webpack bundle the worker;
+  // its address is then the bundler's, which this code cannot read back.
   const worker = workerUrl
     ? new Worker(new URL(workerUrl.href ?? workerUrl, baseUrl()), { type: 'module' })
     : new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   return {
+    file: workerUrl ? new URL(workerUrl.href ?? workerUrl, baseUrl()).href : "attention-step-by-step/worker (as the app's bundler emitted it)",
     post: (message) => worker.postMessage(message),
     listen(onMessage, onFailure) {
       worker.addEventListener('message', (event) => onMessage(event.data));
-      // A script that cannot be loaded fires an error event without a message.
-      worker.addEventListener('error', (event) => onFailure(event.message || 'its script could not be loaded or run'));
-      worker.addEventListener('messageerror', () => onFailure('a message could not be read'));
+      // A script that cannot be loaded fires an error event without a message; one that throws, an ErrorEvent
+      // naming the error and its file.
+      worker.addEventListener('error', (event) => {
+        event.preventDefault?.();
+        const where = event.filename ? ` (${event.filename}${event.lineno ? `:${event.lineno}` : ''})` : '';
+        onFailure(event.message ? `${event.message}${where}` : 'its script could not be loaded (not found, refused by the Content-Security-Policy, or not a module)');
+      });
+      worker.addEventListener('messageerror', () => onFailure('a message from it could not be read'));
     },
     setBusy() {},
     terminate: () => worker.terminate(),
@@ -361,8 +383,11 @@ function withGeneration(GPT) {
   };
 }
 
-/** createAttention({ worker: true }): starts the worker, loads the module there and mirrors its API. */
-export async function createAttentionInWorker({ wasmBinary, wasmUrl, wasmPaths, workerUrl, threads }) {
+/**
+ * createAttention({ worker: true }): starts the worker, loads the module there and mirrors its API. The worker
+ * must say it is listening within `workerTimeoutMs` (WORKER_TIMEOUT_MS by default), or this rejects naming it.
+ */
+export async function createAttentionInWorker({ wasmBinary, wasmUrl, wasmPaths, workerUrl, workerTimeoutMs = WORKER_TIMEOUT_MS, threads }) {
   const fn = 'createAttention';
   let worker;
   try {
@@ -372,22 +397,34 @@ export async function createAttentionInWorker({ wasmBinary, wasmUrl, wasmPaths, 
   }
   const description = await new Promise((resolve, reject) => {
     const hint = workerUrl ? '' : "; a bundler that does not bundle it can be given its URL: bundle 'attention-step-by-step/worker' and pass createAttention({ worker: true, workerUrl })";
-    let ready = false;
-    worker.listen((message) => {
-      if (message.op !== 'ready' || ready) return;
-      ready = true;
-      if (message.error) {
+    let listening = false;
+    let settled = false;
+    const settle = (error, api) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error) {
         worker.terminate();
-        reject(fromMessage(message.error));
+        reject(error);
       } else {
-        resolve(message.api);
+        resolve(api);
       }
-    }, (reason) => {
-      if (ready) return;
-      ready = true;
-      worker.terminate();
-      reject(attnError('ERR_ATTN_WORKER', `${fn}: could not start the worker: ${reason}${hint}`));
-    });
+    };
+    const timer = setTimeout(() => settle(attnError('ERR_ATTN_WORKER', `${fn}: the worker ${worker.file} did not answer within ${workerTimeoutMs / 1000} s: ` +
+      'its script is empty, or never ran to its end (a bundler that tree-shook \'attention-step-by-step/worker\' away leaves an empty file: ' +
+      `bundle it as an entry of its own, and check what its URL serves)${hint}`)), workerTimeoutMs);
+    worker.listen((message) => {
+      if (message?.op === 'listening') {
+        listening = true;
+        clearTimeout(timer);
+      } else if (message?.op === 'ready') {
+        settle(message.error && fromMessage(message.error), message.api);
+      } else if (!listening) {
+        settle(attnError('ERR_ATTN_WORKER', `${fn}: the worker ${worker.file} is not the package's worker: its first message was not the package's` +
+          `; workerUrl must be the URL of 'attention-step-by-step/worker', bundled`));
+      }
+    }, (reason) => settle(attnError('ERR_ATTN_WORKER', `${fn}: could not start the worker ${worker.file}: ${reason}` +
+      `${listening ? '' : ' before it answered (an empty script ends at once)'}${hint}`)));
     worker.setBusy(true);
     worker.post({ op: 'init', wasmBinary, wasmUrl: wasmUrl?.href ?? wasmUrl, wasmPaths: wasmPaths?.href ?? wasmPaths, threads, pageUrl: baseUrl() });
   });

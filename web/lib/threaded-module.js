@@ -41,7 +41,11 @@ export async function startThreadedModule(count, print, fn, wasmPaths) {
   const failure = new Promise((_, reject) => {
     failed = reject;
   });
-  const bytes = await loadBytes(wasmFile, fn, 'the threaded WebAssembly module');
+  const bytes = await loadBytes(wasmFile, fn, {
+    what: 'the threaded WebAssembly module',
+    kind: 'wasm',
+    missing: wasmPaths ? "copy all of the package's wasm/ files to the folder wasmPaths names" : "give createAttention the folder the app serves the package's wasm/ files from (wasmPaths)",
+  });
   const wasmModule = await compile(bytes, fn);
   const { default: createThreadedAttentionModule } = await import(/* @vite-ignore */ /* webpackIgnore: true */ glueFile.href);
   // Emscripten writes what it makes (its worker list, PThread) onto this object: kept, to stop the workers on failure.

@@ -151,3 +151,6 @@ async function receive(message) {
 
 if (port.on) port.on('message', receive);
 else port.addEventListener('message', (event) => receive(event.data));
+// The first message, sent once this script has run: the page's side gives a worker that never says it
+// (an empty script, one that never ran) workerTimeoutMs, then a named error (remote.js).
+post({ op: 'listening' });
