@@ -25,8 +25,8 @@ test('the packed tarball installs and works from a fresh project', fullTier('a p
     'web/lib/abort.js', 'web/lib/arguments.js', 'web/lib/asset-url.d.ts', 'web/lib/attention.js', 'web/lib/bpe-tokenizer.js', 'web/lib/chat-template.js', 'web/lib/core.js', 'web/lib/errors.d.ts', 'web/lib/errors.js', 'web/lib/format.js', 'web/lib/generation.js', 'web/lib/handles.js', 'web/lib/hub-cache-browser.js', 'web/lib/hub-cache-node.js', 'web/lib/hub.js', 'web/lib/index.cjs', 'web/lib/index.d.cts', 'web/lib/index.d.ts',
     'web/lib/index.js', 'web/lib/induction-url.js', 'web/lib/json-text.js', 'web/lib/loading.js', 'web/lib/messages.js', 'web/lib/model-url.js', 'web/lib/model.d.ts', 'web/lib/model.js', 'web/lib/models/agreement.safetensors', 'web/lib/models/induction.safetensors', 'web/lib/options.d.ts', 'web/lib/positions.d.ts', 'web/lib/pretrained.d.ts', 'web/lib/pretrained.js', 'web/lib/progress.js', 'web/lib/remote.d.ts', 'web/lib/remote.js', 'web/lib/scale.d.ts', 'web/lib/score-explanation.d.ts', 'web/lib/single-thread.d.ts', 'web/lib/single-thread.js', 'web/lib/tensors.js', 'web/lib/threaded-module.js', 'web/lib/threads.js', 'web/lib/vendor/jinja.LICENSE', 'web/lib/vendor/jinja.js', 'web/lib/wasm-url.js', 'web/lib/wasm/attention_wasm.mjs', 'web/lib/wasm/attention_wasm.wasm',
     'web/lib/wasm/attention_wasm_threads.mjs', 'web/lib/wasm/attention_wasm_threads.wasm', 'web/lib/wasm/attention_wasm_threads.worker.js',
-    'web/lib/wasm/attn-train.cjs', 'web/lib/wasm/attn-train.wasm', 'web/lib/wasm/attn-train.worker.js',
     'web/lib/wasm/package.json', 'web/lib/worker.js',
+    'web/cli/attn-train.cjs', 'web/cli/attn-train.wasm', 'web/cli/attn-train.worker.js', 'web/cli/package.json',
   ].map((f) => `package/${f}`));
 
   const app = join(work, 'app');
