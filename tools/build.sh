@@ -4,7 +4,8 @@
 #                GoogleTest suite and attn-train -> build/portable: what the tests run and install
 #   native       the same tuned for this CPU (-march=native), for the benchmarks and the training scripts
 #                -> build/native
-#   wasm         the WebAssembly modules of the JS package, single-threaded and threaded -> web/lib/wasm
+#   wasm         the WebAssembly modules of the JS package, single-threaded and threaded -> web/lib/wasm, and
+#                attn-train for Node, the package's bin -> web/cli
 #   wasm-single  the single-threaded module alone (and the kernel checks), all that npm run test:quick uses
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,12 +93,17 @@ case "${1:-}" in
     sed 's|\.then(function(instance){Module=instance})|&.catch(function(e){setTimeout(function(){throw e})})|' \
       "$worker" > build/wasm/attention_wasm_threads.worker.published.js
     publish build/wasm/attention_wasm_threads.worker.published.js web/lib/wasm/attention_wasm_threads.worker.js
-    # attn-train for Node, the package's bin (web/bin/attn-train.cjs loads it).
-    for f in attn-train.cjs attn-train.wasm attn-train.worker.js; do publish "build/wasm/$f" "web/lib/wasm/$f"; done
+    # attn-train for Node, the package's bin (web/bin/attn-train.cjs loads it), in a folder of its own: web/lib/wasm
+    # holds what a page loads, and an app that copies that folder whole (the README's esbuild recipe) shipped the
+    # tool's 1.8 MB with it. The tool finds its .wasm and worker beside its glue (__dirname), so the three move together.
+    mkdir -p web/cli
+    rm -f web/lib/wasm/attn-train.*   # where earlier builds put it
+    for f in attn-train.cjs attn-train.wasm attn-train.worker.js; do publish "build/wasm/$f" "web/cli/$f"; done
     # Emscripten's worker scripts are CommonJS in Node (they call require), where this package's "type":
     # "module" would make every .js an ES module.
     echo '{ "type": "commonjs" }' > build/wasm/package.json
     publish build/wasm/package.json web/lib/wasm/package.json
+    publish build/wasm/package.json web/cli/package.json
     ;;
   *)
     echo "usage: tools/build.sh portable|native|wasm|wasm-single" >&2

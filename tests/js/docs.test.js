@@ -20,16 +20,24 @@ function anchorsOf(path) {
   return new Set([...text.matchAll(/^#+ (.+)$/gm)].map(([, heading]) => anchor(heading.replace(/`/g, ''))));
 }
 
-test('every relative link of the documents reaches a file, and a heading when it names one', () => {
+// The README links the repository's files absolutely, as the package's front page (the tarball holds none of
+// docs/, examples/ or cpp/; package.test.js checks what it links relatively): those links are held to the same rule.
+const REPOSITORY = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+const IN_REPOSITORY = new RegExp(`^${REPOSITORY.replace(/[.]/g, '\\.')}/(?:blob|tree)/main/`);
+
+test('every relative link of the documents, and every link into the repository, reaches a file, and a heading when it names one', () => {
   const broken = [];
   for (const file of FILES) {
     const text = readFileSync(join(ROOT, file), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
-    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-      if (/^[a-z]+:/.test(target)) continue; // https:, mailto:
+    for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const inRepository = IN_REPOSITORY.test(link);
+      if (link.startsWith(`${REPOSITORY}/`) && !inRepository) broken.push(`${file}: ${link} (not a file on main, which this test reads)`);
+      if (/^[a-z]+:/.test(link) && !inRepository) continue; // https:, mailto:
+      const target = inRepository ? link.replace(IN_REPOSITORY, '') : link;
       const [path, hash] = target.split('#');
-      const resolved = path ? normalize(join(dirname(file), path)) : file;
-      if (!existsSync(join(ROOT, resolved))) broken.push(`${file}: ${target} (no ${resolved})`);
-      else if (hash && resolved.endsWith('.md') && !anchorsOf(resolved).has(hash)) broken.push(`${file}: ${target} (no heading #${hash})`);
+      const resolved = inRepository ? normalize(path) : path ? normalize(join(dirname(file), path)) : file;
+      if (!existsSync(join(ROOT, resolved))) broken.push(`${file}: ${link} (no ${resolved})`);
+      else if (hash && resolved.endsWith('.md') && !anchorsOf(resolved).has(hash)) broken.push(`${file}: ${link} (no heading #${hash})`);
     }
   }
   assert.deepEqual(broken, []);

@@ -2,7 +2,7 @@
 // project, imported by its name from a separate Node process.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -22,11 +22,25 @@ test('the packed tarball installs and works from a fresh project', fullTier('a p
   assert.deepEqual(listing, [
     'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json',
     'tools/nanogpt_to_hf.py', 'web/bin/attn-train.cjs',
-    'web/lib/abort.js', 'web/lib/arguments.js', 'web/lib/asset-url.d.ts', 'web/lib/attention.js', 'web/lib/bpe-tokenizer.js', 'web/lib/chat-template.js', 'web/lib/core.js', 'web/lib/errors.d.ts', 'web/lib/errors.js', 'web/lib/format.js', 'web/lib/generation.js', 'web/lib/handles.js', 'web/lib/hub-cache-browser.js', 'web/lib/hub-cache-node.js', 'web/lib/hub.js', 'web/lib/index.cjs', 'web/lib/index.d.cts', 'web/lib/index.d.ts',
-    'web/lib/index.js', 'web/lib/induction-url.js', 'web/lib/json-text.js', 'web/lib/loading.js', 'web/lib/messages.js', 'web/lib/model-url.js', 'web/lib/model.d.ts', 'web/lib/model.js', 'web/lib/models/agreement.safetensors', 'web/lib/models/induction.safetensors', 'web/lib/options.d.ts', 'web/lib/positions.d.ts', 'web/lib/pretrained.d.ts', 'web/lib/pretrained.js', 'web/lib/progress.js', 'web/lib/remote.d.ts', 'web/lib/remote.js', 'web/lib/scale.d.ts', 'web/lib/score-explanation.d.ts', 'web/lib/served-file.js', 'web/lib/single-thread.d.ts', 'web/lib/single-thread.js', 'web/lib/tensors.js', 'web/lib/threaded-module.js', 'web/lib/threads.js', 'web/lib/vendor/jinja.LICENSE', 'web/lib/vendor/jinja.js', 'web/lib/wasm-url.js', 'web/lib/wasm/attention_wasm.mjs', 'web/lib/wasm/attention_wasm.wasm',
-    'web/lib/wasm/attention_wasm_threads.mjs', 'web/lib/wasm/attention_wasm_threads.wasm', 'web/lib/wasm/attention_wasm_threads.worker.js',
-    'web/lib/wasm/attn-train.cjs', 'web/lib/wasm/attn-train.wasm', 'web/lib/wasm/attn-train.worker.js',
-    'web/lib/wasm/package.json', 'web/lib/worker.js',
+    // attn-train compiled for Node, apart from the page's files: an app that copies web/lib/wasm/ ships none of it.
+    'web/cli/attn-train.cjs', 'web/cli/attn-train.wasm', 'web/cli/attn-train.worker.js', 'web/cli/package.json',
+    'web/lib/abort.js', 'web/lib/arguments.js', 'web/lib/asset-url.d.cts', 'web/lib/asset-url.d.ts', 'web/lib/attention.js',
+    'web/lib/bpe-tokenizer.js', 'web/lib/chat-template.js', 'web/lib/core.js', 'web/lib/errors.d.ts', 'web/lib/errors.js',
+    'web/lib/format.js', 'web/lib/generation.js', 'web/lib/handles.js', 'web/lib/hub-cache-browser.js',
+    'web/lib/hub-cache-node.js', 'web/lib/hub.js', 'web/lib/index.cjs', 'web/lib/index.d.cts', 'web/lib/index.d.ts',
+    'web/lib/index.js', 'web/lib/induction-url.cjs', 'web/lib/induction-url.js', 'web/lib/json-text.js', 'web/lib/loading.js',
+    'web/lib/messages.js', 'web/lib/model-url.cjs', 'web/lib/model-url.js', 'web/lib/model.d.ts', 'web/lib/model.js',
+    'web/lib/models/agreement.safetensors', 'web/lib/models/induction.safetensors', 'web/lib/options.d.ts',
+    'web/lib/positions.d.ts', 'web/lib/pretrained.d.ts', 'web/lib/pretrained.js', 'web/lib/progress.js', 'web/lib/remote.d.ts',
+    'web/lib/remote.js', 'web/lib/scale.d.ts', 'web/lib/score-explanation.d.ts', 'web/lib/served-file.js',
+    'web/lib/single-thread.cjs',
+    'web/lib/single-thread.d.cts', 'web/lib/single-thread.d.ts', 'web/lib/single-thread.js', 'web/lib/tensors.js',
+    'web/lib/threaded-module.js', 'web/lib/threads.js', 'web/lib/vendor/jinja.LICENSE', 'web/lib/vendor/jinja.js',
+    'web/lib/wasm-url.cjs', 'web/lib/wasm-url.js',
+    // What a page loads, and the package.json that keeps the threaded worker CommonJS in Node.
+    'web/lib/wasm/attention_wasm.mjs', 'web/lib/wasm/attention_wasm.wasm', 'web/lib/wasm/attention_wasm_threads.mjs',
+    'web/lib/wasm/attention_wasm_threads.wasm', 'web/lib/wasm/attention_wasm_threads.worker.js', 'web/lib/wasm/package.json',
+    'web/lib/worker.cjs', 'web/lib/worker.d.cts', 'web/lib/worker.d.ts', 'web/lib/worker.js',
   ].map((f) => `package/${f}`));
 
   const app = join(work, 'app');
@@ -56,6 +70,43 @@ console.log(JSON.stringify({ q: Array.from(t.queries.data.slice(2, 4)), message,
   assert.ok(Math.abs(out.q[0] - 0.4306) < 1e-4 && Math.abs(out.q[1] - 1.4551) < 1e-4, `queries row 1: ${out.q}`);
   assert.equal(out.message, 'causalMask: expected a sequence length > 0, got -1');
   assert.equal(out.sameInWorker, true, 'createAttention({ worker: true }) gives the same queries');
+});
+
+// The package as npm publishes it, checked by the tools users trust for that: publint (package.json's fields against
+// the files) and arethetypeswrong (each entry's types and JS under Node's node16 resolution, from an ES module and
+// from CommonJS, and under a bundler's). They once found a worker entry without types and CommonJS entries that
+// reached ES modules, and the README linked 18 files of the repository that the tarball did not hold.
+test('the packed tarball: publint and arethetypeswrong (node16) find nothing, and the README links only what it holds', fullTier('a packed tarball'), async () => {
+  const tarball = packTarball();
+  const dir = mkdtempSync(join(tmpdir(), 'attn-lint-'));
+  run('tar', ['-xzf', tarball], dir);
+  const pkgDir = join(dir, 'package');
+
+  // npm corrects a package.json it finds wrong with a warning, at `npm pack` as at `npm publish`.
+  const packed = spawnSync('npm', ['pack', '--dry-run', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(packed.status, 0, packed.stderr);
+  assert.deepEqual(packed.stderr.split('\n').filter((line) => /^npm (warn|error)/i.test(line)), []);
+
+  const { publint } = await import('publint');
+  const { formatMessage } = await import('publint/utils');
+  const { messages, pkg } = await publint({ pkgDir, pack: false, level: 'suggestion' });
+  assert.deepEqual(messages.map((m) => `${m.type}: ${formatMessage(m, pkg, { color: false })}`), []);
+
+  // The node16 profile leaves out node10's resolution (no "exports"), which no Node this package runs on uses.
+  const attw = spawnSync(process.execPath, [join(ROOT, 'node_modules/@arethetypeswrong/cli/dist/index.js'), tarball,
+    '--profile', 'node16', '--format', 'json'], { encoding: 'utf8' });
+  const { analysis } = JSON.parse(attw.stdout);
+  assert.deepEqual(Object.keys(analysis.entrypoints).sort(),
+    ['.', './model', './models/induction', './package.json', './single-thread', './wasm', './worker']);
+  assert.deepEqual(analysis.problems.filter((p) => p.resolutionKind !== 'node10'), []);
+  assert.equal(attw.status, 0, attw.stderr);
+
+  // The README is the package's front page on the registry and in node_modules: a relative link must reach a file
+  // the tarball holds (docs/, examples/ and cpp/ are the repository's, linked absolutely: docs.test.js checks those).
+  const readme = readFileSync(join(pkgDir, 'README.md'), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+  const relative = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map(([, target]) => target).filter((t) => !/^[a-z]+:/.test(t));
+  assert.deepEqual(relative.filter((t) => !existsSync(join(pkgDir, t.split('#')[0]))), []);
+  assert.deepEqual(relative.sort(), ['CHANGELOG.md', 'LICENSE']);
 });
 
 // No compiler on a user's machine: `npx attn-train` once failed (no bin), and the converter lived only in the

@@ -2,7 +2,8 @@
 // `npx attn-train`: the native tool (cpp/cli/attn_train.cpp) compiled to WebAssembly for Node, so that an
 // install needs no compiler. The same commands, flags and output; its losses are the native tool's to the
 // decimals it prints. It reads and writes the files it is given, runs on the machine's cores, and Ctrl-C saves a
-// run before it exits (cpp/cli/node_prelude.js passes the signal on). CMakeLists.txt builds it (attn_train_node).
+// run before it exits (cpp/cli/node_prelude.js passes the signal on). CMakeLists.txt builds it (attn_train_node) and tools/build.sh
+// puts it in web/cli.
 //
 // One thing is done here, before the tool starts: `generate --model` and `train --model` given a Hugging Face Hub
 // id (org/name) rather than a folder, as transformers tells them apart (web/lib/hub.js), have the model's files
@@ -11,7 +12,7 @@
 // folder. A folder, or anything that is no id, goes to the tool as it is, which says what is wrong with it.
 const args = process.argv.slice(2);
 const at = ['generate', 'train'].includes(args[0]) ? args.indexOf('--model', 1) : -1;
-const startTool = () => require('../lib/wasm/attn-train.cjs');
+const startTool = () => require('../cli/attn-train.cjs');
 
 async function resolveModel(source) {
   const { hubIdOf } = await import('../lib/hub.js');

@@ -379,7 +379,9 @@ export interface Attention extends Positions, AtScale {
    * tokenizer as tokenizer.json or vocab.json + merges.txt; `files` gives the texts of tokenizer_config.json,
    * generation_config.json and the chat templates. Computes as transformers' modeling files do. A config asking
    * for what the engine does not do, a tensor of the wrong name, dtype or shape, or a model beyond the library's
-   * limits is an Error naming the file and the key or tensor, before the model is allocated. The Hub's refusals
+   * limits (weights of more than 1.25 GiB as stored, `kMaxWeightBytes` in cpp/include/attn/config.hpp: 335 M
+   * parameters in float32, 671 M in 16 bits, Qwen3-0.6B included) is an Error naming the file and the key or
+   * tensor, before the model is allocated. The Hub's refusals
    * are ERR_ATTN_HUB_AUTH (a gated or private model), ERR_ATTN_NOT_FOUND and ERR_ATTN_OFFLINE (not cached, and no
    * Hub to ask).
    */
@@ -402,8 +404,10 @@ export interface Attention extends Positions, AtScale {
    */
   removeCachedModel(id: string, options?: { revision?: string; hubUrl?: UrlLike; cacheDir?: string }): Promise<boolean>;
   /**
-   * A BPE tokenizer from its files: { tokenizerJson } (a Hugging Face tokenizer.json) or { vocab, merges } (GPT-2's
-   * vocab.json and merges.txt), with tokenizerConfig (tokenizer_config.json) and chatTemplate (chat_template.jinja).
+   * A BPE tokenizer from its files: { tokenizerJson } (a Hugging Face tokenizer.json, byte-level as GPT-2's, Llama
+   * 3's and Qwen's or SentencePiece-style with byte fallback as Llama 2's, Mistral's and Gemma 3's) or { vocab,
+   * merges } (GPT-2's vocab.json and merges.txt), with tokenizerConfig (tokenizer_config.json) and chatTemplate
+   * (chat_template.jinja).
    */
   BPETokenizer: new (files: BPETokenizerFiles) => BPETokenizer;
   /**

@@ -28,7 +28,7 @@ export interface Positions {
    * if asked, in float32 as Hugging Face computes inv_freq → (headDim / 2). A pair's wavelength is 2π / frequency
    * positions.
    */
-  ropeFrequencies(headDim: number, settings?: RopeSettings): Tensor;
+  ropeFrequencies(headDim: number, options?: RopeSettings): Tensor;
   /**
    * Rotary positions (RoFormer; Hugging Face's apply_rotary_pos_emb): x (..., T, D) with each row t turned by
    * its position — dimension i with i + D/2 ("rotate_half"), by position × ropeFrequencies(D)[i]. A query and a

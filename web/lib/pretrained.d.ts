@@ -163,7 +163,12 @@ export interface PretrainedFiles {
 
 export interface LoadedPretrained {
   model: GPT;
-  /** GPT-2's BPE; a CharTokenizer for a character-level tokenizer.json (nanoGPT's character models, tools/nanogpt_to_hf.py) */
+  /**
+   * The folder's tokenizer as transformers runs it: a BPETokenizer for tokenizer.json's pipeline (byte-level BPE as
+   * GPT-2, Llama 3, SmolLM2 and Qwen have it, or SentencePiece-style with byte fallback as Llama 2, Mistral and
+   * Gemma 3 have it) or GPT-2's vocab.json + merges.txt; a CharTokenizer for a character-level tokenizer.json
+   * (nanoGPT's character models, tools/nanogpt_to_hf.py)
+   */
   tokenizer: BPETokenizer | CharTokenizer;
   /** config.json as the folder has it */
   config: Record<string, unknown>;

@@ -33,8 +33,9 @@ const OPTIONAL_FILES = Object.freeze({ tokenizerConfig: 'tokenizer_config.json',
 
 export function pretrainedApi(M, { GPT, CharTokenizer, BPETokenizer }) {
   /**
-   * Reads a Hugging Face model folder (GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 3):
-   * `{ model: GPT, tokenizer: BPETokenizer, config, files }`.
+   * Reads a Hugging Face model folder (GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 3; weights of at most 1.25 GiB as
+   * stored, the C++ library's kMaxWeightBytes): `{ model: GPT, tokenizer: BPETokenizer or CharTokenizer, config,
+   * files }`.
    * `source`: a folder path (Node), a FileList or File[] (a drop), an object / Map from file name to bytes
    * (Uint8Array, ArrayBuffer), a Blob / File, or a URL, a folder's http(s) address, or a Hugging Face Hub id
    * ('org/name', with `revision`, `hubUrl`, `cacheDir`, `accessToken`: hub.js and the caches say how it is fetched).
