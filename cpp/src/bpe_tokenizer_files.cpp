@@ -169,51 +169,65 @@ BPETokenizer BPETokenizer::from_tokenizer_json(const std::string& text, const st
     return from_tokenizer_json(read_tokenizer_json(text, "BPETokenizer: tokenizer.json"), tokenizer_config_json);
 }
 
-// model.merges into the merge table: each merge's halves and the token they make found in the vocabulary's index,
-// by rank. Reading Llama 3's file, that is 840,000 lookups and 280,147 insertions in tables of 4 and 8 MiB, each a
-// trip to memory that a processor can overlap with others only when it knows the addresses: so the merges go in
-// batches, every slot of a batch looked at first (no prefetch instruction in WebAssembly; plain loads of addresses
-// already known do the same), then each lookup and insertion done with its slot at hand. Half the time the loop took.
-void BPETokenizer::add_merges(BPETokenizer& t, const TokenizerJson& parsed) {
+// model.merges into the merge table: each merge's halves and the token they make found in the vocabulary, by rank.
+// Reading Llama 3's file that is 840,000 lookups and 280,147 insertions in tables of 4 and 8 MiB, each a trip to
+// memory (two, counting the page tables, in a virtual machine), and it took most of the time the file took. So:
+// - The token a merge makes is first sought where it nearly always is. The tokenizers library writes the merges
+//   in the order training made them and gives tokens ids in the same order, so a merge makes the token the merge
+//   before it made, or the next id: every merge of GPT-2's, Llama 2's, Llama 3's, Qwen3's and DeepSeek-V3's files,
+//   and all but 0.3 % of Gemma 3's. That guess is a look at the neighbouring key, not a probe of the index; a miss
+//   falls back to the index, sought by the two halves' bytes, never joined into a string of their own.
+// - The halves go in batches, every slot of a batch looked at first (WebAssembly has no prefetch instruction; plain
+//   loads of addresses already known keep as many trips in flight), then each looked up with its slot at hand.
+void BPETokenizer::add_merges(BPETokenizer& t, const TokenizerJson& parsed, const std::vector<std::pair<uint32_t, uint32_t>>& key_at) {
     constexpr size_t kBatch = 64;
     const StringIndex& ids = t.tables_->ids;
     const char* arena = t.spelled_text_.empty() ? t.token_text_.data() : t.spelled_text_.data();
-    std::string joined_text;  // each merge's halves, joined, as the vocabulary spells the token they make
-    std::array<std::string_view, 3 * kBatch> strings;  // (left, right, joined) of each merge of the batch
-    std::array<uint64_t, 3 * kBatch> hashes;
-    std::array<std::array<int32_t, 3>, kBatch> merges;  // (left id, right id, merged id) of each merge of the batch
+    // Whether token id's key is `left` then `right`.
+    const auto is_joined = [&](int64_t id, std::string_view left, std::string_view right) {
+        if (id < 0 || id >= static_cast<int64_t>(key_at.size())) return false;
+        const auto [begin, size] = key_at[static_cast<size_t>(id)];
+        if (size != left.size() + right.size()) return false;
+        const char* at = arena + begin;
+        for (const char c : left) if (*at++ != c) return false;
+        for (const char c : right) if (*at++ != c) return false;
+        return true;
+    };
+    std::array<std::array<uint64_t, 2>, kBatch> hashes;  // (left, right) of each merge of the batch
+    std::array<std::array<int32_t, 3>, kBatch> merges;   // (left id, right id, merged id)
     uint32_t looked = 0;  // what the first looks read, kept so that the compiler keeps the loads
+    int32_t made = -1;    // the token the merge before made
     for (size_t first = 0; first < parsed.merges.size(); first += kBatch) {
         const size_t n = std::min(kBatch, parsed.merges.size() - first);
-        joined_text.clear();
         for (size_t k = 0; k < n; ++k) {
-            const auto& [left, right] = parsed.merges[first + k];
-            joined_text.append(parsed.view(left)).append(parsed.view(right));
+            hashes[k] = {hash_bytes(parsed.view(parsed.merges[first + k].first)), hash_bytes(parsed.view(parsed.merges[first + k].second))};
         }
-        for (size_t k = 0, at = 0; k < n; ++k) {
-            const auto& [left, right] = parsed.merges[first + k];
-            strings[3 * k] = parsed.view(left);
-            strings[3 * k + 1] = parsed.view(right);
-            strings[3 * k + 2] = std::string_view(joined_text).substr(at, left.size + right.size);
-            at += left.size + right.size;
-        }
-        for (size_t k = 0; k < 3 * n; ++k) looked += ids.touch(hashes[k] = hash_bytes(strings[k]));
+        // (Loops of their own, a few instructions a load: the processor reorders within a window of a few hundred
+        // instructions, so only a tight loop has dozens of loads in flight.)
+        for (size_t k = 0; k < n; ++k) looked += ids.touch(hashes[k][0]) + ids.touch(hashes[k][1]);
         for (size_t k = 0; k < n; ++k) {
             const size_t r = first + k;
+            const std::string_view halves[2] = {parsed.view(parsed.merges[r].first), parsed.view(parsed.merges[r].second)};
             std::array<int32_t, 3>& merge = merges[k];
             for (int h = 0; h < 2; ++h) {
-                const uint32_t i = ids.find(strings[3 * k + h], hashes[3 * k + h], arena);
+                const uint32_t i = ids.find(halves[h], {}, hashes[k][static_cast<size_t>(h)], arena);
                 if (i == StringIndex::kNone) {
                     throw FormatError("BPETokenizer: tokenizer.json: model.merges[" + std::to_string(r) + "]: \"" +
-                                      std::string(strings[3 * k + h].substr(0, 40)) + "\" is not in model.vocab");
+                                      std::string(halves[h].substr(0, 40)) + "\" is not in model.vocab");
                 }
-                merge[h] = static_cast<int32_t>(i);
+                merge[static_cast<size_t>(h)] = static_cast<int32_t>(i);
             }
-            const uint32_t i = ids.find(strings[3 * k + 2], hashes[3 * k + 2], arena);
-            if (i == StringIndex::kNone) throw FormatError("BPETokenizer: tokenizer.json: model.merges[" + std::to_string(r) + "]: the merged token is not in the vocabulary");
-            merge[2] = static_cast<int32_t>(i);
-            looked += static_cast<uint32_t>(t.tables_->merges.touch(pair_key(merge[0], merge[1])));
+            if (is_joined(made, halves[0], halves[1])) {
+                merge[2] = made;
+            } else if (is_joined(int64_t{made} + 1, halves[0], halves[1])) {
+                merge[2] = ++made;
+            } else {
+                const uint32_t i = ids.find(halves[0], halves[1], StringHash().add(halves[0]).add(halves[1]).value(), arena);
+                if (i == StringIndex::kNone) throw FormatError("BPETokenizer: tokenizer.json: model.merges[" + std::to_string(r) + "]: the merged token is not in the vocabulary");
+                merge[2] = made = static_cast<int32_t>(i);
+            }
         }
+        for (size_t k = 0; k < n; ++k) looked += static_cast<uint32_t>(t.tables_->merges.touch(pair_key(merges[k][0], merges[k][1])));
         for (size_t k = 0; k < n; ++k) t.add_merge(merges[k][0], merges[k][1], merges[k][2], static_cast<int32_t>(first + k));
     }
     volatile uint32_t kept = looked;
@@ -267,7 +281,9 @@ BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed, cons
     // so a merged token is found by its halves' spellings. A byte-level tokenizer keeps the spellings
     // (spelled_text_), and id_of spells a text's bytes to look them up.
     std::string& keys = t.byte_level_ ? t.spelled_text_ : t.token_text_;
+    if (t.byte_level_) t.spelled_text_.reserve(t.token_text_.capacity());
     std::string bytes;
+    std::vector<std::pair<uint32_t, uint32_t>> key_at(static_cast<size_t>(size), {0, UINT32_MAX});  // (V) each token's key in `keys`
     for (const auto& [at, id_u] : parsed.vocab) {
         const std::string_view spelled_as = parsed.view(at);
         const auto id = static_cast<int32_t>(id_u);
@@ -281,13 +297,14 @@ BPETokenizer BPETokenizer::from_tokenizer_json(const TokenizerJson& parsed, cons
         if (t.byte_level_) keys.append(spelled_as);  // (a text vocabulary's keys are its tokens, just set)
         else if (keys.size() > UINT32_MAX) fail("the tokens hold more than 4 GiB of text");
         const uint32_t key_begin = t.byte_level_ ? begin : t.token_at_[static_cast<size_t>(id)].first;
+        key_at[static_cast<size_t>(id)] = {key_begin, static_cast<uint32_t>(spelled_as.size())};
         if (!t.tables_->ids.insert(static_cast<uint32_t>(id), key_begin, static_cast<uint32_t>(spelled_as.size()), keys.data())) {
             fail("two tokens of model.vocab stand for the same bytes \"" + std::string(spelled_as.substr(0, 40)) + "\"");
         }
     }
     if (t.spelled_text_.size() > UINT32_MAX) fail("the tokens hold more than 4 GiB of text");
     t.tables_->merges.reserve(parsed.merges.size());
-    add_merges(t, parsed);
+    add_merges(t, parsed, key_at);
     if (t.byte_level_) t.finish("tokenizer.json");
     t.pipeline_ = pipeline;
     const auto flag = [&](const char* key) {

@@ -5,10 +5,6 @@
 // string key is compared only when its slot's 32 bits of hash agree.
 #pragma once
 
-// xxHash header-only, as checkpoint.cpp uses it (CMakeLists.txt: no library to link).
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -16,10 +12,31 @@
 
 namespace attn {
 
-inline uint64_t hash_bytes(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
+// A string's hash as the bytes of its parts, in order: FNV-1a over each byte, then MurmurHash3's 64-bit finalizer to
+// spread FNV's weak low bits over the slot index and the tag. Any split of the same bytes hashes alike, so a merged
+// token is found by its two halves without joining them (StringIndex::find(left, right, arena)).
+class StringHash {
+public:
+    StringHash& add(std::string_view s) {
+        for (const char c : s) h_ = (h_ ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+        return *this;
+    }
+    uint64_t value() const {
+        uint64_t h = h_;
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 33;
+        h *= 0xc4ceb9fe1a85ec53ull;
+        return h ^ (h >> 33);
+    }
 
-// Indices (0 … kMaxIndex) of strings kept back to back in one buffer (an arena), found by the string. A slot holds
-// a string of up to 8 bytes itself (most tokens and most of the halves merges name: 84 % of the lookups reading Llama
+private:
+    uint64_t h_ = 0xcbf29ce484222325ull;
+};
+inline uint64_t hash_bytes(std::string_view s) { return StringHash().add(s).value(); }
+
+// Indices (0 … kMaxIndex) of strings kept back to back in one buffer (an arena), found by the string, or by two
+// strings that make it (a merge's halves, unjoined). A slot holds a string of up to 8 bytes itself (most tokens and most of the halves merges name: 84 % of the lookups reading Llama
 // 3's file), and where a longer one is in the arena, so that a probe which finds the right hash compares the bytes
 // with no second trip through memory for a short string, and no second lookup for a long one. The arena is passed to
 // each call (it may have grown, and moved, between two). A table of n strings takes 16 × (the power of two ≥ 2n)
@@ -41,15 +58,16 @@ public:
     uint32_t touch(uint64_t h) const { return slots_.empty() ? 0 : slots_[h & mask()].tag; }
 
     // The index of s, or kNone.
-    uint32_t find(std::string_view s, const char* arena) const { return find(s, hash_bytes(s), arena); }
-    // The same, given s's hash (hash_bytes(s)).
-    uint32_t find(std::string_view s, uint64_t h, const char* arena) const {
+    uint32_t find(std::string_view s, const char* arena) const { return find(s, {}, hash_bytes(s), arena); }
+    // The index of the string `first` then `second` (not joined: a merge's halves), or kNone, given its hash
+    // (StringHash().add(first).add(second).value()).
+    uint32_t find(std::string_view first, std::string_view second, uint64_t h, const char* arena) const {
         if (slots_.empty()) return kNone;
         const auto tag = static_cast<uint32_t>(h >> 32);
-        const Key key = key_of(s);
+        const Key key = key_of(first, second);
         for (size_t at = h & mask(); slots_[at].meta != 0; at = (at + 1) & mask()) {
             const Slot& slot = slots_[at];
-            if (slot.tag == tag && holds(slot, s, key, arena)) return (slot.meta >> kSizeBits) - 1;
+            if (slot.tag == tag && holds(slot, first, second, key, arena)) return (slot.meta >> kSizeBits) - 1;
         }
         return kNone;
     }
@@ -60,11 +78,11 @@ public:
         const std::string_view s(arena + begin, size);
         const uint64_t h = hash_bytes(s);
         const auto tag = static_cast<uint32_t>(h >> 32);
-        const Key key = key_of(s);
+        const Key key = key_of(s, {});
         size_t at = h & mask();
         for (; slots_[at].meta != 0; at = (at + 1) & mask()) {
             const Slot& slot = slots_[at];
-            if (slot.tag == tag && holds(slot, s, key, arena)) return false;
+            if (slot.tag == tag && holds(slot, s, {}, key, arena)) return false;
         }
         Slot& slot = slots_[at];
         slot.tag = tag;
@@ -86,23 +104,31 @@ private:
         uint32_t size;   // ≤ 8, or kFar
         uint64_t bytes;  // a short string's bytes, zero-padded
     };
-    static Key key_of(std::string_view s) {
-        Key k{kFar, 0};
-        if (s.size() <= 8) {
-            k.size = static_cast<uint32_t>(s.size());
-            std::memcpy(&k.bytes, s.data(), s.size());
+    // (Bytes shifted in one at a time: a memcpy of a size not known when compiling is a call in WebAssembly.)
+    static Key key_of(std::string_view first, std::string_view second) {
+        if (first.size() + second.size() > 8) return {kFar, 0};
+        Key k{static_cast<uint32_t>(first.size() + second.size()), 0};
+        unsigned shift = 0;
+        for (const std::string_view part : {first, second}) {
+            for (const char c : part) {
+                k.bytes |= uint64_t{static_cast<unsigned char>(c)} << shift;
+                shift += 8;
+            }
         }
         return k;
     }
-    static bool holds(const Slot& slot, std::string_view s, const Key& key, const char* arena) {
+    static bool holds(const Slot& slot, std::string_view first, std::string_view second, const Key& key, const char* arena) {
         if ((slot.meta & kFar) != key.size) return false;
         if (key.size != kFar) return slot.payload == key.bytes;
         const auto size = static_cast<uint32_t>(slot.payload >> 32), begin = static_cast<uint32_t>(slot.payload);
-        return size == s.size() && std::memcmp(arena + begin, s.data(), size) == 0;
+        return size == first.size() + second.size() && std::memcmp(arena + begin, first.data(), first.size()) == 0 &&
+               std::memcmp(arena + begin + first.size(), second.data(), second.size()) == 0;
     }
-    static std::string_view string_of(const Slot& slot, const char* arena) {
-        if ((slot.meta & kFar) != kFar) return std::string_view(reinterpret_cast<const char*>(&slot.payload), slot.meta & kFar);
-        return std::string_view(arena + static_cast<uint32_t>(slot.payload), static_cast<uint32_t>(slot.payload >> 32));
+    static uint64_t hash_of(const Slot& slot, const char* arena) {
+        if ((slot.meta & kFar) == kFar) return hash_bytes(std::string_view(arena + static_cast<uint32_t>(slot.payload), static_cast<uint32_t>(slot.payload >> 32)));
+        char bytes[8];
+        for (uint32_t k = 0; k < (slot.meta & kFar); ++k) bytes[k] = static_cast<char>(slot.payload >> (8 * k));
+        return hash_bytes(std::string_view(bytes, slot.meta & kFar));
     }
     size_t mask() const { return slots_.size() - 1; }
     // Doubles the table: each slot moves to where its string's hash puts it (rehashed: the tag is only half of it).
@@ -112,9 +138,7 @@ private:
         reserve(old.empty() ? 8 : old.size());
         for (const Slot& slot : old) {
             if (slot.meta == 0) continue;
-            const std::string_view s = string_of(slot, arena);
-            const uint64_t h = hash_bytes(s);
-            size_t at = h & mask();
+            size_t at = hash_of(slot, arena) & mask();
             while (slots_[at].meta != 0) at = (at + 1) & mask();
             slots_[at] = slot;
             ++size_;

@@ -396,6 +396,7 @@ private:
 
 TokenizerJson read_tokenizer_json(const std::string& text, const std::string& what) {
     TokenizerJson out;
+    out.text.reserve(text.size());  // the lists' strings are parts of the file: never more than it, never copied again
     Cursor cursor{text.data(), text.data() + text.size()};
     Reader reader(out, kMaxTokenizerJsonValues, cursor);
     const bool ok = json::sax_parse(CursorIterator(&cursor, false), CursorIterator(&cursor, true), &reader, json::input_format_t::json, true);

@@ -184,6 +184,14 @@ TEST(BPEMerges, APairListedTwiceKeptItsFirstRank) {
     EXPECT_EQ(t.encode("abc"), (std::vector<int64_t>{'a', 257}));
 }
 
+TEST(BPEMerges, TokensMadeOutOfIdOrderAreFoundAll) {
+    // Reading a file guesses that a merge makes the token the merge before made, or the next id (bpe_tokenizer_files.cpp:
+    // true of every real file read here); here the merges make 258, 257 and 256, and the guesses all miss.
+    const BPETokenizer t = BPETokenizer::from_tokenizer_json(bytes_file({"cd", "bc", "ab"}, {"a b", "b c", "c d"}).dump());
+    EXPECT_EQ(t.encode("abcd"), (std::vector<int64_t>{258, 256}));
+    EXPECT_EQ(t.encode("bcd"), (std::vector<int64_t>{257, 'd'}));
+}
+
 TEST(BPEMerges, AVocabularyPieceNoMergeMakesWasTakenWhole) {
     // GPT-2's vocab.json + merges.txt: "ab" is a token but no merge makes it, so "ab" is a, b (encoder.py's bpe(),
     // and the tokenizers library without ignore_merges); only a tokenizer.json's ignore_merges takes it whole.

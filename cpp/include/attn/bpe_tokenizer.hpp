@@ -107,7 +107,9 @@ public:
 private:
     BPETokenizer() = default;
     void add_merge(int32_t left, int32_t right, int32_t merged, int32_t rank);
-    static void add_merges(BPETokenizer& t, const TokenizerJson& parsed);  // model.merges, by rank
+    // model.merges, by rank; key_at: (V) where each token's key is in the index's arena, (begin, size), a size of
+    // UINT32_MAX for an id no token has
+    static void add_merges(BPETokenizer& t, const TokenizerJson& parsed, const std::vector<std::pair<uint32_t, uint32_t>>& key_at);
     int32_t id_of(std::string_view bytes) const;  // the id of a token of the model's vocabulary, or −1
     int32_t spelled_id(std::string_view spelled) const;  // the same by the token's spelling in its file
     bool add_id(int32_t id);                      // indexes token id's bytes; false when another token has them
