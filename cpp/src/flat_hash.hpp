@@ -36,11 +36,11 @@ private:
 inline uint64_t hash_bytes(std::string_view s) { return StringHash().add(s).value(); }
 
 // Indices (0 … kMaxIndex) of strings kept back to back in one buffer (an arena), found by the string, or by two
-// strings that make it (a merge's halves, unjoined). A slot holds a string of up to 8 bytes itself (most tokens and most of the halves merges name: 84 % of the lookups reading Llama
-// 3's file), and where a longer one is in the arena, so that a probe which finds the right hash compares the bytes
-// with no second trip through memory for a short string, and no second lookup for a long one. The arena is passed to
-// each call (it may have grown, and moved, between two). A table of n strings takes 16 × (the power of two ≥ 2n)
-// bytes.
+// strings that make it (a merge's halves, unjoined). A slot holds a string of up to 8 bytes itself (84 % of the
+// lookups reading Llama 3's file), and where a longer one is in the arena, so that a probe which finds the right
+// hash compares the bytes with no second trip through memory for a short string, and no second lookup for a long
+// one. The arena is passed to each call (it may have grown, and moved, between two). A table of n strings takes
+// 16 × (the power of two ≥ 2n) bytes.
 class StringIndex {
 public:
     static constexpr uint32_t kNone = UINT32_MAX;
