@@ -24,12 +24,12 @@ function readingOrder() {
 }
 
 // Internals a public file's .cpp splits off and includes (they include its header in turn).
-const OWN_PARTS = { gpt: ['gpt_blocks'], config: ['schema'], checkpoint: ['safetensors'], pretrained: ['hf_formats'],
+const OWN_PARTS = { gpt: ['gpt_blocks'], tokenizer: ['utf8'], config: ['schema'], checkpoint: ['safetensors'], pretrained: ['hf_formats'],
   bpe_tokenizer: ['tokenizer_pipeline', 'added_vocabulary', 'post_processor', 'tokenizer_config', 'flat_hash', 'byte_alphabet', 'bpe_tables'] };
 // Internals (cpp/src) and the public file whose place they take in the order.
 const INTERNAL_PLACE = { thread_pool: 'threads', simd: 'tensor', gemm: 'tensor', json_limits: 'tensor', attention_kernel: 'attention_options', schema: 'config', gpt_blocks: 'gpt',
   unicode_classes: 'tokenizer', utf8: 'tokenizer', parameter_chunks: 'cross_entropy', safetensors: 'checkpoint', hf_formats: 'pretrained', gpt_init: 'gpt',
-  regex: 'tokenizer', unicode_normalization: 'tokenizer', tokenizer_pipeline: 'bpe_tokenizer', tokenizer_json: 'tensor',
+  regex: 'tokenizer', unicode_normalization: 'tokenizer', tokenizer_pipeline: 'bpe_tokenizer', tokenizer_json: 'bpe_tokenizer',
   added_vocabulary: 'bpe_tokenizer', post_processor: 'bpe_tokenizer', tokenizer_config: 'bpe_tokenizer', flat_hash: 'bpe_tokenizer',
   byte_alphabet: 'bpe_tokenizer', bpe_tables: 'bpe_tokenizer', bpe_tokenizer_files: 'bpe_tokenizer' };
 
@@ -50,7 +50,7 @@ test('every C++ file includes only what comes before it in the reading map', () 
   for (const file of files) {
     const self = stem(file);
     if (self === 'attn') continue;
-    for (const [, included] of read(file).matchAll(/#include "(?:attn\/)?([a-z_]+)\.hpp"/g)) {
+    for (const [, included] of read(file).matchAll(/#include "(?:attn\/)?([a-z_0-9]+)\.hpp"/g)) {
       if (included === self || OWN_PARTS[self]?.includes(included)) continue; // a file and its own parts
       if (rank(included) > rank(self)) arrows.push(`${file} includes ${included}.hpp, which comes after it`);
     }
